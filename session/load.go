@@ -1,0 +1,154 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// ErrNotSession means a file's first record is not a meta header: it is not
+// a transcript mecha wrote.
+var ErrNotSession = errors.New("session: not a session transcript (first line is not a meta record)")
+
+// maxSkippedDetail bounds how many skipped lines are described one by one.
+const maxSkippedDetail = 20
+
+// SkippedLine describes one line Load could not parse.
+type SkippedLine struct {
+	Line int    // 1-based line number
+	Torn bool   // the final line, cut short without its newline
+	Err  string // why it did not parse
+}
+
+// Session is a transcript read back in full.
+type Session struct {
+	Path string
+	Meta transcript.Meta
+	// Records holds every record after the header, in file order, including
+	// records of kinds this build does not know.
+	Records []transcript.Record
+	// Skipped is how many lines could not be parsed; SkippedLines describes
+	// the first few of them.
+	Skipped      int
+	SkippedLines []SkippedLine
+}
+
+// Load reads a whole transcript. Lines that do not parse are skipped and
+// counted (a torn final line is the normal trace of a killed process);
+// only a file whose first line is not a meta record is an error.
+func Load(path string) (*Session, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	defer f.Close()
+	s, err := read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", err, path)
+	}
+	s.Path = path
+	return s, nil
+}
+
+func read(r io.Reader) (*Session, error) {
+	lr := newLineReader(r, 256<<10)
+	first, _, err := lr.next(nil)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, ErrNotSession
+		}
+		return nil, fmt.Errorf("session: read: %w", err)
+	}
+	head, err := transcript.Decode(first)
+	if err != nil {
+		return nil, ErrNotSession
+	}
+	meta, ok := head.(*transcript.Meta)
+	if !ok {
+		return nil, ErrNotSession
+	}
+	s := &Session{Meta: *meta}
+	for {
+		line, _, err := lr.next(nil)
+		if errors.Is(err, io.EOF) {
+			return s, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("session: read line %d: %w", lr.n, err)
+		}
+		if isBlank(line) {
+			continue
+		}
+		rec, err := transcript.Decode(line)
+		if err == nil {
+			if _, dup := rec.(*transcript.Meta); dup {
+				err = errors.New("a second meta record")
+			}
+		}
+		if err != nil {
+			s.Skipped++
+			if len(s.SkippedLines) < maxSkippedDetail {
+				s.SkippedLines = append(s.SkippedLines, SkippedLine{Line: lr.n, Torn: lr.torn, Err: err.Error()})
+			}
+			continue
+		}
+		s.Records = append(s.Records, rec)
+	}
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// Messages returns the message records in order.
+func (s *Session) Messages() []*transcript.Message {
+	var ms []*transcript.Message
+	for _, r := range s.Records {
+		if m, ok := r.(*transcript.Message); ok {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// Configs returns the config records in order: one per attach.
+func (s *Session) Configs() []*transcript.Config {
+	var cs []*transcript.Config
+	for _, r := range s.Records {
+		if c, ok := r.(*transcript.Config); ok {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// Summaries returns the summary records in order: one per finished run.
+func (s *Session) Summaries() []*transcript.Summary {
+	var ss []*transcript.Summary
+	for _, r := range s.Records {
+		if m, ok := r.(*transcript.Summary); ok {
+			ss = append(ss, m)
+		}
+	}
+	return ss
+}
+
+// UsageTotals sums the usage and turns of every summary. A transcript that
+// died before writing one totals zero: an honest under-count.
+func (s *Session) UsageTotals() (transcript.Usage, int) {
+	var u transcript.Usage
+	turns := 0
+	for _, m := range s.Summaries() {
+		u = u.Add(m.Usage)
+		turns += m.Turns
+	}
+	return u, turns
+}

@@ -1,0 +1,205 @@
+package session
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func metaLine(id string, created time.Time, title string) string {
+	b, _ := transcript.Encode(&transcript.Meta{Format: 1, ID: id, CreatedAt: created, Provider: "mock", Model: "m", Title: title})
+	return string(b)
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	day := time.Date(2026, 8, 5, 9, 15, 0, 0, time.UTC)
+	for _, id := range []string{"20260805T091500-3f2a1b7c", "20260805T091500-99999999", "20260806T000000-00000000"} {
+		writeFile(t, dir, id+".jsonl", metaLine(id, day, id))
+	}
+	outside := writeFile(t, t.TempDir(), "elsewhere.jsonl", metaLine("20260101T000000-00000000", day, "x"))
+	tests := []struct {
+		arg  string
+		want string // file name, or "" for an error
+		err  error
+	}{
+		{"20260805T091500-3f2a1b7c", "20260805T091500-3f2a1b7c.jsonl", nil},
+		{"20260805T091500-3f", "20260805T091500-3f2a1b7c.jsonl", nil},
+		{"20260806", "20260806T000000-00000000.jsonl", nil},
+		{"20260805T091500-3f2a1b7c.jsonl", "20260805T091500-3f2a1b7c.jsonl", nil},
+		{outside, "elsewhere.jsonl", nil},
+		{"20260805T091500", "", &AmbiguousError{}},
+		{"2027", "", ErrNotFound},
+		{"../x", "", ErrInvalidID},
+		{"..", "", ErrInvalidID},
+		{"/etc/passwd", "", ErrInvalidID},
+		{"a/b", "", ErrInvalidID},
+		{"x\x00y", "", ErrInvalidID},
+		{"", "", ErrInvalidID},
+		{"*", "", ErrInvalidID},
+		{"2026 0805", "", ErrInvalidID},
+		{strings.Repeat("2", 200), "", ErrInvalidID},
+		{filepath.Join(dir, "missing.jsonl"), "", os.ErrNotExist},
+	}
+	for _, tt := range tests {
+		got, err := Resolve(dir, tt.arg)
+		switch {
+		case tt.want != "":
+			if err != nil || filepath.Base(got) != tt.want {
+				t.Errorf("Resolve(%q) = %q, %v; want %s", tt.arg, got, err, tt.want)
+			}
+		default:
+			var amb *AmbiguousError
+			if _, want := tt.err.(*AmbiguousError); want {
+				if !errors.As(err, &amb) || len(amb.Candidates) != 2 || !strings.Contains(err.Error(), "20260805T091500-99999999, 20260805T091500-3f2a1b7c") {
+					t.Errorf("Resolve(%q) = %v, want ambiguity listing both, newest first", tt.arg, err)
+				}
+				continue
+			}
+			if !errors.Is(err, tt.err) {
+				t.Errorf("Resolve(%q) = %q, %v; want %v", tt.arg, got, err, tt.err)
+			}
+		}
+	}
+	if _, err := Resolve(filepath.Join(dir, "nope"), "2026"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing store: %v", err)
+	}
+}
+
+func TestPeekMeta(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	day := time.Date(2026, 8, 5, 9, 15, 0, 0, time.UTC)
+	ok := writeFile(t, dir, "ok.jsonl", metaLine("20260805T091500-3f2a1b7c", day, "hi")+`{"record":"message"`)
+	noNewline := writeFile(t, dir, "one.jsonl", strings.TrimSuffix(metaLine("20260805T091500-00000001", day, "one"), "\n"))
+	longTitle := writeFile(t, dir, "long.jsonl", metaLine("20260805T091500-00000002", day, strings.Repeat("é", 10000)))
+	for path, want := range map[string]string{ok: "hi", noNewline: "one", longTitle: strings.Repeat("é", 10000)} {
+		m, err := PeekMeta(path)
+		if err != nil || m.Title != want {
+			t.Errorf("PeekMeta(%s) = %q, %v", filepath.Base(path), m.Title, err)
+		}
+	}
+	for name, content := range map[string]string{
+		"empty.jsonl":   "",
+		"message.jsonl": `{"record":"message","role":"user","content":[]}` + "\n",
+		"torn.jsonl":    `{"record":"meta","id":"2026`,
+		"binary.jsonl":  "\x00\x01\x02",
+		"huge.jsonl":    `{"record":"meta","title":"` + strings.Repeat("x", 100<<10) + "\"}\n",
+	} {
+		if _, err := PeekMeta(writeFile(t, dir, name, content)); !errors.Is(err, ErrNotSession) {
+			t.Errorf("PeekMeta(%s) = %v, want ErrNotSession", name, err)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	day := time.Date(2026, 8, 5, 9, 15, 0, 0, time.UTC)
+	writeFile(t, dir, "20260805T091500-00000001.jsonl", metaLine("20260805T091500-00000001", day, "a"))
+	writeFile(t, dir, "20260805T091500-00000002.jsonl", metaLine("20260805T091500-00000002", day, "b"))
+	writeFile(t, dir, "20260807T000000-00000000.jsonl", metaLine("20260807T000000-00000000", day.Add(48*time.Hour), "newest"))
+	writeFile(t, dir, "notes.jsonl", `{"some":"other log"}`+"\n")
+	writeFile(t, dir, "README.txt", "not a transcript")
+	os.Mkdir(filepath.Join(dir, "sub.jsonl"), 0o700)
+	l, err := List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, s := range l.Sessions {
+		titles = append(titles, s.Meta.Title)
+	}
+	if !reflect.DeepEqual(titles, []string{"newest", "b", "a"}) {
+		t.Errorf("order = %v", titles)
+	}
+	if len(l.NotSessions) != 1 || !errors.Is(l.NotSessions[0], ErrNotSession) {
+		t.Errorf("not sessions = %v", l.NotSessions)
+	}
+	if l, err := List(filepath.Join(dir, "missing")); err != nil || len(l.Sessions) != 0 {
+		t.Errorf("missing dir = %v, %v", l, err)
+	}
+}
+
+func TestTaintTimeline(t *testing.T) {
+	t.Parallel()
+	msg := func() transcript.Record { return numbered("m", 0, 1) }
+	tests := []struct {
+		name    string
+		records []transcript.Record
+		want    []Coverage
+		merged  transcript.Taint
+	}{
+		{"no checkpoints: unknown, never clean", []transcript.Record{msg(), msg()},
+			[]Coverage{{}, {}}, transcript.Taint{}},
+		{"one run", []transcript.Record{msg(), msg(), &transcript.Taint{Private: true}},
+			[]Coverage{{true, transcript.Taint{Private: true}}, {true, transcript.Taint{Private: true}}}, transcript.Taint{Private: true}},
+		{"a later clean checkpoint does not disarm", []transcript.Record{msg(), &transcript.Taint{Untrusted: true}, msg(), &transcript.Taint{}},
+			[]Coverage{{true, transcript.Taint{Untrusted: true}}, {true, transcript.Taint{Untrusted: true}}}, transcript.Taint{Untrusted: true}},
+		{"clean then armed; trailing message unknown", []transcript.Record{msg(), &transcript.Taint{}, msg(), &transcript.Taint{Private: true}, msg()},
+			[]Coverage{{true, transcript.Taint{}}, {true, transcript.Taint{Private: true}}, {}}, transcript.Taint{Private: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Session{Records: tt.records}
+			got := s.TaintTimeline()
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("timeline = %+v, want %+v", got, tt.want)
+			}
+			if s.Taint() != tt.merged {
+				t.Errorf("merged = %+v", s.Taint())
+			}
+			for i, c := range got {
+				if !c.Known && c.Clean() {
+					t.Errorf("message %d: unknown provenance reported clean", i)
+				}
+			}
+		})
+	}
+	if !(Coverage{Known: true}).Clean() {
+		t.Error("a known clean message should be clean")
+	}
+}
+
+func TestReadSummariesMatchesLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fixtures, _ := filepath.Glob("../transcript/testdata/v1/*.jsonl")
+	w := newSession(t, dir)
+	w.Append(&transcript.Summary{Turns: 1, Usage: transcript.Usage{InputTokens: 3}}, numbered("x", 0, 1<<20),
+		&transcript.Summary{Turns: 2, Provider: "other"})
+	w.Close()
+	odd := writeFile(t, dir, "odd.jsonl", metaLine("20260805T091500-0000000a", time.Now(), "odd")+
+		`{"turns":4,"record":"summary","usage":{"output_tokens":9}}`+"\n"+
+		`{"record":"message","role":"user","content":[{"type":"text","text":"the word \"summary\" in a message"}]}`+"\n"+
+		`{"record":"summary","usage":{"output_tokens":1},"turns":1`)
+	for _, path := range append(fixtures, w.Path(), odd) {
+		s, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, sums, err := ReadSummaries(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if meta.ID != s.Meta.ID || !reflect.DeepEqual(sums, s.Summaries()) {
+			t.Errorf("%s: ReadSummaries = %+v, Load = %+v", filepath.Base(path), sums, s.Summaries())
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// Store creates sessions in a directory.
+type Store struct {
+	Dir  string
+	Now  func() time.Time // nil: time.Now
+	Rand io.Reader        // nil: crypto/rand
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Create makes a new session file holding meta as its header and returns a
+// writer for it. An empty meta.ID is filled with a fresh id, a zero
+// CreatedAt with the current time, and Format with FormatVersion.
+func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
+	if err := ensureDir(s.Dir); err != nil {
+		return nil, err
+	}
+	if meta.CreatedAt.IsZero() {
+		meta.CreatedAt = s.now()
+	}
+	if meta.Format == 0 {
+		meta.Format = transcript.FormatVersion
+	}
+	pick := meta.ID == ""
+	for attempt := 0; ; attempt++ {
+		if pick {
+			id, err := NewID(meta.CreatedAt, s.Rand)
+			if err != nil {
+				return nil, err
+			}
+			meta.ID = id
+		} else if !ValidID(meta.ID) {
+			return nil, fmt.Errorf("%w %q", ErrInvalidID, meta.ID)
+		}
+		path := filepath.Join(s.Dir, meta.ID+Ext)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) && pick && attempt < 16 {
+			continue // two runs in the same second drew the same suffix
+		}
+		if err != nil {
+			return nil, fmt.Errorf("session: create: %w", err)
+		}
+		w := &Writer{f: f, path: path, id: meta.ID}
+		if err := w.Append(&meta); err != nil {
+			f.Close()
+			os.Remove(path)
+			return nil, err
+		}
+		if err := w.Sync(); err != nil {
+			f.Close()
+			os.Remove(path)
+			return nil, err
+		}
+		if err := syncDir(s.Dir); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return w, nil
+	}
+}
+
+// OpenWriter opens an existing session to append to it, as a resumed run
+// does. The file must start with a meta header.
+func OpenWriter(path string) (*Writer, error) {
+	meta, err := PeekMeta(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("session: open for append: %w", err)
+	}
+	return &Writer{f: f, path: path, id: meta.ID}, nil
+}
+
+// Writer appends records to one session file.
+type Writer struct {
+	f    *os.File
+	path string
+	id   string
+	err  error // sticky: once a write failed, recording has stopped
+}
+
+// Path returns the session file's path.
+func (w *Writer) Path() string { return w.path }
+
+// ID returns the session id.
+func (w *Writer) ID() string { return w.id }
+
+// Append writes records, each as one line in one write, under an exclusive
+// lock on the file. If a write fails the partial line is removed and every
+// later call returns the same error: a transcript with a hole in it would
+// mislead whoever reads it, so recording stops loudly instead.
+func (w *Writer) Append(recs ...transcript.Record) error {
+	if w.err != nil {
+		return w.err
+	}
+	lines := make([][]byte, len(recs))
+	for i, r := range recs {
+		b, err := transcript.Encode(r)
+		if err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+		lines[i] = b
+	}
+	fd := int(w.f.Fd())
+	if err := flock(fd, syscall.LOCK_EX); err != nil {
+		return w.fail(fmt.Errorf("session: lock %s: %w", w.path, err))
+	}
+	defer flock(fd, syscall.LOCK_UN)
+	size, err := w.endsClean()
+	if err != nil {
+		return w.fail(err)
+	}
+	for _, line := range lines {
+		n, err := w.f.Write(line)
+		if err == nil && n != len(line) {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			// Take the partial line back so the next reader does not find
+			// half a record glued to whatever comes after it.
+			if terr := w.f.Truncate(size); terr != nil {
+				err = fmt.Errorf("%w (and removing the partial record failed: %v)", err, terr)
+			}
+			return w.fail(fmt.Errorf("session: write %s: %w", w.path, err))
+		}
+		size += int64(n)
+	}
+	return nil
+}
+
+// endsClean makes sure the file ends in a newline, so that a line torn by a
+// process that died mid-write stays a line of its own, and returns the size.
+// It is called with the lock held.
+func (w *Writer) endsClean() (int64, error) {
+	st, err := w.f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("session: stat %s: %w", w.path, err)
+	}
+	size := st.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	var last [1]byte
+	if _, err := w.f.ReadAt(last[:], size-1); err != nil {
+		return 0, fmt.Errorf("session: read %s: %w", w.path, err)
+	}
+	if last[0] == '\n' {
+		return size, nil
+	}
+	if _, err := w.f.Write([]byte{'\n'}); err != nil {
+		return 0, fmt.Errorf("session: write %s: %w", w.path, err)
+	}
+	return size + 1, nil
+}
+
+func (w *Writer) fail(err error) error {
+	w.err = fmt.Errorf("%w; recording of session %s has stopped", err, w.id)
+	return w.err
+}
+
+// Sync flushes the file to stable storage.
+func (w *Writer) Sync() error {
+	if err := w.f.Sync(); err != nil {
+		return w.fail(fmt.Errorf("session: sync %s: %w", w.path, err))
+	}
+	return nil
+}
+
+// Close syncs and closes the file. It returns the first error recording met.
+func (w *Writer) Close() error {
+	serr := w.f.Sync()
+	cerr := w.f.Close()
+	switch {
+	case w.err != nil:
+		return w.err
+	case serr != nil:
+		return fmt.Errorf("session: sync %s: %w", w.path, serr)
+	case cerr != nil:
+		return fmt.Errorf("session: close %s: %w", w.path, cerr)
+	}
+	return nil
+}
+
+func flock(fd, how int) error {
+	for {
+		err := syscall.Flock(fd, how)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Block types of a message's content.
+const (
+	BlockText       = "text"
+	BlockToolUse    = "tool_use"
+	BlockToolResult = "tool_result"
+	BlockThinking   = "thinking"
+)
+
+// Block is one element of a message's content. Which fields are meaningful
+// depends on Type:
+//
+//	text         Text
+//	tool_use     ID, Name, Input
+//	tool_result  ToolUseID, Content, IsError
+//	thinking     Thinking, Signature
+//
+// A block of any other type is kept verbatim in Raw, so a transcript written
+// by a newer build survives being read and written back by this one.
+type Block struct {
+	Type      string
+	Text      string
+	ID        string
+	Name      string
+	Input     json.RawMessage
+	ToolUseID string
+	Content   string
+	IsError   bool
+	Thinking  string
+	Signature string
+	Raw       json.RawMessage
+}
+
+// TextBlock returns a text block.
+func TextBlock(s string) Block { return Block{Type: BlockText, Text: s} }
+
+// ToolUseBlock returns a tool call block.
+func ToolUseBlock(id, name string, input json.RawMessage) Block {
+	return Block{Type: BlockToolUse, ID: id, Name: name, Input: input}
+}
+
+// ToolResultBlock returns a tool result block.
+func ToolResultBlock(toolUseID, content string, isError bool) Block {
+	return Block{Type: BlockToolResult, ToolUseID: toolUseID, Content: content, IsError: isError}
+}
+
+type textJSON struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type toolUseJSON struct {
+	Type  string          `json:"type"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type toolResultJSON struct {
+	Type      string `json:"type"`
+	ToolUseID string `json:"tool_use_id"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error"`
+}
+
+type thinkingJSON struct {
+	Type      string `json:"type"`
+	Thinking  string `json:"thinking"`
+	Signature string `json:"signature,omitempty"`
+}
+
+var emptyObject = json.RawMessage(`{}`)
+
+// MarshalJSON writes the block in the shape of its type.
+func (b Block) MarshalJSON() ([]byte, error) {
+	switch b.Type {
+	case BlockText:
+		return marshal(textJSON{b.Type, b.Text})
+	case BlockToolUse:
+		in := b.Input
+		if len(bytes.TrimSpace(in)) == 0 {
+			in = emptyObject
+		}
+		return marshal(toolUseJSON{b.Type, b.ID, b.Name, in})
+	case BlockToolResult:
+		return marshal(toolResultJSON{b.Type, b.ToolUseID, b.Content, b.IsError})
+	case BlockThinking:
+		return marshal(thinkingJSON{b.Type, b.Thinking, b.Signature})
+	}
+	if len(b.Raw) > 0 {
+		return b.Raw, nil
+	}
+	if b.Type == "" {
+		return nil, fmt.Errorf("transcript: content block has no type")
+	}
+	return marshal(struct {
+		Type string `json:"type"`
+	}{b.Type})
+}
+
+// blockJSON is the union of every known block's fields, decoded in one pass.
+type blockJSON struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+}
+
+// UnmarshalJSON reads a block. A tool result's content may be a string or,
+// as other tools write it, an array of text blocks; both read as text.
+func (b *Block) UnmarshalJSON(data []byte) error {
+	var j blockJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	if j.Type == "" {
+		return fmt.Errorf("transcript: content block has no type")
+	}
+	*b = Block{Type: j.Type}
+	switch j.Type {
+	case BlockText:
+		b.Text = j.Text
+	case BlockToolUse:
+		b.ID, b.Name, b.Input = j.ID, j.Name, j.Input
+		if len(b.Input) == 0 || string(b.Input) == "null" {
+			b.Input = emptyObject
+		}
+	case BlockToolResult:
+		b.ToolUseID, b.IsError = j.ToolUseID, j.IsError
+		c, err := resultText(j.Content)
+		if err != nil {
+			return err
+		}
+		b.Content = c
+	case BlockThinking:
+		b.Thinking, b.Signature = j.Thinking, j.Signature
+	default:
+		b.Raw = append(json.RawMessage(nil), data...)
+	}
+	return nil
+}
+
+// resultText turns a tool result's content into text.
+func resultText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	case '[':
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(raw, &parts); err != nil {
+			return "", err
+		}
+		var sb strings.Builder
+		for i, p := range parts {
+			if i > 0 {
+				sb.WriteByte('\n')
+			}
+			if p.Type == BlockText {
+				sb.WriteString(p.Text)
+			} else {
+				fmt.Fprintf(&sb, "[%s]", p.Type)
+			}
+		}
+		return sb.String(), nil
+	}
+	return string(raw), nil
+}

@@ -1,0 +1,178 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNotObject is returned by Decode for a line that is not a JSON object
+// with a "record" field.
+var ErrNotObject = errors.New("transcript: line is not a record object")
+
+type (
+	metaAlias    Meta
+	configAlias  Config
+	messageAlias Message
+	taintAlias   Taint
+	summaryAlias Summary
+)
+
+// Encode returns the record as one line of JSON ending in a newline, with
+// the "record" field first. The line never contains another newline.
+func Encode(r Record) ([]byte, error) {
+	var v any
+	switch r := r.(type) {
+	case *Meta:
+		if r.ID == "" {
+			return nil, errors.New("transcript: meta record has no id")
+		}
+		v = struct {
+			Record string `json:"record"`
+			*metaAlias
+		}{KindMeta, (*metaAlias)(r)}
+	case *Config:
+		v = struct {
+			Record string `json:"record"`
+			*configAlias
+		}{KindConfig, (*configAlias)(r)}
+	case *Message:
+		if r.Role != RoleUser && r.Role != RoleAssistant {
+			return nil, fmt.Errorf("transcript: message role %q is neither user nor assistant", r.Role)
+		}
+		m := *r
+		if m.Content == nil {
+			m.Content = []Block{}
+		}
+		v = struct {
+			Record string `json:"record"`
+			*messageAlias
+		}{KindMessage, (*messageAlias)(&m)}
+	case *Taint:
+		v = struct {
+			Record string `json:"record"`
+			*taintAlias
+		}{KindTaint, (*taintAlias)(r)}
+	case *Summary:
+		v = struct {
+			Record string `json:"record"`
+			*summaryAlias
+		}{KindSummary, (*summaryAlias)(r)}
+	case *Unknown:
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, r.Raw); err != nil {
+			return nil, fmt.Errorf("transcript: unknown record %q: %w", r.Record, err)
+		}
+		buf.WriteByte('\n')
+		return buf.Bytes(), nil
+	case nil:
+		return nil, errors.New("transcript: nil record")
+	default:
+		return nil, fmt.Errorf("transcript: cannot encode %T", r)
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: encode %s: %w", r.Kind(), err)
+	}
+	return append(b, '\n'), nil
+}
+
+// marshal is json.Marshal without escaping <, > and &, so transcripts stay
+// readable with grep; the result is still valid JSON on one line.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+var recordPrefix = []byte(`{"record":"`)
+
+// PeekKind returns the "record" field of a line cheaply when the line was
+// written in the canonical field order, and ok=false otherwise (the caller
+// must then decode the line to know).
+func PeekKind(line []byte) (kind string, ok bool) {
+	line = bytes.TrimLeft(line, " \t")
+	if !bytes.HasPrefix(line, recordPrefix) {
+		return "", false
+	}
+	rest := line[len(recordPrefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[:end]), true
+}
+
+// Decode parses one line (with or without its newline). Fields it does not
+// know are ignored; a record kind it does not know comes back as *Unknown.
+func Decode(line []byte) (Record, error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return nil, ErrNotObject
+	}
+	kind, ok := PeekKind(line)
+	if !ok {
+		var probe struct {
+			Record *string `json:"record"`
+		}
+		if err := json.Unmarshal(line, &probe); err != nil {
+			return nil, fmt.Errorf("transcript: %w", err)
+		}
+		if probe.Record == nil {
+			return nil, ErrNotObject
+		}
+		kind = *probe.Record
+	}
+	var (
+		r   Record
+		err error
+	)
+	switch kind {
+	case KindMeta:
+		m := new(Meta)
+		if err = json.Unmarshal(line, (*metaAlias)(m)); err == nil && m.ID == "" {
+			err = errors.New("meta record has no id")
+		}
+		r = m
+	case KindConfig:
+		c := new(Config)
+		err = json.Unmarshal(line, (*configAlias)(c))
+		r = c
+	case KindMessage:
+		m := new(Message)
+		if err = json.Unmarshal(line, (*messageAlias)(m)); err == nil && m.Role == "" {
+			err = errors.New("message record has no role")
+		}
+		r = m
+	case KindTaint:
+		t := new(Taint)
+		err = json.Unmarshal(line, (*taintAlias)(t))
+		r = t
+	case KindSummary:
+		s := new(Summary)
+		err = json.Unmarshal(line, (*summaryAlias)(s))
+		r = s
+	default:
+		var at struct {
+			At time.Time `json:"at"`
+		}
+		if err = json.Unmarshal(line, &at); err != nil {
+			// "at" of an unexpected type in a record we do not know is not our
+			// concern; keep the record as long as it is valid JSON.
+			if json.Valid(line) {
+				err, at.At = nil, time.Time{}
+			}
+		}
+		r = &Unknown{Record: kind, Raw: append(json.RawMessage(nil), line...), At: at.At}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %s record: %w", kind, err)
+	}
+	return r, nil
+}

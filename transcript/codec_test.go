@@ -1,0 +1,245 @@
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 8, 5, 9, 15, 0, 0, time.UTC)
+	records := []Record{
+		&Meta{Format: 1, ID: "20260805T091500-3f2a1b7c", CreatedAt: at, Provider: "mock", Model: "mock-1", Workspace: "/w", Title: "t <&>"},
+		&Config{MechaVersion: "dev", Provider: "mock", Model: "mock-1", Workspace: "/w", SystemPrompt: ptr("be brief\nand kind"),
+			Tools: []string{"fs_read"}, Temperature: ptr(0.0), Seed: ptr(uint64(42)), MaxTokens: 100, MaxTurns: 3,
+			PermissionMode: "ask", Trifecta: "refuse", Sandbox: "none", At: at},
+		&Message{Role: RoleUser, Content: []Block{TextBlock("hello\nworld")}, At: at},
+		&Message{Role: RoleAssistant, Content: []Block{
+			{Type: BlockThinking, Thinking: "hmm", Signature: "s"},
+			ToolUseBlock("t1", "fs_read", json.RawMessage(`{"path":"a"}`)),
+		}},
+		&Message{Role: RoleUser, Content: []Block{ToolResultBlock("t1", "contents", false), ToolResultBlock("t2", "", true)}},
+		&Taint{Private: true},
+		&Summary{Usage: Usage{1, 2, 3, 4}, Turns: 2, Provider: "mock", Model: "mock-1", StopReason: "end_turn"},
+		&Unknown{Record: "future", Raw: json.RawMessage(`{"record":"future", "x": [1, 2]}`)},
+	}
+	for _, r := range records {
+		line, err := Encode(r)
+		if err != nil {
+			t.Fatalf("Encode(%T): %v", r, err)
+		}
+		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
+			t.Fatalf("Encode(%T) is not one line: %q", r, line)
+		}
+		if !bytes.HasPrefix(line, []byte(`{"record":"`+r.Kind()+`"`)) {
+			t.Errorf("Encode(%T) does not start with its kind: %s", r, line)
+		}
+		back, err := Decode(line)
+		if err != nil {
+			t.Fatalf("Decode(%s): %v", line, err)
+		}
+		if u, ok := r.(*Unknown); ok {
+			// Unknown records come back compacted.
+			u.Raw = json.RawMessage(`{"record":"future","x":[1,2]}`)
+		}
+		if !reflect.DeepEqual(back, r) {
+			t.Errorf("round trip of %T:\n got %#v\nwant %#v", r, back, r)
+		}
+	}
+}
+
+func TestConfigNullsNotInvented(t *testing.T) {
+	t.Parallel()
+	line, err := Encode(&Config{Provider: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"system_prompt", "effort", "temperature", "seed", "max_output_tokens", "max_cost_usd", "compact_at_tokens"} {
+		v, present := m[k]
+		if !present || v != nil {
+			t.Errorf("%s = %v (present %v), want null", k, v, present)
+		}
+	}
+	for _, k := range []string{"mecha_version", "provider", "model", "workspace", "tools", "thinking", "cache_prompt", "max_tokens", "max_turns", "compact_keep_recent", "permission_mode", "trifecta", "sandbox", "sandbox_network"} {
+		if _, present := m[k]; !present {
+			t.Errorf("config field %s missing", k)
+		}
+	}
+	if _, present := m["at"]; present {
+		t.Errorf("zero at should be omitted: %s", line)
+	}
+}
+
+func TestBlockShapes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		b    Block
+		want string
+	}{
+		{TextBlock("x"), `{"type":"text","text":"x"}`},
+		{ToolUseBlock("i", "n", nil), `{"type":"tool_use","id":"i","name":"n","input":{}}`},
+		{ToolResultBlock("i", "<ok>", false), `{"type":"tool_result","tool_use_id":"i","content":"<ok>","is_error":false}`},
+		{Block{Type: BlockThinking, Thinking: "t"}, `{"type":"thinking","thinking":"t"}`},
+		{Block{Type: "image", Raw: json.RawMessage(`{"type":"image","source":{}}`)}, `{"type":"image","source":{}}`},
+	}
+	for _, tt := range tests {
+		got, err := marshal(tt.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("got %s, want %s", got, tt.want)
+		}
+	}
+	if _, err := json.Marshal(Block{}); err == nil {
+		t.Error("a block with no type must not encode")
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		``, `   `, `[]`, `"x"`, `{}`, `{"record":"meta"}`, `{"record":"message","content":[]}`,
+		`{"record":"message","role":"user","content":[{"text":"no type"}]}`,
+		`{"record":"summary","usage":"lots"}`, `{"record":"meta","id":"x"`, `{"record":"taint","private":"yes"}`,
+		`{"record":7}`,
+	} {
+		if r, err := Decode([]byte(line)); err == nil {
+			t.Errorf("Decode(%q) = %#v, want an error", line, r)
+		}
+	}
+}
+
+func TestPeekKind(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]string{
+		`{"record":"meta","id":"x"}`: "meta",
+		`  {"record":"taint"}`:       "taint",
+		`{"id":"x","record":"meta"}`: "",
+		`{"record":"a\"b"}`:          "",
+	} {
+		got, ok := PeekKind([]byte(line))
+		if got != want || ok != (want != "") {
+			t.Errorf("PeekKind(%s) = %q, %v", line, got, ok)
+		}
+	}
+}
+
+// decodeFile decodes every line of a fixture, returning the records and the
+// 1-based numbers of lines that did not decode.
+func decodeFile(t *testing.T, name string) (recs []Record, bad []int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "v1", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		r, err := Decode(sc.Bytes())
+		if err != nil {
+			bad = append(bad, n)
+			continue
+		}
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return recs, bad
+}
+
+// The v1 fixtures are frozen: these tests pin what every build reads from them.
+func TestFrozenV1Basic(t *testing.T) {
+	t.Parallel()
+	recs, bad := decodeFile(t, "basic.jsonl")
+	if len(bad) != 0 || len(recs) != 8 {
+		t.Fatalf("basic.jsonl: %d records, bad lines %v", len(recs), bad)
+	}
+	m := recs[0].(*Meta)
+	if m.ID != "20260805T091500-3f2a1b7c" || m.Provider != "anthropic" || m.Title != "summarize what changed" || !m.CreatedAt.Equal(time.Date(2026, 8, 5, 9, 15, 0, 0, time.UTC)) {
+		t.Errorf("meta = %+v", m)
+	}
+	c := recs[1].(*Config)
+	if c.SystemPrompt == nil || *c.SystemPrompt != "You are mecha." || c.Temperature != nil || c.MaxCostUSD == nil || *c.MaxCostUSD != 2.5 || !reflect.DeepEqual(c.Tools, []string{"fs_read", "fs_list"}) {
+		t.Errorf("config = %+v", c)
+	}
+	calls := recs[3].(*Message).Content
+	if calls[1].Name != "fs_read" || string(calls[1].Input) != `{"path":"CHANGES.md"}` || calls[0].Signature != "sig1" {
+		t.Errorf("assistant blocks = %+v", calls)
+	}
+	res := recs[4].(*Message).Content
+	if res[1].ToolUseID != "toolu_1" || res[1].Content != "v2: faster <list> & smaller" {
+		t.Errorf("results = %+v", res)
+	}
+	if tt := recs[6].(*Taint); !tt.Private || tt.Untrusted {
+		t.Errorf("taint = %+v", tt)
+	}
+	if s := recs[7].(*Summary); s.Usage != (Usage{1200, 340, 100, 50}) || s.Turns != 2 || s.StopReason != "end_turn" {
+		t.Errorf("summary = %+v", s)
+	}
+}
+
+func TestFrozenV1Foreign(t *testing.T) {
+	t.Parallel()
+	recs, bad := decodeFile(t, "foreign.jsonl")
+	if len(bad) != 0 || len(recs) != 6 {
+		t.Fatalf("foreign.jsonl: %d records, bad lines %v", len(recs), bad)
+	}
+	if m := recs[0].(*Meta); m.ID != "20260101T000000-00000000" {
+		t.Errorf("meta with record not first: %+v", m)
+	}
+	img := recs[1].(*Message).Content[1]
+	if img.Type != "image" || !strings.Contains(string(img.Raw), "iVBORw0K") {
+		t.Errorf("unknown block not kept verbatim: %+v", img)
+	}
+	out, err := json.Marshal(img)
+	if err != nil || !strings.Contains(string(out), `"media_type":"image/png"`) {
+		t.Errorf("unknown block re-encodes as %s, %v", out, err)
+	}
+	if r := recs[3].(*Message).Content[0]; r.Content != "a\nb" || r.IsError {
+		t.Errorf("array tool_result content = %+v", r)
+	}
+	u, ok := recs[4].(*Unknown)
+	if !ok || u.Kind() != "reflection" || u.At.IsZero() {
+		t.Errorf("future record = %#v", recs[4])
+	}
+	if s := recs[5].(*Summary); s.Usage.InputTokens != 10 || s.Usage.CacheReadTokens != 0 {
+		t.Errorf("summary = %+v", s)
+	}
+}
+
+func TestFrozenV1Torn(t *testing.T) {
+	t.Parallel()
+	recs, bad := decodeFile(t, "torn.jsonl")
+	if len(recs) != 2 || !reflect.DeepEqual(bad, []int{3, 4}) {
+		t.Fatalf("torn.jsonl: %d records, bad lines %v", len(recs), bad)
+	}
+}
+
+func TestTaintMergeOnlyGrows(t *testing.T) {
+	t.Parallel()
+	a := Taint{Private: true}
+	if got := a.Merge(Taint{}); got != (Taint{Private: true}) {
+		t.Errorf("clean checkpoint disarmed taint: %+v", got)
+	}
+	if got := a.Merge(Taint{Untrusted: true}); !got.Private || !got.Untrusted || got.Clean() {
+		t.Errorf("merge = %+v", got)
+	}
+	if !(Taint{}).Clean() {
+		t.Error("zero taint should be clean")
+	}
+}

@@ -1,0 +1,74 @@
+// Package transcript defines mecha's on-disk session format and encodes and
+// decodes one line of it. It is the vocabulary every other package speaks and
+// imports nothing outside the standard library.
+//
+// # Files
+//
+// A session is one file named <id>.jsonl. Its first line is a header (a meta
+// record); every following line is one record. Each line is a single JSON
+// object terminated by "\n" and containing no other newline. Files are only
+// ever appended to, so a process that dies leaves every record it finished
+// writing intact; at worst the last line is cut short, and readers skip a
+// line they cannot parse rather than giving up on the file.
+//
+// Every record has a "record" field naming its kind. Writers put it first
+// (readers use that to classify a line without parsing it, and fall back to
+// a full parse when it is not first). Any record may carry "at", the time it
+// was written in RFC 3339 UTC. Records may carry fields this description
+// does not name, and readers ignore fields they do not know. A record of a
+// kind a reader does not know is kept as it is and otherwise ignored.
+//
+// # Records
+//
+// meta, the header, always and only the first line. format is the format
+// version (1); id is the session id; workspace is an absolute path; title is
+// a short human label. A session that replays another names it in replay_of.
+//
+//	{"record":"meta","format":1,"id":"20260805T091500-3f2a1b7c","created_at":"2026-08-05T09:15:00Z","provider":"anthropic","model":"claude-opus-5","workspace":"/home/you/project","title":"summarize what changed"}
+//
+// config, the run configuration, written once each time a process attaches
+// to the session to run in it (at creation and at every resume). It holds
+// everything that shapes a request or constrains the run, so that a later
+// reader can tell whether two runs are comparable and a replay can rebuild
+// the request. system_prompt is the resolved text, not a path; tools lists
+// tool names in registry order. Optional settings that were not pinned are
+// null: a null temperature or seed means the server chose.
+//
+//	{"record":"config","mecha_version":"0.1.0","provider":"local","model":"qwen3","workspace":"/w","system_prompt":"You are ...","tools":["fs_read","fs_list"],"effort":null,"temperature":0,"seed":42,"thinking":false,"cache_prompt":true,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"refuse","sandbox":"none","sandbox_network":false}
+//
+// message, one conversation message. role is "user" or "assistant";
+// content is an array of blocks, each with a "type":
+//
+//	{"type":"text","text":"..."}
+//	{"type":"tool_use","id":"toolu_1","name":"fs_read","input":{"path":"go.mod"}}
+//	{"type":"tool_result","tool_use_id":"toolu_1","content":"module ...","is_error":false}
+//	{"type":"thinking","thinking":"...","signature":"..."}
+//
+// A user message whose content holds tool_result blocks is the harness
+// returning tool results, not the person speaking; text beside those results
+// is steering added mid-run. A tool_result's content is text; readers also
+// accept an array of text blocks. Blocks of other types are kept verbatim.
+//
+//	{"record":"message","role":"user","content":[{"type":"text","text":"what changed?"}],"at":"2026-08-05T09:15:00Z"}
+//
+// taint, a provenance checkpoint written after the messages of each run:
+// whether private data or untrusted (outside) content had entered the
+// conversation. Checkpoints merge by OR when read: taint only grows, and a
+// later clean checkpoint never clears an earlier armed one. A message is
+// covered by the first checkpoint written after it; a message with no
+// checkpoint after it has unknown provenance, which is never clean.
+//
+//	{"record":"taint","private":true,"untrusted":false}
+//
+// summary, written when a run finishes: the tokens it used and how many
+// model turns it took, with the provider and model they were spent on and
+// why the run stopped. The usage of a session is the sum of its summaries; a
+// session that died before writing one totals zero.
+//
+//	{"record":"summary","usage":{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":0,"cache_write_tokens":0},"turns":3,"provider":"anthropic","model":"claude-opus-5","stop_reason":"end_turn"}
+//
+// # Compatibility
+//
+// The files in testdata/v1 are frozen: they are never regenerated, and every
+// build must read them.
+package transcript

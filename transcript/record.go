@@ -1,0 +1,156 @@
+package transcript
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// FormatVersion is the value of the meta record's "format" field written by
+// this build. Readers accept any version they know how to read.
+const FormatVersion = 1
+
+// Record kinds, the value of every line's "record" field.
+const (
+	KindMeta    = "meta"
+	KindConfig  = "config"
+	KindMessage = "message"
+	KindTaint   = "taint"
+	KindSummary = "summary"
+)
+
+// Roles of a message record.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Record is one line of a transcript. The concrete types are *Meta, *Config,
+// *Message, *Taint, *Summary and *Unknown.
+type Record interface {
+	// Kind returns the value of the record's "record" field.
+	Kind() string
+	// Time returns the record's "at" timestamp, zero when absent.
+	Time() time.Time
+}
+
+// Meta is the header: always the first line of a transcript.
+type Meta struct {
+	Format    int       `json:"format"`
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	Provider  string    `json:"provider"`
+	Model     string    `json:"model"`
+	Workspace string    `json:"workspace"`
+	Title     string    `json:"title"`
+	// ReplayOf names the session this one replays, when it is a replay.
+	ReplayOf string    `json:"replay_of,omitempty"`
+	At       time.Time `json:"at,omitzero"`
+}
+
+// Config is the run configuration of one attach: every setting that shapes a
+// request or constrains the run. Optional values that were not set are
+// encoded as null, never as an invented default.
+type Config struct {
+	MechaVersion      string    `json:"mecha_version"`
+	Provider          string    `json:"provider"`
+	Model             string    `json:"model"`
+	Workspace         string    `json:"workspace"`
+	SystemPrompt      *string   `json:"system_prompt"`
+	Tools             []string  `json:"tools"`
+	Effort            *string   `json:"effort"`
+	Temperature       *float64  `json:"temperature"`
+	Seed              *uint64   `json:"seed"`
+	Thinking          bool      `json:"thinking"`
+	CachePrompt       bool      `json:"cache_prompt"`
+	MaxTokens         int       `json:"max_tokens"`
+	MaxTurns          int       `json:"max_turns"`
+	MaxOutputTokens   *uint64   `json:"max_output_tokens"`
+	MaxCostUSD        *float64  `json:"max_cost_usd"`
+	CompactAtTokens   *uint64   `json:"compact_at_tokens"`
+	CompactKeepRecent int       `json:"compact_keep_recent"`
+	PermissionMode    string    `json:"permission_mode"`
+	Trifecta          string    `json:"trifecta"`
+	Sandbox           string    `json:"sandbox"`
+	SandboxNetwork    bool      `json:"sandbox_network"`
+	At                time.Time `json:"at,omitzero"`
+}
+
+// Message is one conversation message.
+type Message struct {
+	Role    string    `json:"role"`
+	Content []Block   `json:"content"`
+	At      time.Time `json:"at,omitzero"`
+}
+
+// Taint is a provenance checkpoint: whether anything private or untrusted
+// had entered the conversation by the time it was written.
+type Taint struct {
+	Private   bool      `json:"private"`
+	Untrusted bool      `json:"untrusted"`
+	At        time.Time `json:"at,omitzero"`
+}
+
+// Merge returns the union of two taint states: taint only grows.
+func (t Taint) Merge(o Taint) Taint {
+	return Taint{Private: t.Private || o.Private, Untrusted: t.Untrusted || o.Untrusted}
+}
+
+// Clean reports whether neither flag is set.
+func (t Taint) Clean() bool { return !t.Private && !t.Untrusted }
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens      uint64 `json:"input_tokens"`
+	OutputTokens     uint64 `json:"output_tokens"`
+	CacheReadTokens  uint64 `json:"cache_read_tokens"`
+	CacheWriteTokens uint64 `json:"cache_write_tokens"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:      u.InputTokens + o.InputTokens,
+		OutputTokens:     u.OutputTokens + o.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + o.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+	}
+}
+
+// Summary is written when a run finishes.
+type Summary struct {
+	Usage Usage `json:"usage"`
+	Turns int   `json:"turns"`
+	// Provider and Model say whose tokens these are, so a session resumed
+	// against another model is still attributed correctly. Empty in
+	// transcripts that predate them: the meta's values apply.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	// StopReason says why the run ended (end_turn, max_turns, error, ...).
+	StopReason string    `json:"stop_reason,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	At         time.Time `json:"at,omitzero"`
+}
+
+// Unknown is a record of a kind this build does not know. It is kept
+// verbatim so that nothing is lost when it is read and written back.
+type Unknown struct {
+	Record string
+	Raw    json.RawMessage
+	At     time.Time
+}
+
+func (*Meta) Kind() string    { return KindMeta }
+func (*Config) Kind() string  { return KindConfig }
+func (*Message) Kind() string { return KindMessage }
+func (*Taint) Kind() string   { return KindTaint }
+func (*Summary) Kind() string { return KindSummary }
+func (u *Unknown) Kind() string {
+	return u.Record
+}
+
+func (r *Meta) Time() time.Time    { return r.At }
+func (r *Config) Time() time.Time  { return r.At }
+func (r *Message) Time() time.Time { return r.At }
+func (r *Taint) Time() time.Time   { return r.At }
+func (r *Summary) Time() time.Time { return r.At }
+func (r *Unknown) Time() time.Time { return r.At }
