@@ -106,7 +106,7 @@ func List(dir string) (*Listing, error) {
 	}
 	infos := make([]Info, len(paths))
 	errs := make([]error, len(paths))
-	parallel(len(paths), func(i int) {
+	Parallel(len(paths), func(i int) {
 		infos[i].Path = paths[i]
 		infos[i].Meta, errs[i] = PeekMeta(paths[i])
 	})
@@ -128,9 +128,9 @@ func List(dir string) (*Listing, error) {
 	return l, nil
 }
 
-// parallel calls fn(0..n-1) on a few goroutines: the work is mostly waiting
+// Parallel calls fn(0..n-1) on a few goroutines: the work is mostly waiting
 // on the file system, which overlaps well.
-func parallel(n int, fn func(i int)) {
+func Parallel(n int, fn func(i int)) {
 	workers := min(max(runtime.GOMAXPROCS(0)*2, 4), n)
 	if workers <= 1 {
 		for i := range n {

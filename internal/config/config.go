@@ -1,0 +1,97 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/mecha-agent/mecha/pricing"
+)
+
+// Provider holds the settings of one provider.
+type Provider struct {
+	// Model replaces the provider's built-in default model.
+	Model string `toml:"model"`
+}
+
+// Config is the content of config.toml.
+type Config struct {
+	Prices    pricing.Table       `toml:"prices"`
+	Providers map[string]Provider `toml:"providers"`
+	// Path is where the configuration was read from ("" when there was no file).
+	Path string `toml:"-"`
+}
+
+// Home returns mecha's home directory: $MECHA_HOME, else ~/.mecha.
+func Home(getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if h := getenv("MECHA_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", errors.New("config: no home directory: set MECHA_HOME")
+		}
+	}
+	return filepath.Join(home, ".mecha"), nil
+}
+
+// Load reads the configuration file at path. A missing file is an empty
+// configuration; a malformed one is an error naming the file, line and key.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("config: %s: %s", path, describe(err))
+	}
+	if err := c.Prices.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	c.Path = path
+	return &c, nil
+}
+
+// describe turns a go-toml error into one line with its position.
+func describe(err error) string {
+	var sm *toml.StrictMissingError
+	if errors.As(err, &sm) && len(sm.Errors) > 0 {
+		var keys []string
+		first := sm.Errors[0]
+		for _, e := range sm.Errors {
+			keys = append(keys, strings.Join(e.Key(), "."))
+		}
+		row, _ := first.Position()
+		return fmt.Sprintf("line %d: unknown key %s", row, strings.Join(keys, ", "))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Sprintf("line %d column %d: %s", row, col, de.Error())
+	}
+	return err.Error()
+}
+
+// Model returns the configured default model of a provider, "" if none.
+func (c *Config) Model(provider string) string {
+	if c == nil {
+		return ""
+	}
+	return c.Providers[provider].Model
+}

@@ -1,0 +1,64 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.toml", `
+[prices.anthropic."claude-opus-5"]
+input = 15.0
+output = 75.0
+cache_read = 1.5
+cache_write = 18.75
+
+[providers.local]
+model = "qwen3"
+`)
+	c, err := Load(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := c.Prices.Lookup("anthropic", "claude-opus-5")
+	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" {
+		t.Errorf("config = %+v", c)
+	}
+	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || len(c.Prices) != 0 {
+		t.Errorf("missing file: %v, %v", c, err)
+	}
+	for name, tc := range map[string]struct{ body, want string }{
+		"typo.toml":     {"[prices.a.m]\ninput = 1\noutptu = 2\n", "line 3: unknown key prices.a.m.outptu"},
+		"syntax.toml":   {"[prices\n", "line 1"},
+		"negative.toml": {"[prices.a.m]\ninput = -1\n", "input = -1 is not a price"},
+		"type.toml":     {"[prices.a.m]\ninput = \"cheap\"\n", "line 2"},
+	} {
+		_, err := Load(write(name, tc.body))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line containing %q", name, err, tc.want)
+		}
+	}
+}
+
+func TestHome(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"HOME": "/home/u"}
+	if h, _ := Home(func(k string) string { return env[k] }); h != "/home/u/.mecha" {
+		t.Errorf("home = %s", h)
+	}
+	env["MECHA_HOME"] = "/srv/m"
+	if h, _ := Home(func(k string) string { return env[k] }); h != "/srv/m" {
+		t.Errorf("home = %s", h)
+	}
+}

@@ -1,0 +1,45 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Capabilities is what a tool may do. The permission gate and the taint
+// checkpoint are computed from these declarations, so a tool declares the
+// widest thing it can do, not the usual thing.
+type Capabilities struct {
+	ReadsWorkspace    bool // reads workspace data: private data enters the conversation
+	ModifiesWorkspace bool // writes, edits or deletes files
+	RunsCommands      bool // executes programs
+	ReachesNetwork    bool // may talk to other machines
+	// External is true when the tool's results may come from outside this
+	// machine (a web page, an API, a command that reached the network): such
+	// results are untrusted.
+	External bool
+}
+
+// Spec is what the model is told about a tool.
+type Spec struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+}
+
+// Result is what a tool call returns to the model. IsError marks a result
+// the model should read as a failure (bad arguments, a path outside the
+// workspace, a command that failed to start, a denied call).
+type Result struct {
+	Content string
+	IsError bool
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	Spec() Spec
+	Capabilities() Capabilities
+	// Run executes the call. A problem the model should see is a Result with
+	// IsError; a returned error means the harness itself failed (it is also
+	// shown to the model, as an error result).
+	Run(ctx context.Context, input json.RawMessage) (Result, error)
+}
