@@ -145,11 +145,7 @@ func Decode(line []byte) (Record, error) {
 		err = json.Unmarshal(line, (*configAlias)(c))
 		r = c
 	case KindMessage:
-		m := new(Message)
-		if err = json.Unmarshal(line, (*messageAlias)(m)); err == nil && m.Role == "" {
-			err = errors.New("message record has no role")
-		}
-		r = m
+		r, err = decodeMessage(line)
 	case KindTaint:
 		t := new(Taint)
 		err = json.Unmarshal(line, (*taintAlias)(t))

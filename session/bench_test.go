@@ -1,0 +1,293 @@
+package session
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// Benchmarks build their stores once under $MECHA_BENCH_DIR (default
+// $TMPDIR/mecha-bench) and reuse them across runs: a store of 10,000 1 MB
+// transcripts is 10 GB and takes a while to write. MECHA_BENCH_SESSIONS
+// changes the number of sessions (default 10,000).
+
+func benchDir(b *testing.B) string {
+	d := os.Getenv("MECHA_BENCH_DIR")
+	if d == "" {
+		d = filepath.Join(os.TempDir(), "mecha-bench")
+	}
+	return d
+}
+
+func benchSessions() int {
+	if n, err := strconv.Atoi(os.Getenv("MECHA_BENCH_SESSIONS")); err == nil && n > 0 {
+		return n
+	}
+	return 10000
+}
+
+// body returns the records after the header of a transcript of about size
+// bytes: a config, a user turn, tool calls and results, an answer, a taint
+// checkpoint and a summary, like a real run.
+func body(size int) []byte {
+	var sb strings.Builder
+	add := func(r transcript.Record) {
+		line, err := transcript.Encode(r)
+		if err != nil {
+			panic(err)
+		}
+		sb.Write(line)
+	}
+	prompt := "You are mecha, an agent working in a repository."
+	add(&transcript.Config{MechaVersion: "dev", Provider: "anthropic", Model: "claude-opus-5", Workspace: "/home/you/project",
+		SystemPrompt: &prompt, Tools: []string{"fs_read", "fs_list", "fs_write", "fs_edit", "shell"}, CachePrompt: true,
+		MaxTokens: 8192, MaxTurns: 50, CompactKeepRecent: 6, PermissionMode: "ask", Trifecta: "refuse", Sandbox: "none"})
+	add(&transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{transcript.TextBlock("summarize what changed")}})
+	for i := 0; sb.Len() < size-600; i++ {
+		id := fmt.Sprintf("toolu_%d", i)
+		add(&transcript.Message{Role: transcript.RoleAssistant, Content: []transcript.Block{
+			transcript.ToolUseBlock(id, "fs_read", json.RawMessage(`{"path":"src/file.go"}`))}})
+		chunk := min(64<<10, max(size-600-sb.Len(), 16))
+		add(&transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{
+			transcript.ToolResultBlock(id, strings.Repeat("package main // a line of source\n", chunk/33+1)[:chunk], false)}})
+	}
+	add(&transcript.Message{Role: transcript.RoleAssistant, Content: []transcript.Block{transcript.TextBlock("It got faster.")}})
+	add(&transcript.Taint{Private: true})
+	add(&transcript.Summary{Usage: transcript.Usage{InputTokens: 1000, OutputTokens: 200}, Turns: 3, Provider: "anthropic", Model: "claude-opus-5"})
+	return []byte(sb.String())
+}
+
+// store returns a directory of n sessions of about size bytes each,
+// creating it the first time.
+func store(b *testing.B, n, size int) string {
+	b.Helper()
+	dir := filepath.Join(benchDir(b), fmt.Sprintf("store-%d-%d", n, size))
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return dir
+	}
+	b.Logf("writing %d sessions of %d bytes to %s (once)", n, size, dir)
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	rest := body(size)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	Parallel(n, func(i int) {
+		id := fmt.Sprintf("%s-%08x", base.Add(time.Duration(i)*time.Minute).Format(idLayout), i)
+		head, _ := transcript.Encode(&transcript.Meta{Format: 1, ID: id, CreatedAt: base.Add(time.Duration(i) * time.Minute),
+			Provider: "anthropic", Model: "claude-opus-5", Workspace: "/home/you/project", Title: "summarize what changed"})
+		f, err := os.Create(filepath.Join(dir, id+Ext))
+		if err != nil {
+			panic(err)
+		}
+		f.Write(head)
+		f.Write(rest)
+		if err := f.Close(); err != nil {
+			panic(err)
+		}
+	})
+	if err := os.WriteFile(done, nil, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+func sessionFiles(b *testing.B, dir string) []string {
+	files, err := filepath.Glob(filepath.Join(dir, "*"+Ext))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no sessions in %s: %v", dir, err)
+	}
+	return files
+}
+
+// BenchmarkList lists the store with List and, as the baseline in the same
+// run, with head -qn1 over the same files.
+func BenchmarkList(b *testing.B) {
+	n := benchSessions()
+	for _, size := range []int{1 << 10, 1 << 20} {
+		dir := store(b, n, size)
+		files := sessionFiles(b, dir)
+		b.Run(fmt.Sprintf("size=%s/mecha", human(size)), func(b *testing.B) {
+			for b.Loop() {
+				l, err := List(dir)
+				if err != nil || len(l.Sessions) != n {
+					b.Fatalf("%v: %d sessions", err, len(l.Sessions))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/session")
+		})
+		b.Run(fmt.Sprintf("size=%s/head-qn1", human(size)), func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command("head", append([]string{"-qn1"}, files...)...)
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/session")
+		})
+	}
+}
+
+// BenchmarkStats reads every summary of the 1 MB store, as sessions stats
+// does; the baseline is grep for the same lines over the same files.
+func BenchmarkStats(b *testing.B) {
+	n := benchSessions()
+	dir := store(b, n, 1<<20)
+	files := sessionFiles(b, dir)
+	var total int64
+	for _, f := range files {
+		st, _ := os.Stat(f)
+		total += st.Size()
+	}
+	b.Run("mecha", func(b *testing.B) {
+		b.SetBytes(total)
+		for b.Loop() {
+			l, err := List(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var found atomic.Int64
+			Parallel(len(l.Sessions), func(i int) {
+				_, sums, err := ReadSummaries(l.Sessions[i].Path)
+				if err != nil {
+					panic(err)
+				}
+				found.Add(int64(len(sums)))
+			})
+			if found.Load() != int64(n) {
+				b.Fatalf("%d summaries", found.Load())
+			}
+		}
+	})
+	b.Run("grep", func(b *testing.B) {
+		b.SetBytes(total)
+		for b.Loop() {
+			cmd := exec.Command("grep", append([]string{"-hF", `{"record":"summary"`}, files...)...)
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// big returns a transcript of about size bytes in which every tool result
+// is 64 KB, created once.
+func big(b *testing.B, size int) string {
+	b.Helper()
+	path := filepath.Join(benchDir(b), fmt.Sprintf("big-%d.jsonl", size))
+	if st, err := os.Stat(path); err == nil && st.Size() >= int64(size)-(1<<20) {
+		return path
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	head, _ := transcript.Encode(&transcript.Meta{Format: 1, ID: "20260101T000000-00000000", CreatedAt: time.Now().UTC(), Provider: "anthropic", Model: "m", Title: "big"})
+	w.Write(head)
+	chunk := body(4 << 20)
+	for written := 0; written < size; written += len(chunk) {
+		w.Write(chunk)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	if err := os.Rename(path+".tmp", path); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkLoad300MB loads a 300 MB transcript and reports the heap it
+// retains and the peak heap while loading, each as a multiple of the file.
+func BenchmarkLoad300MB(b *testing.B) {
+	path := big(b, 300<<20)
+	st, _ := os.Stat(path)
+	size := float64(st.Size())
+	b.SetBytes(st.Size())
+	var retained, peak float64
+	for b.Loop() {
+		runtime.GC()
+		before := heapBytes()
+		stop := samplePeak()
+		s, err := Load(path)
+		peakBytes := stop()
+		if err != nil || s.Skipped != 0 {
+			b.Fatalf("%v, skipped %d", err, s.Skipped)
+		}
+		runtime.GC()
+		retained = max(retained, float64(heapBytes()-before)/size)
+		peak = max(peak, float64(peakBytes-before)/size)
+		runtime.KeepAlive(s)
+	}
+	b.ReportMetric(retained, "retained/filesize")
+	b.ReportMetric(peak, "peak/filesize")
+}
+
+func heapBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// samplePeak watches the live heap until the returned function is called,
+// and that function returns the largest value seen.
+func samplePeak() func() uint64 {
+	var (
+		peak atomic.Uint64
+		wg   sync.WaitGroup
+		done = make(chan struct{})
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			if h := heapBytes(); h > peak.Load() {
+				peak.Store(h)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		if h := heapBytes(); h > peak.Load() {
+			peak.Store(h)
+		}
+		return peak.Load()
+	}
+}
+
+func human(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%dMB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%dKB", n>>10)
+	}
+	return strconv.Itoa(n)
+}
