@@ -1,0 +1,134 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestTerminalAskerAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		answer string
+		want   bool
+	}{
+		{"y\n", true},
+		{"Y\n", true},
+		{"yes\n", true},
+		{"  YES \r\n", true},
+		{"y", true}, // last line without a newline
+		{"n\n", false},
+		{"no\n", false},
+		{"\n", false},
+		{"yeah\n", false},
+		{"", false}, // end of input
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimSpace(tt.answer), func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			a := NewTerminalAsker(strings.NewReader(tt.answer), &out)
+			got, err := a.Confirm(context.Background(), Request{Tool: "fs_write", Input: json.RawMessage(`{"path": "a.txt", "content": "hi\n"}`)})
+			if err != nil {
+				t.Fatalf("Confirm: %v", err)
+			}
+			if got != tt.want {
+				t.Errorf("Confirm(%q) = %v, want %v", tt.answer, got, tt.want)
+			}
+			wantPrompt := `allow fs_write {"path":"a.txt","content":"hi\n"}? [y/N] `
+			if tt.answer == "" {
+				wantPrompt += "\n"
+			}
+			if out.String() != wantPrompt {
+				t.Errorf("prompt = %q, want %q", out.String(), wantPrompt)
+			}
+		})
+	}
+}
+
+func TestTerminalAskerReadsOneLinePerCall(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	a := NewTerminalAsker(strings.NewReader("y\nn\nyes\n"), &out)
+	var got []bool
+	for range 4 {
+		ok, err := a.Confirm(context.Background(), Request{Tool: "shell", Input: json.RawMessage(`{"command":"ls"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ok)
+	}
+	if want := []bool{true, false, true, false}; !slices.Equal(got, want) {
+		t.Errorf("answers = %v, want %v", got, want)
+	}
+	if n := strings.Count(out.String(), `allow shell {"command":"ls"}? [y/N] `); n != 4 {
+		t.Errorf("%d prompts written, want 4: %q", n, out.String())
+	}
+}
+
+func TestTerminalAskerShowInput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		max   int
+		input string
+		want  string
+	}{
+		{name: "compacted", input: "{ \"a\" : 1 }", want: `{"a":1}`},
+		{name: "empty", input: "", want: `{}`},
+		{name: "cut", max: 10, input: `{"content":"0123456789"}`, want: `{"content"... [14 more bytes not shown]`},
+		{name: "cut on rune boundary", max: 9, input: `{"a":"ééé"}`, want: `{"a":"é... [6 more bytes not shown]`},
+		{name: "no limit", max: -1, input: `{"content":"0123456789"}`, want: `{"content":"0123456789"}`},
+		{name: "invalid JSON quoted", input: "\x1b[2Jboom", want: `"\x1b[2Jboom"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := NewTerminalAsker(strings.NewReader(""), &strings.Builder{})
+			a.MaxInputBytes = tt.max
+			if got := a.showInput(json.RawMessage(tt.input)); got != tt.want {
+				t.Errorf("showInput(%q) = %q, want %q", tt.input, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTerminalAskerErrors(t *testing.T) {
+	t.Parallel()
+	t.Run("cancelled context", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var out strings.Builder
+		a := NewTerminalAsker(strings.NewReader("y\n"), &out)
+		ok, err := a.Confirm(ctx, Request{Tool: "shell"})
+		if ok || !errors.Is(err, context.Canceled) {
+			t.Errorf("Confirm = %v, %v; want false, context.Canceled", ok, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("prompted on a cancelled context: %q", out.String())
+		}
+	})
+	t.Run("read error", func(t *testing.T) {
+		t.Parallel()
+		boom := errors.New("boom")
+		a := NewTerminalAsker(iotest.ErrReader(boom), &strings.Builder{})
+		ok, err := a.Confirm(context.Background(), Request{Tool: "shell"})
+		if ok || !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "tool: ") {
+			t.Errorf("Confirm = %v, %v; want false and a wrapped boom", ok, err)
+		}
+	})
+	t.Run("gate turns asker errors into harness errors", func(t *testing.T) {
+		t.Parallel()
+		a := NewTerminalAsker(iotest.ErrReader(errors.New("boom")), &strings.Builder{})
+		inner := &fakeTool{name: "fs_write", caps: Capabilities{ModifiesWorkspace: true}}
+		_, err := Gate(inner, ModeAsk, a).Run(context.Background(), nil)
+		if err == nil || inner.runs != 0 {
+			t.Errorf("Run error = %v, runs = %d; want an error and no run", err, inner.runs)
+		}
+	})
+}

@@ -1,0 +1,38 @@
+// Package tool defines the Tool interface, the capability declarations the
+// permission gate and taint tracking read, and the ordered registry of the
+// tools a run offers. The built-in tools live in tool/builtin.
+//
+// # Registry
+//
+// A Registry keeps tools in registration order, which is the order the
+// model is shown them in. Restrict narrows it to a named subset (keeping
+// the registry's order) and fails with ErrUnknownTool, naming the unknown
+// and the available tools, when a name is not registered.
+//
+// # Permission
+//
+// Gate decorates a Tool with the run's permission Mode. A tool that can
+// neither modify the workspace, run commands nor reach the network (see
+// NeedsPermission) runs without asking in every mode. Other calls run in
+// ModeYes, are refused in ModeReadOnly, and in ModeAsk (the default) run
+// only when the Asker says yes; with no Asker (no terminal) they are
+// denied. A call that is not run returns a Result with IsError set and a
+// message starting with "denied", which the model reads like any other
+// tool failure:
+//
+//	denied: fs_write modifies the workspace and the run is in read-only mode
+//	denied by the user
+//	denied: no terminal to ask for permission (use --yes to allow, or --read-only)
+//
+// TerminalAsker is the Asker of an interactive run: it prompts on a writer
+// and reads a y/N answer from a reader. Whether a terminal exists is for
+// the caller to decide.
+//
+// # Taint
+//
+// TaintOf turns the capabilities of the tools that ran into a
+// transcript.Taint: private once a tool that reads the workspace ran,
+// untrusted once a tool whose results may come from outside ran. A Tracker
+// does the same as calls happen: wrap each tool with Tracker.Wrap inside the
+// gate, and denied calls do not count.
+package tool

@@ -1,0 +1,157 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Mode is the permission mode of a run: what happens when the model calls a
+// tool that can change something (see NeedsPermission).
+type Mode string
+
+// Permission modes.
+const (
+	// ModeAsk asks an Asker before each call that needs permission. It is
+	// the default.
+	ModeAsk Mode = "ask"
+	// ModeYes runs every call without asking.
+	ModeYes Mode = "yes"
+	// ModeReadOnly refuses every call that needs permission.
+	ModeReadOnly Mode = "read-only"
+)
+
+// Modes lists the valid modes, the default first.
+var Modes = []Mode{ModeAsk, ModeYes, ModeReadOnly}
+
+// ParseMode parses a mode name. The empty string is the default, ModeAsk.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return ModeAsk, nil
+	case ModeAsk, ModeYes, ModeReadOnly:
+		return m, nil
+	}
+	return "", fmt.Errorf("tool: unknown permission mode %q (want ask, yes or read-only)", s)
+}
+
+func (m Mode) String() string { return string(m) }
+
+// NeedsPermission reports whether a tool with these capabilities can change
+// something or reach outside: it modifies the workspace, runs commands or
+// reaches the network. Such calls go through the permission gate; anything
+// else runs without asking in every mode.
+func NeedsPermission(c Capabilities) bool {
+	return c.ModifiesWorkspace || c.RunsCommands || c.ReachesNetwork
+}
+
+// Request is what an Asker is asked to allow.
+type Request struct {
+	Tool         string
+	Input        json.RawMessage
+	Capabilities Capabilities
+}
+
+// Asker asks someone whether a call may run. Confirm returns true to allow
+// it. An error means the asking itself failed (not a refusal); the gate
+// returns it as a harness error.
+type Asker interface {
+	Confirm(ctx context.Context, req Request) (bool, error)
+}
+
+// Messages of the results a gate returns for calls it does not run. Each
+// starts with "denied" so the model (and a reader of the transcript) can
+// tell a refusal from a tool failure.
+const (
+	msgDeniedByUser = "denied by the user"
+	msgNoTerminal   = "denied: no terminal to ask for permission (use --yes to allow, or --read-only)"
+)
+
+// Gate wraps t so that calls needing permission (see NeedsPermission) are
+// run, refused or asked about according to mode. In ModeAsk a nil asker
+// means there is nobody to ask, and such calls are denied. An unknown mode
+// denies such calls too: the gate fails closed.
+//
+// A call that is not run returns a Result with IsError set and a message
+// starting with "denied". The returned tool has t's Spec and Capabilities.
+func Gate(t Tool, mode Mode, asker Asker) Tool {
+	if mode == "" {
+		mode = ModeAsk
+	}
+	return &gated{inner: t, mode: mode, asker: asker}
+}
+
+type gated struct {
+	inner Tool
+	mode  Mode
+	asker Asker
+}
+
+func (g *gated) Spec() Spec                 { return g.inner.Spec() }
+func (g *gated) Capabilities() Capabilities { return g.inner.Capabilities() }
+
+// Unwrap returns the tool the gate wraps.
+func (g *gated) Unwrap() Tool { return g.inner }
+
+func (g *gated) Run(ctx context.Context, input json.RawMessage) (Result, error) {
+	caps := g.inner.Capabilities()
+	if !NeedsPermission(caps) {
+		return g.inner.Run(ctx, input)
+	}
+	name := g.inner.Spec().Name
+	switch g.mode {
+	case ModeYes:
+		return g.inner.Run(ctx, input)
+	case ModeReadOnly:
+		return denied(readOnlyMessage(name, caps)), nil
+	case ModeAsk:
+		if g.asker == nil {
+			return denied(msgNoTerminal), nil
+		}
+		ok, err := g.asker.Confirm(ctx, Request{Tool: name, Input: input, Capabilities: caps})
+		if err != nil {
+			return Result{}, fmt.Errorf("tool: asking permission for %s: %w", name, err)
+		}
+		if !ok {
+			return denied(msgDeniedByUser), nil
+		}
+		return g.inner.Run(ctx, input)
+	}
+	return denied(fmt.Sprintf("denied: unknown permission mode %q", g.mode)), nil
+}
+
+func denied(msg string) Result { return Result{Content: msg, IsError: true} }
+
+// readOnlyMessage says why a call was refused in read-only mode:
+// "denied: fs_write modifies the workspace and the run is in read-only mode".
+func readOnlyMessage(name string, c Capabilities) string {
+	what := describe(c)
+	sep := " and"
+	if strings.Contains(what, " and ") {
+		sep = ", and"
+	}
+	return fmt.Sprintf("denied: %s %s%s the run is in read-only mode", name, what, sep)
+}
+
+// describe says what a tool needing permission can do, in words:
+// "modifies the workspace", "runs commands and reaches the network".
+func describe(c Capabilities) string {
+	var parts []string
+	if c.RunsCommands {
+		parts = append(parts, "runs commands")
+	}
+	if c.ModifiesWorkspace {
+		parts = append(parts, "modifies the workspace")
+	}
+	if c.ReachesNetwork {
+		parts = append(parts, "reaches the network")
+	}
+	switch len(parts) {
+	case 0:
+		return "needs permission"
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
