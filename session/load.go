@@ -152,3 +152,31 @@ func (s *Session) UsageTotals() (transcript.Usage, int) {
 	}
 	return u, turns
 }
+
+// CompactedPrefix introduces the summary that stands in for compacted messages.
+const CompactedPrefix = "[Earlier messages of this session were compacted. Summary of them:]\n"
+
+// Context returns the conversation as the model last saw it: every message
+// in order, with the latest compaction applied (its summary, as a user
+// message, in place of the messages it replaces).
+func (s *Session) Context() []transcript.Message {
+	var (
+		msgs []transcript.Message
+		last *transcript.Compaction
+	)
+	for _, r := range s.Records {
+		switch r := r.(type) {
+		case *transcript.Message:
+			msgs = append(msgs, *r)
+		case *transcript.Compaction:
+			last = r
+		}
+	}
+	if last == nil || last.Replaces <= 0 {
+		return msgs
+	}
+	n := min(last.Replaces, len(msgs))
+	out := make([]transcript.Message, 0, len(msgs)-n+1)
+	out = append(out, transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{transcript.TextBlock(CompactedPrefix + last.Summary)}})
+	return append(out, msgs[n:]...)
+}

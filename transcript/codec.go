@@ -18,6 +18,7 @@ type (
 	messageAlias Message
 	taintAlias   Taint
 	summaryAlias Summary
+	compactAlias Compaction
 )
 
 // Encode returns the record as one line of JSON ending in a newline, with
@@ -60,6 +61,14 @@ func Encode(r Record) ([]byte, error) {
 			Record string `json:"record"`
 			*summaryAlias
 		}{KindSummary, (*summaryAlias)(r)}
+	case *Compaction:
+		if r.Replaces < 0 {
+			return nil, errors.New("transcript: compaction replaces a negative number of messages")
+		}
+		v = struct {
+			Record string `json:"record"`
+			*compactAlias
+		}{KindCompaction, (*compactAlias)(r)}
 	case *Unknown:
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, r.Raw); err != nil {
@@ -154,6 +163,12 @@ func Decode(line []byte) (Record, error) {
 		s := new(Summary)
 		err = json.Unmarshal(line, (*summaryAlias)(s))
 		r = s
+	case KindCompaction:
+		c := new(Compaction)
+		if err = json.Unmarshal(line, (*compactAlias)(c)); err == nil && c.Replaces < 0 {
+			err = errors.New("negative replaces")
+		}
+		r = c
 	default:
 		var at struct {
 			At time.Time `json:"at"`

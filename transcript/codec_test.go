@@ -30,6 +30,7 @@ func TestRoundTrip(t *testing.T) {
 		&Message{Role: RoleUser, Content: []Block{ToolResultBlock("t1", "contents", false), ToolResultBlock("t2", "", true)}},
 		&Taint{Private: true},
 		&Summary{Usage: Usage{1, 2, 3, 4}, Turns: 2, Provider: "mock", Model: "mock-1", StopReason: "end_turn"},
+		&Compaction{Replaces: 4, Summary: "so far", Usage: Usage{InputTokens: 9}},
 		&Unknown{Record: "future", Raw: json.RawMessage(`{"record":"future", "x": [1, 2]}`)},
 	}
 	for _, r := range records {

@@ -67,6 +67,14 @@
 //
 //	{"record":"summary","usage":{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":0,"cache_write_tokens":0},"turns":3,"provider":"anthropic","model":"claude-opus-5","stop_reason":"end_turn"}
 //
+// compaction, written when the conversation grew past the configured size
+// and older messages were summarised by the model. From that point the model
+// sees one user message holding summary in place of the first replaces
+// messages of the session (every message record counts, in file order);
+// the replaced messages stay in the file. usage is what summarising cost.
+//
+//	{"record":"compaction","replaces":14,"summary":"The user asked ...","usage":{"input_tokens":9000,"output_tokens":400,"cache_read_tokens":0,"cache_write_tokens":0}}
+//
 // # Compatibility
 //
 // The files in testdata/v1 are frozen: they are never regenerated, and every

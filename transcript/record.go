@@ -16,6 +16,8 @@ const (
 	KindMessage = "message"
 	KindTaint   = "taint"
 	KindSummary = "summary"
+	// KindCompaction marks where older messages were replaced by a summary.
+	KindCompaction = "compaction"
 )
 
 // Roles of a message record.
@@ -131,6 +133,18 @@ type Summary struct {
 	At         time.Time `json:"at,omitzero"`
 }
 
+// Compaction records that the conversation the model sees was compacted:
+// from here on, the first Replaces messages of the session (counted over
+// every message record in the file) are replaced by one user message
+// holding Summary. The messages themselves stay in the file.
+type Compaction struct {
+	Replaces int    `json:"replaces"`
+	Summary  string `json:"summary"`
+	// Usage is what the summarising request cost.
+	Usage Usage     `json:"usage"`
+	At    time.Time `json:"at,omitzero"`
+}
+
 // Unknown is a record of a kind this build does not know. It is kept
 // verbatim so that nothing is lost when it is read and written back.
 type Unknown struct {
@@ -139,18 +153,20 @@ type Unknown struct {
 	At     time.Time
 }
 
-func (*Meta) Kind() string    { return KindMeta }
-func (*Config) Kind() string  { return KindConfig }
-func (*Message) Kind() string { return KindMessage }
-func (*Taint) Kind() string   { return KindTaint }
-func (*Summary) Kind() string { return KindSummary }
+func (*Meta) Kind() string       { return KindMeta }
+func (*Config) Kind() string     { return KindConfig }
+func (*Message) Kind() string    { return KindMessage }
+func (*Taint) Kind() string      { return KindTaint }
+func (*Summary) Kind() string    { return KindSummary }
+func (*Compaction) Kind() string { return KindCompaction }
 func (u *Unknown) Kind() string {
 	return u.Record
 }
 
-func (r *Meta) Time() time.Time    { return r.At }
-func (r *Config) Time() time.Time  { return r.At }
-func (r *Message) Time() time.Time { return r.At }
-func (r *Taint) Time() time.Time   { return r.At }
-func (r *Summary) Time() time.Time { return r.At }
-func (r *Unknown) Time() time.Time { return r.At }
+func (r *Meta) Time() time.Time       { return r.At }
+func (r *Config) Time() time.Time     { return r.At }
+func (r *Message) Time() time.Time    { return r.At }
+func (r *Taint) Time() time.Time      { return r.At }
+func (r *Summary) Time() time.Time    { return r.At }
+func (r *Compaction) Time() time.Time { return r.At }
+func (r *Unknown) Time() time.Time    { return r.At }

@@ -1,0 +1,297 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/provider"
+	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// Stop reasons written in the summary.
+const (
+	StopEndTurn         = "end_turn"          // the model answered without calling a tool
+	StopMaxTokens       = "max_tokens"        // the answer was cut by --max-tokens
+	StopMaxTurns        = "max_turns"         // --max-turns model calls were made
+	StopMaxOutputTokens = "max_output_tokens" // the run produced --max-output-tokens
+	StopMaxCost         = "max_cost_usd"      // the run cost --max-cost-usd
+	StopInterrupted     = "interrupted"       // the context was cancelled (SIGINT)
+	StopError           = "error"             // the provider failed
+)
+
+// Recorder receives a run's records as they happen; *session.Writer is one.
+// An error from it ends the run: a run that cannot be recorded is not
+// carried on silently.
+type Recorder interface {
+	Append(recs ...transcript.Record) error
+	Sync() error
+}
+
+// History is what a resumed run starts from.
+type History struct {
+	// Messages is the conversation as the model last saw it.
+	Messages []transcript.Message
+	// Compacted is true when Messages[0] is a compaction summary.
+	Compacted bool
+	// Count is the number of message records already in the session.
+	Count int
+	// Taint is the merged taint of the session so far.
+	Taint transcript.Taint
+}
+
+// Options configure one run.
+type Options struct {
+	Provider provider.Provider
+	// Tools are offered to the model in registry order; gate and track them
+	// before passing them in.
+	Tools *tool.Registry
+	// Tracker, when set, reports the taint of the calls that ran.
+	Tracker *tool.Tracker
+	// Config is the run configuration, as recorded: the model, system
+	// prompt, sampling, budgets and compaction settings are read from it.
+	Config   transcript.Config
+	Recorder Recorder // nil records nothing
+	Prices   pricing.Table
+	History  History
+	Now      func() time.Time
+	// Log receives one line per tool call and result (stderr in the CLI).
+	Log io.Writer
+	// OnDelta sees streamed text.
+	OnDelta func(provider.Delta)
+}
+
+// Result is how a run ended.
+type Result struct {
+	Text       string // the text of the last assistant answer
+	Turns      int    // model calls that answered
+	Usage      transcript.Usage
+	StopReason string
+	// Err is the provider or recording error that ended the run, if any.
+	Err error
+}
+
+type run struct {
+	opts    Options
+	cfg     transcript.Config
+	ctx     []transcript.Message // what the model sees
+	origin  []int                // session message index of each ctx entry, -1 for a summary
+	count   int                  // message records in the session
+	res     Result
+	lastCtx uint64 // prompt + answer tokens of the last call: the context size
+}
+
+// Run sends prompt (when non-empty) after the history and loops until the
+// model stops calling tools or a budget ends the run. It always records a
+// taint checkpoint and a summary, even when the run fails; the returned
+// error is the failure (also in Result.Err).
+func Run(ctx context.Context, opts Options, prompt string) (*Result, error) {
+	if opts.Provider == nil || opts.Tools == nil {
+		return nil, errors.New("agent: a provider and tools are required")
+	}
+	r := &run{opts: opts, cfg: opts.Config, count: opts.History.Count}
+	if r.cfg.MaxCostUSD != nil {
+		if _, ok := opts.Prices.Lookup(r.cfg.Provider, r.cfg.Model); !ok {
+			return nil, fmt.Errorf("agent: --max-cost-usd needs a price for %s/%s in config.toml", r.cfg.Provider, r.cfg.Model)
+		}
+	}
+	r.ctx = append(r.ctx, opts.History.Messages...)
+	for i := range r.ctx {
+		r.origin = append(r.origin, r.count-len(r.ctx)+i)
+	}
+	if opts.History.Compacted && len(r.origin) > 0 {
+		r.origin[0] = -1
+	}
+	err := r.loop(ctx, prompt)
+	// The closing records are written whatever happened, interrupts included.
+	taint := opts.History.Taint
+	if opts.Tracker != nil {
+		taint = taint.Merge(opts.Tracker.Taint())
+	}
+	sum := &transcript.Summary{Usage: r.res.Usage, Turns: r.res.Turns, Provider: r.cfg.Provider, Model: r.cfg.Model,
+		StopReason: r.res.StopReason, At: r.now()}
+	if err != nil {
+		sum.Error = oneLine(err.Error())
+	}
+	if rerr := r.record(&taint, sum); rerr != nil && err == nil {
+		err = rerr
+	}
+	if r.opts.Recorder != nil {
+		if serr := r.opts.Recorder.Sync(); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	r.res.Err = err
+	return &r.res, err
+}
+
+func (r *run) now() time.Time {
+	if r.opts.Now != nil {
+		return r.opts.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (r *run) record(recs ...transcript.Record) error {
+	if r.opts.Recorder == nil {
+		return nil
+	}
+	if err := r.opts.Recorder.Append(recs...); err != nil {
+		return fmt.Errorf("agent: recording failed: %w", err)
+	}
+	return nil
+}
+
+// addMessage records a message and appends it to what the model sees.
+func (r *run) addMessage(m transcript.Message) error {
+	m.At = r.now()
+	if err := r.record(&m); err != nil {
+		return err
+	}
+	r.ctx = append(r.ctx, m)
+	r.origin = append(r.origin, r.count)
+	r.count++
+	return nil
+}
+
+func (r *run) loop(ctx context.Context, prompt string) error {
+	if err := r.repairDangling(); err != nil {
+		return err
+	}
+	if prompt != "" {
+		if err := r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{transcript.TextBlock(prompt)}}); err != nil {
+			return err
+		}
+	}
+	maxTurns := r.cfg.MaxTurns
+	for {
+		if maxTurns > 0 && r.res.Turns >= maxTurns {
+			r.res.StopReason = StopMaxTurns
+			return nil
+		}
+		if err := r.maybeCompact(ctx); err != nil {
+			return r.failed(ctx, err)
+		}
+		resp, err := r.opts.Provider.Complete(ctx, r.request(r.ctx, r.opts.Tools.Specs()))
+		if err != nil {
+			return r.failed(ctx, err)
+		}
+		r.res.Turns++
+		r.res.Usage = r.res.Usage.Add(resp.Usage)
+		u := resp.Usage
+		r.lastCtx = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
+		if err := r.addMessage(transcript.Message{Role: transcript.RoleAssistant, Content: resp.Content}); err != nil {
+			return err
+		}
+		if err := r.sync(); err != nil {
+			return err
+		}
+		calls := resp.ToolCalls()
+		if stop := r.overBudget(); stop != "" {
+			r.res.StopReason = stop
+			if len(calls) > 0 {
+				// Answer the calls so the conversation stays well formed for
+				// a resume or a replay; nothing was run.
+				results := make([]transcript.Block, len(calls))
+				for i, c := range calls {
+					results[i] = transcript.ToolResultBlock(c.ID, "not run: the run stopped at its "+stop+" budget", true)
+				}
+				return r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results})
+			}
+			r.res.Text = textOf(resp.Content)
+			return nil
+		}
+		if len(calls) == 0 {
+			r.res.Text = textOf(resp.Content)
+			r.res.StopReason = StopEndTurn
+			if resp.StopReason == provider.StopMaxTokens {
+				r.res.StopReason = StopMaxTokens
+			}
+			return nil
+		}
+		results := r.runTools(ctx, calls)
+		if err := r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results}); err != nil {
+			return err
+		}
+		if err := r.sync(); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			r.res.StopReason = StopInterrupted
+			return ctx.Err()
+		}
+	}
+}
+
+// failed classifies an error that ended the loop.
+func (r *run) failed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		r.res.StopReason = StopInterrupted
+		return ctx.Err()
+	}
+	r.res.StopReason = StopError
+	return err
+}
+
+func (r *run) sync() error {
+	if r.opts.Recorder == nil {
+		return nil
+	}
+	if err := r.opts.Recorder.Sync(); err != nil {
+		return fmt.Errorf("agent: recording failed: %w", err)
+	}
+	return nil
+}
+
+// overBudget returns the budget the run has used up, or "".
+func (r *run) overBudget() string {
+	if m := r.cfg.MaxOutputTokens; m != nil && r.res.Usage.OutputTokens >= *m {
+		return StopMaxOutputTokens
+	}
+	if m := r.cfg.MaxCostUSD; m != nil {
+		if cost, ok := r.opts.Prices.Cost(r.cfg.Provider, r.cfg.Model, r.res.Usage); ok && cost >= *m {
+			return StopMaxCost
+		}
+	}
+	return ""
+}
+
+// repairDangling answers tool calls left without results by a run that died
+// between a model answer and its tool results, so the next request is well
+// formed. The answers are recorded like any other message.
+func (r *run) repairDangling() error {
+	if len(r.ctx) == 0 {
+		return nil
+	}
+	last := r.ctx[len(r.ctx)-1]
+	if last.Role != transcript.RoleAssistant {
+		return nil
+	}
+	var results []transcript.Block
+	for _, b := range last.Content {
+		if b.Type == transcript.BlockToolUse {
+			results = append(results, transcript.ToolResultBlock(b.ID, "not run: the session ended before this call ran", true))
+		}
+	}
+	if len(results) == 0 {
+		return nil
+	}
+	return r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results})
+}
+
+func textOf(blocks []transcript.Block) string {
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == transcript.BlockText && b.Text != "" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
