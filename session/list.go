@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -25,28 +25,31 @@ var headerBufs = sync.Pool{New: func() any { b := make([]byte, 4096); return &b 
 // 64 KiB, usually one small read. A file whose first line is not a meta
 // record returns ErrNotSession.
 func PeekMeta(path string) (transcript.Meta, error) {
-	f, err := os.Open(path)
+	// Plain system calls: os.Open would also register the file with the
+	// runtime poller and set a finalizer, which is much of the cost of
+	// listing ten thousand sessions.
+	fd, err := openRead(path)
 	if err != nil {
-		return transcript.Meta{}, fmt.Errorf("session: %w", err)
+		return transcript.Meta{}, fmt.Errorf("session: %w", &os.PathError{Op: "open", Path: path, Err: err})
 	}
-	defer f.Close()
+	defer syscall.Close(fd)
 	bp := headerBufs.Get().(*[]byte)
 	defer headerBufs.Put(bp)
 	buf := (*bp)[:cap(*bp)]
 	n := 0
 	for {
-		m, err := f.Read(buf[n:])
+		m, err := readSome(fd, buf[n:])
 		n += m
 		if i := bytes.IndexByte(buf[n-m:n], '\n'); i >= 0 {
 			return decodeMeta(buf[:n-m+i], path)
 		}
-		if errors.Is(err, io.EOF) || (err == nil && m == 0) {
-			// A header with no newline after it is a complete file of one
-			// line only if it parses; a torn one does not.
-			return decodeMeta(buf[:n], path)
-		}
 		if err != nil {
-			return transcript.Meta{}, fmt.Errorf("session: %w", err)
+			return transcript.Meta{}, fmt.Errorf("session: %w", &os.PathError{Op: "read", Path: path, Err: err})
+		}
+		if m == 0 {
+			// End of file: a header with no newline after it is a complete
+			// file of one line only if it parses; a torn one does not.
+			return decodeMeta(buf[:n], path)
 		}
 		if n == len(buf) {
 			if len(buf) >= maxHeader {
@@ -58,16 +61,31 @@ func PeekMeta(path string) (transcript.Meta, error) {
 	}
 }
 
+func openRead(path string) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// readSome is one read(2), retried on EINTR; 0 bytes means end of file.
+func readSome(fd int, p []byte) (int, error) {
+	for {
+		m, err := syscall.Read(fd, p)
+		if err != syscall.EINTR {
+			return max(m, 0), err
+		}
+	}
+}
+
 func decodeMeta(line []byte, path string) (transcript.Meta, error) {
 	if kind, ok := transcript.PeekKind(line); ok && kind != transcript.KindMeta {
 		return transcript.Meta{}, fmt.Errorf("%w: %s", ErrNotSession, path)
 	}
-	rec, err := transcript.Decode(line)
+	m, err := transcript.DecodeMeta(line)
 	if err != nil {
-		return transcript.Meta{}, fmt.Errorf("%w: %s", ErrNotSession, path)
-	}
-	m, ok := rec.(*transcript.Meta)
-	if !ok {
 		return transcript.Meta{}, fmt.Errorf("%w: %s", ErrNotSession, path)
 	}
 	return *m, nil
@@ -128,10 +146,9 @@ func List(dir string) (*Listing, error) {
 	return l, nil
 }
 
-// Parallel calls fn(0..n-1) on a few goroutines: the work is mostly waiting
-// on the file system, which overlaps well.
+// Parallel calls fn(0..n-1) on one goroutine per processor.
 func Parallel(n int, fn func(i int)) {
-	workers := min(max(runtime.GOMAXPROCS(0)*2, 4), n)
+	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
 		for i := range n {
 			fn(i)

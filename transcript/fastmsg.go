@@ -122,7 +122,7 @@ func unquote(q []byte) (string, bool) {
 	}
 	s := q[1 : len(q)-1]
 	i := 0
-	for i < len(s) && s[i] != '\\' && s[i] != '"' && s[i] < utf8.RuneSelf {
+	for i < len(s) && s[i] != '\\' && s[i] != '"' && s[i] >= ' ' && s[i] < utf8.RuneSelf {
 		i++
 	}
 	if i == len(s) {
