@@ -1,0 +1,224 @@
+package fakellm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Addr is the address to listen on; it must be a loopback address.
+	// Empty means 127.0.0.1:0 (any free port).
+	Addr string
+	// Slots is what GET /props reports as total_slots. Zero means 1.
+	Slots int
+	// NoIndex omits "index" from OpenAI tool call deltas, as llama.cpp and
+	// some Ollama versions do.
+	NoIndex bool
+	// SplitArgs, when positive, splits tool arguments into deltas of at most
+	// that many characters; zero sends each call's arguments in one delta.
+	SplitArgs int
+	// APIKey, when set, is required: x-api-key on /v1/messages, a bearer
+	// token on /v1/chat/completions. A wrong key is answered 401 with the
+	// key it presented echoed in the message.
+	APIKey string
+	// LogPath, when set, is a file every request is appended to, one JSON
+	// line each.
+	LogPath string
+}
+
+// Request is a request the server received.
+type Request struct {
+	Method string          `json:"method"`
+	Path   string          `json:"path"`
+	Header http.Header     `json:"-"`
+	Body   json.RawMessage `json:"body,omitempty"` // compacted; a JSON string when the body was not JSON
+	// Status is the status the server answered (or began to answer) with.
+	Status int `json:"status"`
+	// Turn is the 1-based script turn the request consumed, 0 for none.
+	Turn int `json:"turn"`
+}
+
+// Server is a fake model server on a loopback address.
+type Server struct {
+	opts   Options
+	script *Script
+	ln     net.Listener
+	srv    *http.Server
+	url    string
+
+	mu     sync.Mutex
+	played int
+	ids    int
+	reqs   []Request
+	log    *os.File
+}
+
+// New starts a server playing script, and panics if it cannot, as
+// httptest.NewServer does. A nil script has no turns.
+func New(script *Script, opts Options) *Server {
+	s, err := Start(script, opts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Start starts a server playing script.
+func Start(script *Script, opts Options) (*Server, error) {
+	if script == nil {
+		script = &Script{}
+	}
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	if opts.Slots <= 0 {
+		opts.Slots = 1
+	}
+	s := &Server{opts: opts, script: script}
+	if opts.LogPath != "" {
+		f, err := os.OpenFile(opts.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("fakellm: %w", err)
+		}
+		s.log = f
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		s.closeLog()
+		return nil, fmt.Errorf("fakellm: %w", err)
+	}
+	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+		ln.Close()
+		s.closeLog()
+		return nil, fmt.Errorf("fakellm: %s is not a loopback address", opts.Addr)
+	}
+	s.ln = ln
+	s.url = "http://" + ln.Addr().String()
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// URL returns the server's base URL, http://127.0.0.1:PORT, without /v1.
+func (s *Server) URL() string { return s.url }
+
+// Close stops the server, cutting any request in flight.
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	s.closeLog()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (s *Server) closeLog() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log != nil {
+		s.log.Close()
+		s.log = nil
+	}
+}
+
+// Requests returns the requests received so far, in order of arrival.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Remaining returns the number of turns not yet played.
+func (s *Server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.script.Turns) - s.played
+}
+
+// next takes the next turn; ok is false when the script is exhausted.
+func (s *Server) next() (t *Turn, n int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.played >= len(s.script.Turns) {
+		return nil, s.played + 1, false
+	}
+	s.played++
+	return &s.script.Turns[s.played-1], s.played, true
+}
+
+// newID returns a fresh tool call id with the given prefix.
+func (s *Server) newID(prefix string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ids++
+	return fmt.Sprintf("%s%d", prefix, s.ids)
+}
+
+// record keeps a request and appends it to the log file.
+func (s *Server) record(r *http.Request, body []byte, status, turn int) {
+	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Status: status, Turn: turn}
+	if len(bytes.TrimSpace(body)) > 0 {
+		var buf bytes.Buffer
+		if json.Compact(&buf, body) == nil {
+			rec.Body = buf.Bytes()
+		} else {
+			rec.Body, _ = json.Marshal(string(body))
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, rec)
+	if s.log == nil {
+		return
+	}
+	headers := map[string]string{}
+	for k, v := range r.Header {
+		headers[strings.ToLower(k)] = strings.Join(v, ", ")
+	}
+	line, err := json.Marshal(struct {
+		Request
+		Headers map[string]string `json:"headers"`
+	}{rec, headers})
+	if err == nil {
+		s.log.Write(append(line, '\n'))
+	}
+}
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/health":
+		s.record(r, body, http.StatusOK, 0)
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	case r.Method == http.MethodGet && r.URL.Path == "/props":
+		s.record(r, body, http.StatusOK, 0)
+		writeJSON(w, http.StatusOK, map[string]int{"total_slots": s.opts.Slots})
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		s.record(r, body, http.StatusOK, 0)
+		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]string{{"id": "fakellm", "object": "model"}}})
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
+		s.serveModel(w, r, body, anthropicWire{s})
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
+		s.serveModel(w, r, body, openaiWire{s})
+	default:
+		s.record(r, body, http.StatusNotFound, 0)
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]string{"type": "not_found_error", "message": "fakellm: no route for " + r.Method + " " + r.URL.Path}})
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

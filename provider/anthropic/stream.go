@@ -1,0 +1,273 @@
+package anthropic
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/mecha-agent/mecha/provider"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// sseEvent is one server-sent event.
+type sseEvent struct {
+	name string
+	data []byte
+}
+
+// nextEvent reads one event. An event cut short by the end of the stream is
+// discarded, as the SSE specification says, and io.EOF returned.
+func nextEvent(r *bufio.Reader) (sseEvent, error) {
+	var ev sseEvent
+	seen := false
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return sseEvent{}, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			if seen {
+				return ev, nil
+			}
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			ev.name, seen = string(value), true
+		case "data":
+			if ev.data != nil {
+				ev.data = append(ev.data, '\n')
+			}
+			ev.data, seen = append(ev.data, value...), true
+		}
+	}
+}
+
+// streamEvent is the union of the fields of every Messages stream event.
+type streamEvent struct {
+	Type    string `json:"type"`
+	Message *struct {
+		Model string    `json:"model"`
+		Usage wireUsage `json:"usage"`
+	} `json:"message"`
+	Index        int             `json:"index"`
+	ContentBlock json.RawMessage `json:"content_block"`
+	Delta        *struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		PartialJSON string `json:"partial_json"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	Usage *wireUsage `json:"usage"`
+	Error *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// wireUsage holds the counts an event carries; absent ones stay nil, so a
+// message_delta does not zero what message_start reported.
+type wireUsage struct {
+	InputTokens              *uint64 `json:"input_tokens"`
+	OutputTokens             *uint64 `json:"output_tokens"`
+	CacheCreationInputTokens *uint64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     *uint64 `json:"cache_read_input_tokens"`
+}
+
+func (w *wireUsage) apply(u *transcript.Usage) {
+	set := func(dst *uint64, src *uint64) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&u.InputTokens, w.InputTokens)
+	set(&u.OutputTokens, w.OutputTokens)
+	set(&u.CacheWriteTokens, w.CacheCreationInputTokens)
+	set(&u.CacheReadTokens, w.CacheReadInputTokens)
+}
+
+// partial is a content block being assembled.
+type partial struct {
+	block transcript.Block
+	json  strings.Builder // a tool call's input, as it streams
+}
+
+// readStream assembles a streamed message.
+func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(provider.Delta)) (*provider.Response, error) {
+	r := bufio.NewReaderSize(body, 64<<10)
+	resp := &provider.Response{}
+	var blocks []*partial
+	byIndex := map[int]*partial{}
+	for {
+		ev, err := nextEvent(r)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, c.transportError(ctx, err)
+			}
+			if errors.Is(err, io.EOF) {
+				return nil, c.fail(true, "stream ended early (no message_stop)")
+			}
+			return nil, c.fail(true, "stream ended early: %v", err)
+		}
+		if len(bytes.TrimSpace(ev.data)) == 0 {
+			continue
+		}
+		var e streamEvent
+		if err := json.Unmarshal(ev.data, &e); err != nil {
+			return nil, c.fail(false, "malformed %s event %s: %v", ev.name, c.snippet(ev.data), err)
+		}
+		if e.Type == "" {
+			e.Type = ev.name
+		}
+		switch e.Type {
+		case "message_start":
+			if e.Message != nil {
+				resp.Model = e.Message.Model
+				e.Message.Usage.apply(&resp.Usage)
+			}
+		case "content_block_start":
+			p, err := c.startBlock(e.ContentBlock)
+			if err != nil {
+				return nil, err
+			}
+			if byIndex[e.Index] != nil {
+				return nil, c.fail(false, "malformed stream: block %d started twice", e.Index)
+			}
+			byIndex[e.Index] = p
+			blocks = append(blocks, p)
+		case "content_block_delta":
+			p := byIndex[e.Index]
+			if p == nil || e.Delta == nil {
+				return nil, c.fail(false, "malformed stream: delta for unknown block %d", e.Index)
+			}
+			applyDelta(p, e.Delta.Type, e.Delta.Text, e.Delta.PartialJSON, e.Delta.Thinking, e.Delta.Signature, onDelta)
+		case "content_block_stop":
+			if p := byIndex[e.Index]; p != nil && p.block.Type == transcript.BlockToolUse {
+				if p.json.Len() > 0 {
+					p.block.Input = toolInput(p.json.String())
+				}
+			}
+		case "message_delta":
+			if e.Delta != nil && e.Delta.StopReason != "" {
+				resp.StopReason = stopReason(e.Delta.StopReason)
+			}
+			if e.Usage != nil {
+				e.Usage.apply(&resp.Usage)
+			}
+		case "message_stop":
+			for _, p := range blocks {
+				resp.Content = append(resp.Content, p.block)
+			}
+			if resp.StopReason == "" {
+				resp.StopReason = provider.StopOther
+			}
+			return resp, nil
+		case "error":
+			typ, msg := "", ""
+			if e.Error != nil {
+				typ, msg = e.Error.Type, e.Error.Message
+			}
+			return nil, c.streamError(typ, msg)
+		}
+		// ping and event types added to the API later are ignored.
+	}
+}
+
+// startBlock begins a content block. Block types other than text, tool_use
+// and thinking (redacted_thinking, server tool blocks) are kept verbatim.
+func (c *Client) startBlock(raw json.RawMessage) (*partial, error) {
+	var b struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+		Thinking  string          `json:"thinking"`
+		Signature string          `json:"signature"`
+	}
+	if err := json.Unmarshal(raw, &b); err != nil || b.Type == "" {
+		return nil, c.fail(false, "malformed stream: content_block_start without a block")
+	}
+	p := &partial{}
+	switch b.Type {
+	case transcript.BlockText:
+		p.block = transcript.TextBlock(b.Text)
+	case transcript.BlockToolUse:
+		p.block = transcript.ToolUseBlock(b.ID, b.Name, toolInput(string(b.Input)))
+	case transcript.BlockThinking:
+		p.block = transcript.Block{Type: b.Type, Thinking: b.Thinking, Signature: b.Signature}
+	default:
+		p.block = transcript.Block{Type: b.Type, Raw: append(json.RawMessage(nil), raw...)}
+	}
+	return p, nil
+}
+
+func applyDelta(p *partial, typ, text, partialJSON, thinking, signature string, onDelta func(provider.Delta)) {
+	switch typ {
+	case "text_delta":
+		p.block.Text += text
+		if onDelta != nil && text != "" {
+			onDelta(provider.Delta{Kind: "text", Text: text})
+		}
+	case "input_json_delta":
+		p.json.WriteString(partialJSON)
+	case "thinking_delta":
+		p.block.Thinking += thinking
+		if onDelta != nil && thinking != "" {
+			onDelta(provider.Delta{Kind: "thinking", Text: thinking})
+		}
+	case "signature_delta":
+		p.block.Signature += signature
+	}
+}
+
+// toolInput turns a tool call's streamed arguments into its input: {} when
+// empty, the JSON itself when valid, and otherwise the text as a JSON
+// string, so that the tool reports bad arguments to the model instead of
+// the whole turn failing.
+func toolInput(s string) json.RawMessage {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "null" {
+		return json.RawMessage(`{}`)
+	}
+	if json.Valid([]byte(s)) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, []byte(s)) == nil {
+			return buf.Bytes()
+		}
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// readMessage reads a whole, unstreamed message.
+func (c *Client) readMessage(ctx context.Context, body io.Reader) (*provider.Response, error) {
+	var m struct {
+		Model      string             `json:"model"`
+		Content    []transcript.Block `json:"content"`
+		StopReason string             `json:"stop_reason"`
+		Usage      wireUsage          `json:"usage"`
+	}
+	data, err := io.ReadAll(io.LimitReader(body, 64<<20))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, c.transportError(ctx, err)
+		}
+		return nil, c.fail(true, "reading the answer: %v", err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, c.fail(false, "malformed answer %s: %v", c.snippet(data), err)
+	}
+	resp := &provider.Response{Model: m.Model, Content: m.Content, StopReason: stopReason(m.StopReason)}
+	m.Usage.apply(&resp.Usage)
+	return resp, nil
+}
