@@ -72,7 +72,11 @@ func (r *run) logResult(name string, res tool.Result, d time.Duration) {
 	if res.Content != "" && !strings.HasSuffix(res.Content, "\n") {
 		lines++
 	}
-	r.logf("  ✓ %s: %d bytes, %d lines (%s)\n", name, len(res.Content), lines, d.Round(time.Millisecond))
+	took := "<1ms"
+	if d >= time.Millisecond {
+		took = d.Round(time.Millisecond).String()
+	}
+	r.logf("  ✓ %s: %d bytes, %d %s (%s)\n", name, len(res.Content), lines, map[bool]string{true: "line", false: "lines"}[lines == 1], took)
 }
 
 func clipJSON(raw json.RawMessage, n int) string {

@@ -23,6 +23,7 @@ const (
 	ExitOK          = 0
 	ExitFailure     = 1
 	ExitUsage       = 2
+	ExitBudget      = 3
 	ExitInterrupted = 130
 )
 
@@ -50,6 +51,12 @@ func Main(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// The first interrupt stops the run gracefully; a second one, with
+		// the default handler restored, ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	return Run(ctx, env, args)
 }
 

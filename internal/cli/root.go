@@ -14,6 +14,7 @@ Exit status:
   0    success
   1    failure (a command that could not do its job; the message says why)
   2    bad usage: unknown command or flag, wrong arguments, an invalid session id
+  3    a run stopped by a budget (--max-turns, --max-output-tokens, --max-cost-usd)
   130  interrupted`
 
 // NewCmdRoot builds the mecha command tree.
@@ -30,7 +31,7 @@ func NewCmdRoot(env *Env) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.AddCommand(NewCmdSessions(env))
+	root.AddCommand(NewCmdRun(env), NewCmdSessions(env))
 	return root
 }
 

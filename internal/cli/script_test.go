@@ -1,17 +1,21 @@
 package cli_test
 
 import (
+	"bytes"
 	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mecha-agent/mecha/internal/cli"
+	"github.com/mecha-agent/mecha/internal/fakellm"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the scripts in testdata/script")
@@ -20,7 +24,8 @@ var update = flag.Bool("update", false, "rewrite the golden files of the scripts
 // run the real CLI as a separate process.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"mecha": func() { os.Exit(cli.Main(os.Args[1:])) },
+		"mecha":   func() { os.Exit(cli.Main(os.Args[1:])) },
+		"fakellm": func() { os.Exit(fakellm.Main(os.Args[1:])) },
 	})
 }
 
@@ -31,7 +36,11 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status": cmdStatus,
+			"status":   cmdStatus,
+			"waitfile": cmdWaitFile,
+			"envfile":  cmdEnvFile,
+			"scan":     cmdScan,
+			"newest":   cmdNewest,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
@@ -67,4 +76,96 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdWaitFile waits up to 20 seconds for a file to exist and be non-empty:
+//
+//	waitfile FILE
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+			return
+		}
+	}
+	ts.Fatalf("%s did not appear", args[0])
+}
+
+// cmdEnvFile sets an environment variable to a file's content:
+//
+//	envfile NAME FILE
+func cmdEnvFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile NAME FILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	ts.Setenv(args[0], string(bytes.TrimSpace(b)))
+}
+
+// cmdScan looks for a string in every file under the given directories;
+// with !, it fails when any file holds it:
+//
+//	[!] scan STRING DIR...
+func cmdScan(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: scan STRING DIR...")
+	}
+	needle := []byte(args[0])
+	var found []string
+	files := 0
+	for _, dir := range args[1:] {
+		err := filepath.WalkDir(ts.MkAbs(dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			files++
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if bytes.Contains(b, needle) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		ts.Check(err)
+	}
+	if files == 0 {
+		ts.Fatalf("scan: no files under %v", args[1:])
+	}
+	switch {
+	case neg && len(found) > 0:
+		ts.Fatalf("%q found in %v", args[0], found)
+	case !neg && len(found) == 0:
+		ts.Fatalf("%q found in none of %d files", args[0], files)
+	}
+	ts.Logf("scanned %d files", files)
+}
+
+// cmdNewest sets an environment variable to the id of the last written session
+// in $MECHA_SESSION_DIR:
+//
+//	newest NAME
+func cmdNewest(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: newest NAME")
+	}
+	names, err := filepath.Glob(filepath.Join(ts.Getenv("MECHA_SESSION_DIR"), "*.jsonl"))
+	ts.Check(err)
+	if len(names) == 0 {
+		ts.Fatalf("no sessions")
+	}
+	newest, newestMod := "", time.Time{}
+	for _, n := range names {
+		st, err := os.Stat(n)
+		ts.Check(err)
+		if newest == "" || st.ModTime().After(newestMod) {
+			newest, newestMod = filepath.Base(n), st.ModTime()
+		}
+	}
+	ts.Setenv(args[0], newest[:len(newest)-len(".jsonl")])
 }

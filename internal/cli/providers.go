@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/provider"
+	"github.com/mecha-agent/mecha/provider/anthropic"
+	"github.com/mecha-agent/mecha/provider/mock"
+	"github.com/mecha-agent/mecha/provider/openai"
+)
+
+// providerNames are the values -p accepts.
+var providerNames = []string{anthropic.Name, openai.NameOpenAI, openai.NameLocal, mock.Name}
+
+// defaultModel returns the model a provider uses when -m is not given:
+// config.toml's [providers.NAME] model, else the provider's own default.
+func defaultModel(cfg *config.Config, name string) string {
+	if m := cfg.Model(name); m != "" {
+		return m
+	}
+	switch name {
+	case anthropic.Name:
+		return anthropic.DefaultModel
+	case openai.NameOpenAI:
+		return openai.DefaultModel
+	case openai.NameLocal:
+		return openai.LocalDefaultModel
+	case mock.Name:
+		return mock.DefaultModel
+	}
+	return ""
+}
+
+// providerSetup is what building a provider needs besides its name.
+type providerSetup struct {
+	MockScript string // --mock-script
+	HTTPClient *http.Client
+}
+
+// newProvider builds a provider by name, wrapped in retries that say on
+// stderr when they wait. Credentials come from the environment and never
+// leave the client.
+func newProvider(env *Env, name string, setup providerSetup) (provider.Provider, error) {
+	var p provider.Provider
+	switch name {
+	case anthropic.Name:
+		key := env.getenv("ANTHROPIC_API_KEY")
+		if key == "" {
+			return nil, fmt.Errorf("anthropic: ANTHROPIC_API_KEY is not set")
+		}
+		p = anthropic.New(anthropic.Options{BaseURL: env.getenv("ANTHROPIC_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient})
+	case openai.NameOpenAI:
+		key := env.getenv("OPENAI_API_KEY")
+		if key == "" {
+			return nil, fmt.Errorf("openai: OPENAI_API_KEY is not set")
+		}
+		c, err := openai.New(openai.Options{Name: openai.NameOpenAI, BaseURL: env.getenv("OPENAI_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient})
+		if err != nil {
+			return nil, err
+		}
+		p = c
+	case openai.NameLocal:
+		c, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: env.getenv("MECHA_LOCAL_URL"), HTTPClient: setup.HTTPClient})
+		if err != nil {
+			return nil, err
+		}
+		p = c
+	case mock.Name:
+		var script *mock.Script
+		if setup.MockScript != "" {
+			s, err := mock.LoadScript(setup.MockScript)
+			if err != nil {
+				return nil, err
+			}
+			script = s
+		}
+		return mock.New(script), nil
+	default:
+		names := append([]string(nil), providerNames...)
+		sort.Strings(names)
+		return nil, usagef("unknown provider %q (want one of %s)", name, strings.Join(names, ", "))
+	}
+	if setup.MockScript != "" {
+		return nil, usagef("--mock-script goes with -p mock")
+	}
+	return provider.WithRetry(p, provider.RetryOptions{
+		OnRetry: func(attempt int, err error, wait time.Duration) {
+			fmt.Fprintf(env.Err, "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, oneLine(err.Error()))
+		},
+	}), nil
+}
