@@ -64,6 +64,8 @@ type Options struct {
 	Log io.Writer
 	// OnDelta sees streamed text.
 	OnDelta func(provider.Delta)
+	// Dispatcher, when set, answers tool calls instead of running them all.
+	Dispatcher Dispatcher
 }
 
 // Result is how a run ended.
@@ -214,12 +216,16 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 			}
 			return nil
 		}
-		results := r.runTools(ctx, calls)
+		results, stop := r.answer(ctx, calls)
 		if err := r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results}); err != nil {
 			return err
 		}
 		if err := r.sync(); err != nil {
 			return err
+		}
+		if stop != "" {
+			r.res.StopReason = stop
+			return nil
 		}
 		if ctx.Err() != nil {
 			r.res.StopReason = StopInterrupted

@@ -393,3 +393,59 @@ func TestNormalize(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// halfDispatcher answers even-numbered calls itself, runs the others for
+// real, and stops the run when it sees a call named "halt".
+type halfDispatcher struct{ seen []string }
+
+func (d *halfDispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run RunFunc) ([]tool.Result, string) {
+	out := make([]tool.Result, len(calls))
+	var live []transcript.Block
+	var at []int
+	stop := ""
+	for i, c := range calls {
+		d.seen = append(d.seen, c.ID)
+		switch {
+		case c.Name == "halt":
+			out[i] = tool.Result{Content: "stopped here", IsError: true}
+			stop = "diverged"
+		case i%2 == 0:
+			out[i] = tool.Result{Content: "from the recording"}
+		default:
+			live, at = append(live, c), append(at, i)
+		}
+	}
+	for j, r := range run(ctx, live) {
+		out[at[j]] = r
+	}
+	return out, stop
+}
+
+func TestDispatcher(t *testing.T) {
+	t.Parallel()
+	p := &scripted{steps: []func(*provider.Request) (*provider.Response, error){
+		calls(u(1, 1), use("a", "t", `{"n":0}`), use("b", "t", `{"n":1}`), use("c", "nope", `{}`)),
+		calls(u(1, 1), use("d", "halt", `{}`)),
+		answer("never reached", u(1, 1)),
+	}}
+	d := &halfDispatcher{}
+	opts, rec := setup(t, p, transcript.Config{}, &fakeTool{name: "t"})
+	opts.Dispatcher = d
+	res, err := Run(context.Background(), opts, "go")
+	if err != nil || res.StopReason != "diverged" || res.Turns != 2 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if !reflect.DeepEqual(d.seen, []string{"a", "b", "c", "d"}) {
+		t.Errorf("dispatched %v", d.seen)
+	}
+	first := rec.recs[2].(*transcript.Message).Content
+	if first[0].Content != "from the recording" || first[1].Content != `t got {"n":1}` || first[2].Content != "from the recording" {
+		t.Errorf("results = %+v", first)
+	}
+	if last := rec.recs[4].(*transcript.Message).Content[0]; last.Content != "stopped here" || last.ToolUseID != "d" {
+		t.Errorf("halt result = %+v", last)
+	}
+	if s := rec.recs[len(rec.recs)-1].(*transcript.Summary); s.StopReason != "diverged" {
+		t.Errorf("summary = %+v", s)
+	}
+}

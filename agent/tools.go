@@ -12,10 +12,47 @@ import (
 	"github.com/mecha-agent/mecha/transcript"
 )
 
-// runTools runs one answer's calls concurrently and returns their results
-// in the order the calls were made, each matched to its call by id.
-func (r *run) runTools(ctx context.Context, calls []transcript.Block) []transcript.Block {
-	results := make([]transcript.Block, len(calls))
+// Dispatcher decides how the tool calls of one answer are answered. Without
+// one, every call runs, concurrently. A replay answers calls from the
+// recording and passes to run only those that must run for real.
+type Dispatcher interface {
+	// Dispatch returns one result per call, in call order. A non-empty stop
+	// ends the run, with stop as its reason, once the results are recorded.
+	Dispatch(ctx context.Context, calls []transcript.Block, run RunFunc) (results []tool.Result, stop string)
+}
+
+// RunFunc runs calls for real, concurrently, through the run's tools, and
+// returns their results in call order.
+type RunFunc func(ctx context.Context, calls []transcript.Block) []tool.Result
+
+// answer produces the result blocks for one answer's calls.
+func (r *run) answer(ctx context.Context, calls []transcript.Block) ([]transcript.Block, string) {
+	var (
+		res  []tool.Result
+		stop string
+	)
+	if r.opts.Dispatcher != nil {
+		res, stop = r.opts.Dispatcher.Dispatch(ctx, calls, r.runTools)
+	} else {
+		res = r.runTools(ctx, calls)
+	}
+	blocks := make([]transcript.Block, len(calls))
+	for i, c := range calls {
+		var out tool.Result
+		if i < len(res) {
+			out = res[i]
+		} else {
+			out = tool.Result{Content: "not run: the dispatcher gave no result for this call", IsError: true}
+		}
+		blocks[i] = transcript.ToolResultBlock(c.ID, out.Content, out.IsError)
+	}
+	return blocks, stop
+}
+
+// runTools runs calls concurrently and returns their results in the order
+// the calls were made.
+func (r *run) runTools(ctx context.Context, calls []transcript.Block) []tool.Result {
+	results := make([]tool.Result, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		r.logf("→ %s %s\n", c.Name, clipJSON(c.Input, 200))
@@ -23,9 +60,8 @@ func (r *run) runTools(ctx context.Context, calls []transcript.Block) []transcri
 		go func() {
 			defer wg.Done()
 			start := time.Now()
-			res := r.call(ctx, c)
-			results[i] = transcript.ToolResultBlock(c.ID, res.Content, res.IsError)
-			r.logResult(c.Name, res, time.Since(start))
+			results[i] = r.call(ctx, c)
+			r.logResult(c.Name, results[i], time.Since(start))
 		}()
 	}
 	wg.Wait()
@@ -40,17 +76,17 @@ func (r *run) call(ctx context.Context, c transcript.Block) tool.Result {
 		return tool.Result{Content: fmt.Sprintf("unknown tool %q (available: %s)", c.Name, strings.Join(r.opts.Tools.Names(), ", ")), IsError: true}
 	}
 	res, err := t.Run(ctx, c.Input)
-	if err != nil {
-		if ctx.Err() != nil {
-			msg := "interrupted: the run was stopped while this call ran"
-			if res.Content != "" {
-				msg += "\n" + res.Content
-			}
-			return tool.Result{Content: msg, IsError: true}
+	switch {
+	case err == nil:
+		return res
+	case ctx.Err() != nil:
+		msg := "interrupted: the run was stopped while this call ran"
+		if res.Content != "" {
+			msg += "\n" + res.Content
 		}
-		return tool.Result{Content: "the tool failed: " + err.Error(), IsError: true}
+		return tool.Result{Content: msg, IsError: true}
 	}
-	return res
+	return tool.Result{Content: "the tool failed: " + err.Error(), IsError: true}
 }
 
 func (r *run) logf(format string, a ...any) {

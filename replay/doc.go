@@ -1,0 +1,17 @@
+// Package replay re-drives a recorded session against a model with the
+// recorded tool results, and reports where the new run departs from the
+// recording.
+//
+// Extract reduces a transcript to a Trajectory: the user's turns, every
+// tool call paired with its recorded result (by id, never by position), the
+// final text, and whether the person steered mid-run. Replay runs each turn
+// again through the agent loop under the configuration it was recorded
+// with; every tool is wrapped so the model sees today's spec but gets the
+// recorded result, so the model is the only live component. Calls are
+// compared by position: a different tool, different arguments (compared as
+// JSON values), a call past the recording, or a call the replay did not
+// make. Only argument differences are cosmetic; what a structural
+// divergence does depends on the Mode.
+//
+// The comparison code imports nothing that reaches the network.
+package replay

@@ -1,0 +1,227 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mecha-agent/mecha/agent"
+	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/provider"
+	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// Report statuses.
+const (
+	StatusClean    = "clean"
+	StatusDiverged = "diverged"
+	StatusRefused  = "refused"
+)
+
+// ToolsFunc builds today's tool surface for a recorded configuration, the
+// same way a live run builds it: gated by rc's permission mode and tracked
+// for taint. An error means a tool the recording used no longer exists.
+type ToolsFunc func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error)
+
+// Options configure one replay.
+type Options struct {
+	Session *session.Session
+	// Provider answers; ProviderName and Model are what the replay's config
+	// records say it ran with (the recorded ones unless overridden).
+	Provider     provider.Provider
+	ProviderName string
+	Model        string
+	Mode         Mode
+	// PermissionMode, when set, replaces the recorded one for live calls.
+	PermissionMode string
+	MechaVersion   string
+	Tools          ToolsFunc
+	// Recorder receives the replay's own records (its config per turn,
+	// messages, taint, summaries). Nil records nothing.
+	Recorder agent.Recorder
+	Prices   pricing.Table
+	Now      func() time.Time
+	Log      io.Writer
+}
+
+// Report is the outcome of a replay.
+type Report struct {
+	Session       string           `json:"session"`
+	Provider      string           `json:"provider"`
+	Model         string           `json:"model"`
+	Mode          Mode             `json:"mode"`
+	Steered       bool             `json:"steered"`
+	Status        string           `json:"status"`
+	Reason        string           `json:"reason,omitempty"`
+	CallsExpected int              `json:"calls_expected"`
+	CallsReplayed int              `json:"calls_replayed"`
+	CallsRun      int              `json:"calls_run"`
+	Divergences   []Divergence     `json:"divergences"`
+	Turns         int              `json:"turns"`
+	Usage         transcript.Usage `json:"usage"`
+	// Replay is the id of the session that recorded the replay, if any.
+	Replay string `json:"replay,omitempty"`
+}
+
+// Structural reports whether any divergence is structural.
+func (r *Report) Structural() bool {
+	for _, d := range r.Divergences {
+		if d.Structural {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal is a reason a session cannot be replayed.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
+
+// IsRefusal reports whether err says the session cannot be replayed (as
+// opposed to the replay failing).
+func IsRefusal(err error) bool {
+	var r *refusal
+	return errors.As(err, &r) || errors.Is(err, ErrNoConfig)
+}
+
+// Check reports whether a session can be replayed with today's tools,
+// without running anything.
+func Check(s *session.Session, tools ToolsFunc) (*Trajectory, error) {
+	traj, err := Extract(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(traj.Turns) == 0 {
+		return nil, &refusal{"replay: the session has no user turn to replay"}
+	}
+	for _, turn := range traj.Turns {
+		reg, _, err := tools(*turn.Config)
+		if err != nil {
+			return nil, &refusal{fmt.Sprintf("replay: a tool the recording offered no longer exists: %v", err)}
+		}
+		for _, c := range turn.Calls {
+			if _, ok := reg.Get(c.Name); !ok {
+				return nil, &refusal{fmt.Sprintf("replay: the recording called %q, which no longer exists", c.Name)}
+			}
+		}
+	}
+	return traj, nil
+}
+
+// Replay re-drives a session. It returns a report whenever the replay ran
+// or was refused (the refusal is then also the error); other errors mean
+// the replay itself failed (the provider, recording, an interrupt).
+func Replay(ctx context.Context, opts Options) (*Report, error) {
+	rep := &Report{Session: opts.Session.Meta.ID, Provider: opts.ProviderName, Model: opts.Model, Mode: opts.Mode, Divergences: []Divergence{}}
+	traj, err := Check(opts.Session, opts.Tools)
+	if err != nil {
+		rep.Status, rep.Reason = StatusRefused, err.Error()
+		return rep, err
+	}
+	rep.Steered = traj.Steered
+	rep.CallsExpected = len(traj.Calls())
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	d := &dispatcher{mode: opts.Mode, log: log}
+	capture := &capturing{next: opts.Recorder}
+	base := 0
+	for i, turn := range traj.Turns {
+		rc := *turn.Config
+		rc.Provider, rc.Model = opts.ProviderName, opts.Model
+		if opts.MechaVersion != "" {
+			rc.MechaVersion = opts.MechaVersion
+		}
+		if opts.PermissionMode != "" {
+			rc.PermissionMode = opts.PermissionMode
+		}
+		reg, tracker, err := opts.Tools(rc)
+		if err != nil {
+			return rep, err
+		}
+		rc.At = now(opts.Now)
+		if err := capture.Append(&rc); err != nil {
+			return rep, err
+		}
+		d.beginTurn(i+1, base, turn.Calls)
+		base += len(turn.Calls)
+		prior := &session.Session{Records: capture.records}
+		res, err := agent.Run(ctx, agent.Options{
+			Provider: opts.Provider, Tools: reg, Tracker: tracker, Config: rc, Recorder: capture,
+			Prices: opts.Prices, Now: opts.Now, Log: log, Dispatcher: d,
+			History: history(prior),
+		}, turn.Prompt)
+		if res != nil {
+			rep.Turns += res.Turns
+			rep.Usage = rep.Usage.Add(res.Usage)
+		}
+		if err != nil {
+			rep.finish(d)
+			return rep, err
+		}
+		if res.StopReason == StopDiverged || d.endTurn() && opts.Mode != ModeLive {
+			break
+		}
+	}
+	rep.finish(d)
+	return rep, nil
+}
+
+func (r *Report) finish(d *dispatcher) {
+	r.Divergences = d.sorted()
+	r.CallsReplayed = d.replayed
+	r.CallsRun = d.ran
+	r.Status = StatusClean
+	if len(r.Divergences) > 0 {
+		r.Status = StatusDiverged
+	}
+}
+
+// history is what the next turn of a replay starts from: the replay's own
+// conversation so far.
+func history(s *session.Session) agent.History {
+	h := agent.History{Messages: s.Context(), Count: len(s.Messages()), Taint: s.Taint()}
+	for _, r := range s.Records {
+		if _, ok := r.(*transcript.Compaction); ok {
+			h.Compacted = true
+		}
+	}
+	return h
+}
+
+// capturing keeps the replay's records in memory, to rebuild its context
+// between turns, and passes them on to the real recorder.
+type capturing struct {
+	next    agent.Recorder
+	records []transcript.Record
+}
+
+func (c *capturing) Append(recs ...transcript.Record) error {
+	if c.next != nil {
+		if err := c.next.Append(recs...); err != nil {
+			return err
+		}
+	}
+	c.records = append(c.records, recs...)
+	return nil
+}
+
+func (c *capturing) Sync() error {
+	if c.next != nil {
+		return c.next.Sync()
+	}
+	return nil
+}
+
+func now(f func() time.Time) time.Time {
+	if f != nil {
+		return f().UTC()
+	}
+	return time.Now().UTC()
+}
