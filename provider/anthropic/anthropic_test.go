@@ -123,22 +123,6 @@ func TestWireMessages(t *testing.T) {
 	}
 }
 
-func TestErrorBody(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ body, typ, msg string }{
-		{`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "overloaded_error", "Overloaded"},
-		{`{"error":"model not found"}`, "", "model not found"},
-		{`{"message":"upstream"}`, "", "upstream"},
-		{`<html>`, "", ""},
-	}
-	for _, tt := range tests {
-		typ, msg := errorBody([]byte(tt.body))
-		if typ != tt.typ || msg != tt.msg {
-			t.Errorf("errorBody(%s) = %q, %q", tt.body, typ, msg)
-		}
-	}
-}
-
 func TestEndpoint(t *testing.T) {
 	t.Parallel()
 	for base, want := range map[string]string{

@@ -1,16 +1,13 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/mecha-agent/mecha/provider"
+	"github.com/mecha-agent/mecha/provider/internal/wire"
 )
 
 const (
@@ -43,24 +40,19 @@ type Options struct {
 // Client talks to the Anthropic Messages API. It is safe for concurrent use.
 type Client struct {
 	base string
-	key  string
-	http *http.Client
-	now  func() time.Time
+	w    wire.Client // name, key, HTTP client, clock; sends and fails
 }
 
 var _ provider.Provider = (*Client)(nil)
 
 // New returns a client for the Messages API.
 func New(opts Options) *Client {
-	c := &Client{base: strings.TrimRight(opts.BaseURL, "/"), key: opts.APIKey, http: opts.HTTPClient, now: opts.Now}
+	c := &Client{
+		base: strings.TrimRight(opts.BaseURL, "/"),
+		w:    wire.Client{Provider: Name, Key: opts.APIKey, HTTP: opts.HTTPClient, Now: opts.Now, RetryableType: retryableType},
+	}
 	if c.base == "" {
 		c.base = DefaultBaseURL
-	}
-	if c.http == nil {
-		c.http = http.DefaultClient
-	}
-	if c.now == nil {
-		c.now = time.Now
 	}
 	return c
 }
@@ -82,45 +74,22 @@ func (c *Client) endpoint() string {
 
 // Complete sends the request with streaming on and assembles the answer.
 func (c *Client) Complete(ctx context.Context, req *provider.Request) (*provider.Response, error) {
-	if c.key == "" {
-		return nil, c.fail(false, "no API key set (ANTHROPIC_API_KEY)")
+	if c.w.Key == "" {
+		return nil, c.w.Fail(false, "no API key set (ANTHROPIC_API_KEY)")
 	}
-	body, err := encode(buildRequest(req))
+	resp, err := c.w.Post(ctx, c.endpoint(), buildRequest(req), map[string]string{
+		"X-Api-Key":         c.w.Key,
+		"Anthropic-Version": APIVersion,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", Name, err)
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint(), bytes.NewReader(body))
-	if err != nil {
-		return nil, c.fail(false, "bad base URL: %v", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	hreq.Header.Set("X-Api-Key", c.key)
-	hreq.Header.Set("Anthropic-Version", APIVersion)
-	resp, err := c.http.Do(hreq)
-	if err != nil {
-		return nil, c.transportError(ctx, err)
+		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, c.httpError(resp)
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+	if wire.IsJSON(resp) {
 		// A proxy or a fake that does not stream answers with the whole message.
 		return c.readMessage(ctx, resp.Body)
 	}
 	return c.readStream(ctx, resp.Body, req.OnDelta)
-}
-
-// encode marshals without escaping <, > and &, so logged requests stay readable.
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // stopReason maps the API's stop_reason to the neutral one.
@@ -134,4 +103,13 @@ func stopReason(s string) string {
 		return provider.StopMaxTokens
 	}
 	return provider.StopOther
+}
+
+// retryableType reports whether an error type names a transient failure.
+func retryableType(typ string) bool {
+	switch typ {
+	case "overloaded_error", "rate_limit_error", "api_error":
+		return true
+	}
+	return false
 }

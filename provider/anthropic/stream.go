@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,45 +9,9 @@ import (
 	"strings"
 
 	"github.com/mecha-agent/mecha/provider"
+	"github.com/mecha-agent/mecha/provider/internal/wire"
 	"github.com/mecha-agent/mecha/transcript"
 )
-
-// sseEvent is one server-sent event.
-type sseEvent struct {
-	name string
-	data []byte
-}
-
-// nextEvent reads one event. An event cut short by the end of the stream is
-// discarded, as the SSE specification says, and io.EOF returned.
-func nextEvent(r *bufio.Reader) (sseEvent, error) {
-	var ev sseEvent
-	seen := false
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return sseEvent{}, err
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 {
-			if seen {
-				return ev, nil
-			}
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "event":
-			ev.name, seen = string(value), true
-		case "data":
-			if ev.data != nil {
-				ev.data = append(ev.data, '\n')
-			}
-			ev.data, seen = append(ev.data, value...), true
-		}
-	}
-}
 
 // streamEvent is the union of the fields of every Messages stream event.
 type streamEvent struct {
@@ -103,30 +66,30 @@ type partial struct {
 
 // readStream assembles a streamed message.
 func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(provider.Delta)) (*provider.Response, error) {
-	r := bufio.NewReaderSize(body, 64<<10)
+	r := wire.NewReader(body)
 	resp := &provider.Response{}
 	var blocks []*partial
 	byIndex := map[int]*partial{}
 	for {
-		ev, err := nextEvent(r)
+		ev, err := r.Next()
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, c.transportError(ctx, err)
+				return nil, c.w.TransportError(ctx, err)
 			}
 			if errors.Is(err, io.EOF) {
-				return nil, c.fail(true, "stream ended early (no message_stop)")
+				return nil, c.w.Fail(true, "stream ended early (no message_stop)")
 			}
-			return nil, c.fail(true, "stream ended early: %v", err)
+			return nil, c.w.Fail(true, "stream ended early: %v", err)
 		}
-		if len(bytes.TrimSpace(ev.data)) == 0 {
+		if len(bytes.TrimSpace(ev.Data)) == 0 {
 			continue
 		}
 		var e streamEvent
-		if err := json.Unmarshal(ev.data, &e); err != nil {
-			return nil, c.fail(false, "malformed %s event %s: %v", ev.name, c.snippet(ev.data), err)
+		if err := json.Unmarshal(ev.Data, &e); err != nil {
+			return nil, c.w.Fail(false, "malformed %s event %s: %v", ev.Name, c.w.Quote(ev.Data), err)
 		}
 		if e.Type == "" {
-			e.Type = ev.name
+			e.Type = ev.Name
 		}
 		switch e.Type {
 		case "message_start":
@@ -140,20 +103,20 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(pr
 				return nil, err
 			}
 			if byIndex[e.Index] != nil {
-				return nil, c.fail(false, "malformed stream: block %d started twice", e.Index)
+				return nil, c.w.Fail(false, "malformed stream: block %d started twice", e.Index)
 			}
 			byIndex[e.Index] = p
 			blocks = append(blocks, p)
 		case "content_block_delta":
 			p := byIndex[e.Index]
 			if p == nil || e.Delta == nil {
-				return nil, c.fail(false, "malformed stream: delta for unknown block %d", e.Index)
+				return nil, c.w.Fail(false, "malformed stream: delta for unknown block %d", e.Index)
 			}
 			applyDelta(p, e.Delta.Type, e.Delta.Text, e.Delta.PartialJSON, e.Delta.Thinking, e.Delta.Signature, onDelta)
 		case "content_block_stop":
 			if p := byIndex[e.Index]; p != nil && p.block.Type == transcript.BlockToolUse {
 				if p.json.Len() > 0 {
-					p.block.Input = toolInput(p.json.String())
+					p.block.Input = wire.ToolInput(p.json.String())
 				}
 			}
 		case "message_delta":
@@ -176,7 +139,7 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(pr
 			if e.Error != nil {
 				typ, msg = e.Error.Type, e.Error.Message
 			}
-			return nil, c.streamError(typ, msg)
+			return nil, c.w.StreamError(typ, msg)
 		}
 		// ping and event types added to the API later are ignored.
 	}
@@ -195,14 +158,14 @@ func (c *Client) startBlock(raw json.RawMessage) (*partial, error) {
 		Signature string          `json:"signature"`
 	}
 	if err := json.Unmarshal(raw, &b); err != nil || b.Type == "" {
-		return nil, c.fail(false, "malformed stream: content_block_start without a block")
+		return nil, c.w.Fail(false, "malformed stream: content_block_start without a block")
 	}
 	p := &partial{}
 	switch b.Type {
 	case transcript.BlockText:
 		p.block = transcript.TextBlock(b.Text)
 	case transcript.BlockToolUse:
-		p.block = transcript.ToolUseBlock(b.ID, b.Name, toolInput(string(b.Input)))
+		p.block = transcript.ToolUseBlock(b.ID, b.Name, wire.ToolInput(string(b.Input)))
 	case transcript.BlockThinking:
 		p.block = transcript.Block{Type: b.Type, Thinking: b.Thinking, Signature: b.Signature}
 	default:
@@ -230,25 +193,6 @@ func applyDelta(p *partial, typ, text, partialJSON, thinking, signature string, 
 	}
 }
 
-// toolInput turns a tool call's streamed arguments into its input: {} when
-// empty, the JSON itself when valid, and otherwise the text as a JSON
-// string, so that the tool reports bad arguments to the model instead of
-// the whole turn failing.
-func toolInput(s string) json.RawMessage {
-	s = strings.TrimSpace(s)
-	if s == "" || s == "null" {
-		return json.RawMessage(`{}`)
-	}
-	if json.Valid([]byte(s)) {
-		var buf bytes.Buffer
-		if json.Compact(&buf, []byte(s)) == nil {
-			return buf.Bytes()
-		}
-	}
-	b, _ := json.Marshal(s)
-	return b
-}
-
 // readMessage reads a whole, unstreamed message.
 func (c *Client) readMessage(ctx context.Context, body io.Reader) (*provider.Response, error) {
 	var m struct {
@@ -257,15 +201,8 @@ func (c *Client) readMessage(ctx context.Context, body io.Reader) (*provider.Res
 		StopReason string             `json:"stop_reason"`
 		Usage      wireUsage          `json:"usage"`
 	}
-	data, err := io.ReadAll(io.LimitReader(body, 64<<20))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, c.transportError(ctx, err)
-		}
-		return nil, c.fail(true, "reading the answer: %v", err)
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, c.fail(false, "malformed answer %s: %v", c.snippet(data), err)
+	if _, err := c.w.ReadAnswer(ctx, body, &m); err != nil {
+		return nil, err
 	}
 	resp := &provider.Response{Model: m.Model, Content: m.Content, StopReason: stopReason(m.StopReason)}
 	m.Usage.apply(&resp.Usage)

@@ -1,16 +1,14 @@
 package openai
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/mecha-agent/mecha/provider"
+	"github.com/mecha-agent/mecha/provider/internal/wire"
 )
 
 // The two flavours, told apart by Options.Name.
@@ -51,16 +49,14 @@ type Client struct {
 	name  string
 	model string
 	base  string
-	key   string
-	http  *http.Client
-	now   func() time.Time
+	w     wire.Client // name, key, HTTP client, clock; sends and fails
 }
 
 var _ provider.Provider = (*Client)(nil)
 
 // New returns a client of the flavour opts.Name names.
 func New(opts Options) (*Client, error) {
-	c := &Client{name: opts.Name, base: strings.TrimRight(opts.BaseURL, "/"), key: opts.APIKey, http: opts.HTTPClient, now: opts.Now}
+	c := &Client{name: opts.Name, base: strings.TrimRight(opts.BaseURL, "/")}
 	var base string
 	switch c.name {
 	case "", NameOpenAI:
@@ -73,12 +69,7 @@ func New(opts Options) (*Client, error) {
 	if c.base == "" {
 		c.base = base
 	}
-	if c.http == nil {
-		c.http = http.DefaultClient
-	}
-	if c.now == nil {
-		c.now = time.Now
-	}
+	c.w = wire.Client{Provider: c.name, Key: opts.APIKey, HTTP: opts.HTTPClient, Now: opts.Now, RetryableType: retryableType}
 	return c, nil
 }
 
@@ -99,46 +90,23 @@ func (c *Client) endpoint() string {
 
 // Complete sends the request with streaming on and assembles the answer.
 func (c *Client) Complete(ctx context.Context, req *provider.Request) (*provider.Response, error) {
-	if c.key == "" && c.name == NameOpenAI {
-		return nil, c.fail(false, "no API key set (OPENAI_API_KEY)")
+	if c.w.Key == "" && c.name == NameOpenAI {
+		return nil, c.w.Fail(false, "no API key set (OPENAI_API_KEY)")
 	}
-	body, err := encode(c.buildRequest(req))
+	var header map[string]string
+	if c.w.Key != "" {
+		header = map[string]string{"Authorization": "Bearer " + c.w.Key}
+	}
+	resp, err := c.w.Post(ctx, c.endpoint(), c.buildRequest(req), header)
 	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", c.name, err)
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint(), bytes.NewReader(body))
-	if err != nil {
-		return nil, c.fail(false, "bad base URL: %v", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	if c.key != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	resp, err := c.http.Do(hreq)
-	if err != nil {
-		return nil, c.transportError(ctx, err)
+		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, c.httpError(resp)
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+	if wire.IsJSON(resp) {
 		// A server that ignores "stream" answers with the whole completion.
 		return c.readCompletion(ctx, resp.Body)
 	}
 	return c.readStream(ctx, resp.Body, req.OnDelta)
-}
-
-// encode marshals without escaping <, > and &, so logged requests stay readable.
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // stopReason maps finish_reason to the neutral stop reason. Some local
@@ -158,4 +126,14 @@ func stopReason(finish string, calls int) string {
 		}
 	}
 	return provider.StopOther
+}
+
+// retryableType reports whether an error type names a transient failure,
+// in the spellings of OpenAI, llama-server and Anthropic-style proxies.
+func retryableType(typ string) bool {
+	switch typ {
+	case "overloaded_error", "rate_limit_error", "rate_limit_exceeded", "api_error", "server_error", "unavailable_error":
+		return true
+	}
+	return false
 }

@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mecha-agent/mecha/provider"
+	"github.com/mecha-agent/mecha/provider/internal/wire"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -155,7 +154,7 @@ func (a *assembler) response() *provider.Response {
 		if id == "" {
 			id = fmt.Sprintf("call_%d", i+1)
 		}
-		resp.Content = append(resp.Content, transcript.ToolUseBlock(id, c.name, toolInput(c.args.String())))
+		resp.Content = append(resp.Content, transcript.ToolUseBlock(id, c.name, wire.ToolInput(c.args.String())))
 	}
 	if u := a.usage; u != nil {
 		var cached uint64
@@ -169,28 +168,25 @@ func (a *assembler) response() *provider.Response {
 
 // readStream reads data: lines until [DONE].
 func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(provider.Delta)) (*provider.Response, error) {
-	r := bufio.NewReaderSize(body, 64<<10)
+	r := wire.NewReader(body)
 	a := &assembler{onDelta: onDelta}
 	for {
-		line, err := r.ReadBytes('\n')
-		data, isData := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
-		data = bytes.TrimSpace(data)
+		data, err := r.NextData()
 		if err != nil {
 			// A last line without its newline is complete only if it is [DONE].
 			switch {
-			case isData && string(data) == "[DONE]":
+			case string(data) == "[DONE]":
 				return a.response(), nil
 			case ctx.Err() != nil:
-				return nil, c.transportError(ctx, err)
+				return nil, c.w.TransportError(ctx, err)
+			case errors.Is(err, wire.ErrTruncated):
+				// a last line other than [DONE], cut short
 			case !errors.Is(err, io.EOF):
-				return nil, c.fail(true, "stream ended early: %v", err)
-			case len(line) == 0 && a.finish != "" && a.usage != nil:
+				return nil, c.w.Fail(true, "stream ended early: %v", err)
+			case a.finish != "" && a.usage != nil:
 				return a.response(), nil // a server that does not send [DONE]
 			}
-			return nil, c.fail(true, "stream ended early (no [DONE])")
-		}
-		if !isData {
-			continue // event:, id:, comments and blank lines
+			return nil, c.w.Fail(true, "stream ended early (no [DONE])")
 		}
 		if string(data) == "[DONE]" {
 			return a.response(), nil
@@ -200,11 +196,10 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(pr
 		}
 		var ch chunk
 		if jerr := json.Unmarshal(data, &ch); jerr != nil {
-			return nil, c.fail(false, "malformed stream chunk %s: %v", c.snippet(data), jerr)
+			return nil, c.w.Fail(false, "malformed stream chunk %s: %v", c.w.Quote(data), jerr)
 		}
 		if len(ch.Error) > 0 && string(ch.Error) != "null" {
-			typ, msg := errorBody(data)
-			return nil, c.streamError(typ, msg)
+			return nil, c.w.StreamError(wire.ErrorBody(data))
 		}
 		a.add(&ch)
 	}
@@ -212,40 +207,15 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(pr
 
 // readCompletion reads a whole, unstreamed completion.
 func (c *Client) readCompletion(ctx context.Context, body io.Reader) (*provider.Response, error) {
-	data, err := io.ReadAll(io.LimitReader(body, 64<<20))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, c.transportError(ctx, err)
-		}
-		return nil, c.fail(true, "reading the answer: %v", err)
-	}
 	var ch chunk
-	if err := json.Unmarshal(data, &ch); err != nil {
-		return nil, c.fail(false, "malformed answer %s: %v", c.snippet(data), err)
+	data, err := c.w.ReadAnswer(ctx, body, &ch)
+	if err != nil {
+		return nil, err
 	}
 	if len(ch.Error) > 0 && string(ch.Error) != "null" {
-		typ, msg := errorBody(data)
-		return nil, c.streamError(typ, msg)
+		return nil, c.w.StreamError(wire.ErrorBody(data))
 	}
 	a := &assembler{}
 	a.add(&ch)
 	return a.response(), nil
-}
-
-// toolInput turns a call's arguments into its input: {} when empty, the
-// JSON itself when valid, and otherwise the text as a JSON string, so that
-// the tool reports bad arguments to the model instead of the turn failing.
-func toolInput(s string) json.RawMessage {
-	s = strings.TrimSpace(s)
-	if s == "" || s == "null" {
-		return json.RawMessage(`{}`)
-	}
-	if json.Valid([]byte(s)) {
-		var buf bytes.Buffer
-		if json.Compact(&buf, []byte(s)) == nil {
-			return buf.Bytes()
-		}
-	}
-	b, _ := json.Marshal(s)
-	return b
 }

@@ -1,0 +1,50 @@
+// Package wire holds what the HTTP provider clients (provider/anthropic and
+// provider/openai) share whatever their wire format, so that they fail,
+// redact and read streams alike:
+//
+//   - Client: a client's name, API key, HTTP client and clock. Post sends a
+//     JSON request and turns a non-2xx answer into a *provider.Error;
+//     ReadAnswer reads a whole unstreamed answer; Fail, TransportError,
+//     HTTPError and StreamError build every other error.
+//   - Redact, OneLine and ErrorBody: the pieces those errors are made of.
+//   - Reader: a text/event-stream reader, by event (Next) or by data line
+//     (NextData).
+//   - ToolInput: a tool call's streamed arguments made into its input.
+//
+// # Errors
+//
+// Every *provider.Error built here has a one-line message (runs of white
+// space, newlines included, folded into one space) of at most MaxMessage
+// characters and "..." when it was cut. The API key is replaced by
+// "[redacted]" before anything is cut, so that no prefix of it can survive
+// the cut: a key never appears in an error, even partially, even when the
+// server echoes it.
+//
+// A non-2xx answer carries its status, the error type and message read from
+// its body by ErrorBody (else the body itself, else the status text), and
+// the server's wait read by provider.RetryAfterFromHeader. 401 and 403 say
+// that the key was refused, or that the server wants one when none is set.
+// Retryable is provider.RetryableStatus of the status, or the client's
+// RetryableType of the error type: which types are transient is the wire
+// format's business, not this package's.
+//
+// A request that got no answer is Retryable unless the connection was
+// refused (nothing listens there); when the context is done, the context's
+// error is returned instead, wrapped with the client's name.
+//
+// # Event streams
+//
+// Next follows the server-sent events specification: an event is the
+// lines up to a blank line; "event:" names it; "data:" lines are joined
+// with "\n"; comments (": ...") and other fields are skipped; one space
+// after the colon is dropped; lines may end in CR LF. An event cut short by
+// the end of the stream is discarded and io.EOF (or ErrTruncated) returned.
+//
+// NextData reads the streams of Chat Completions servers (OpenAI,
+// llama-server, Ollama), which send one whole message per data: line: it
+// returns each data line by itself, trimmed of white space, and returns a
+// last line that lacks its newline together with the error, so that the
+// caller can accept a final "data: [DONE]" cut short and nothing else.
+// ErrTruncated (which is an io.EOF) tells a stream that ended in the middle
+// of a line from one that ended cleanly.
+package wire
