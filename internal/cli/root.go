@@ -31,7 +31,7 @@ func NewCmdRoot(env *Env) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.AddCommand(NewCmdRun(env), NewCmdReplay(env), NewCmdSessions(env))
+	root.AddCommand(NewCmdRun(env), NewCmdReplay(env), NewCmdRegress(env), NewCmdSessions(env))
 	return root
 }
 

@@ -49,6 +49,11 @@ func TestScripts(t *testing.T) {
 			e.Setenv("MECHA_SESSION_DIR", filepath.Join(home, ".mecha", "sessions"))
 			e.Setenv("TZ", "UTC")
 			e.Setenv("NO_COLOR", "1")
+			repo, err := filepath.Abs(filepath.Join("..", ".."))
+			if err != nil {
+				return err
+			}
+			e.Setenv("REPO", repo)
 			return nil
 		},
 	})

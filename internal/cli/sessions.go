@@ -19,7 +19,8 @@ func NewCmdSessions(env *Env) *cobra.Command {
 		Use:   "sessions",
 		Short: "List, show, locate and price recorded sessions",
 		Long: `Read the session store. A session is named by its full id, a unique prefix of
-it (such as 20260805T091500), or the path of a .jsonl transcript.`,
+it (such as 20260805T091500), the path of a .jsonl transcript, or "last" for
+the newest session.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -27,11 +28,25 @@ it (such as 20260805T091500), or the path of a .jsonl transcript.`,
 	return cmd
 }
 
-// resolveSession turns an argument into a transcript path.
+// lastSession is the argument that names the newest session.
+const lastSession = "last"
+
+// resolveSession turns an argument into a transcript path: an id, a unique
+// prefix, a path to a .jsonl file, or "last" for the newest session.
 func resolveSession(env *Env, arg string) (string, error) {
 	dir, err := env.SessionDir()
 	if err != nil {
 		return "", err
+	}
+	if arg == lastSession {
+		l, err := session.List(dir)
+		if err != nil {
+			return "", err
+		}
+		if len(l.Sessions) == 0 {
+			return "", fmt.Errorf("%w: there are no sessions in %s", session.ErrNotFound, dir)
+		}
+		return l.Sessions[0].Path, nil
 	}
 	return session.Resolve(dir, arg)
 }
