@@ -190,9 +190,6 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 		if err := r.addMessage(transcript.Message{Role: transcript.RoleAssistant, Content: resp.Content}); err != nil {
 			return err
 		}
-		if err := r.sync(); err != nil {
-			return err
-		}
 		calls := resp.ToolCalls()
 		if stop := r.overBudget(); stop != "" {
 			r.res.StopReason = stop
@@ -220,6 +217,8 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 		if err := r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results}); err != nil {
 			return err
 		}
+		// A turn ends when its results are recorded: sync there (and once
+		// more when the run ends).
 		if err := r.sync(); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -91,12 +92,50 @@ func OpenWriter(path string) (*Writer, error) {
 	return &Writer{f: f, path: path, id: meta.ID}, nil
 }
 
-// Writer appends records to one session file.
+// Writer appends records to one session file. Its methods are not meant
+// to be called from several goroutines at once.
 type Writer struct {
 	f    *os.File
 	path string
 	id   string
-	err  error // sticky: once a write failed, recording has stopped
+
+	mu  sync.Mutex
+	err error // sticky: once a write or sync failed, recording has stopped
+
+	// Background syncing (see SyncInBackground).
+	kick chan struct{}
+	done chan struct{}
+
+	closed bool
+}
+
+// SyncInBackground makes Sync return at once: the fsync it asks for runs on
+// another goroutine while the caller goes on (the next model call, say),
+// and requests that arrive while one runs are merged into the next. A
+// failed background fsync stops recording like a failed write, and is
+// returned by the next Append, Sync or Close. Close always waits for a
+// final fsync. The data is in the kernel as soon as Append returns, so this
+// only widens the window in which a crash of the whole machine, not of the
+// process, can lose the last turn.
+func (w *Writer) SyncInBackground() {
+	if w.kick != nil {
+		return
+	}
+	w.kick, w.done = make(chan struct{}, 1), make(chan struct{})
+	go func() {
+		defer close(w.done)
+		for range w.kick {
+			if err := w.f.Sync(); err != nil {
+				w.fail(fmt.Errorf("session: sync %s: %w", w.path, err))
+			}
+		}
+	}()
+}
+
+func (w *Writer) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
 }
 
 // Path returns the session file's path.
@@ -110,8 +149,8 @@ func (w *Writer) ID() string { return w.id }
 // later call returns the same error: a transcript with a hole in it would
 // mislead whoever reads it, so recording stops loudly instead.
 func (w *Writer) Append(recs ...transcript.Record) error {
-	if w.err != nil {
-		return w.err
+	if err := w.failed(); err != nil {
+		return err
 	}
 	lines := make([][]byte, len(recs))
 	for i, r := range recs {
@@ -174,25 +213,47 @@ func (w *Writer) endsClean() (int64, error) {
 }
 
 func (w *Writer) fail(err error) error {
-	w.err = fmt.Errorf("%w; recording of session %s has stopped", err, w.id)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = fmt.Errorf("%w; recording of session %s has stopped", err, w.id)
+	}
 	return w.err
 }
 
-// Sync flushes the file to stable storage.
+// Sync flushes the file to stable storage, or asks for that to happen in
+// the background after SyncInBackground.
 func (w *Writer) Sync() error {
+	if w.kick != nil {
+		select {
+		case w.kick <- struct{}{}:
+		default: // one is already due; it will cover this request
+		}
+		return w.failed()
+	}
 	if err := w.f.Sync(); err != nil {
 		return w.fail(fmt.Errorf("session: sync %s: %w", w.path, err))
 	}
 	return nil
 }
 
-// Close syncs and closes the file. It returns the first error recording met.
+// Close syncs and closes the file, waiting for any background sync first.
+// It returns the first error recording met. Closing twice is harmless.
 func (w *Writer) Close() error {
+	if w.kick != nil {
+		close(w.kick)
+		<-w.done
+		w.kick = nil
+	}
+	if w.closed {
+		return w.failed()
+	}
+	w.closed = true
 	serr := w.f.Sync()
 	cerr := w.f.Close()
 	switch {
-	case w.err != nil:
-		return w.err
+	case w.failed() != nil:
+		return w.failed()
 	case serr != nil:
 		return fmt.Errorf("session: sync %s: %w", w.path, serr)
 	case cerr != nil:

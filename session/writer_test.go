@@ -334,3 +334,31 @@ func TestLoadLongLines(t *testing.T) {
 }
 
 var _ io.Reader = (*cycle)(nil)
+
+func TestBackgroundSync(t *testing.T) {
+	t.Parallel()
+	w := newSession(t, t.TempDir())
+	w.SyncInBackground()
+	w.SyncInBackground() // a second call changes nothing
+	for i := range 200 {
+		if err := w.Append(numbered("bg", i, 500)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	s, err := Load(w.Path())
+	if err != nil || len(s.Messages()) != 200 || s.Skipped != 0 {
+		t.Fatalf("%v: %d messages, %d skipped", err, len(s.Messages()), s.Skipped)
+	}
+	if err := w.Append(numbered("late", 0, 1)); err == nil {
+		t.Error("append after Close succeeded")
+	}
+}

@@ -81,19 +81,31 @@ var emptyObject = json.RawMessage(`{}`)
 
 // MarshalJSON writes the block in the shape of its type.
 func (b Block) MarshalJSON() ([]byte, error) {
+	v, err := b.wire()
+	if err != nil {
+		return nil, err
+	}
+	return marshal(v)
+}
+
+// wire returns the value encoding/json writes for the block: a struct of
+// its type's shape, or its raw text for a type this build does not know.
+// Encoding a message marshals these directly, so each block is encoded
+// once instead of being encoded and then re-scanned as a Marshaler's output.
+func (b Block) wire() (any, error) {
 	switch b.Type {
 	case BlockText:
-		return marshal(textJSON{b.Type, b.Text})
+		return textJSON{b.Type, b.Text}, nil
 	case BlockToolUse:
 		in := b.Input
 		if len(bytes.TrimSpace(in)) == 0 {
 			in = emptyObject
 		}
-		return marshal(toolUseJSON{b.Type, b.ID, b.Name, in})
+		return toolUseJSON{b.Type, b.ID, b.Name, in}, nil
 	case BlockToolResult:
-		return marshal(toolResultJSON{b.Type, b.ToolUseID, b.Content, b.IsError})
+		return toolResultJSON{b.Type, b.ToolUseID, b.Content, b.IsError}, nil
 	case BlockThinking:
-		return marshal(thinkingJSON{b.Type, b.Thinking, b.Signature})
+		return thinkingJSON{b.Type, b.Thinking, b.Signature}, nil
 	}
 	if len(b.Raw) > 0 {
 		return b.Raw, nil
@@ -101,9 +113,9 @@ func (b Block) MarshalJSON() ([]byte, error) {
 	if b.Type == "" {
 		return nil, fmt.Errorf("transcript: content block has no type")
 	}
-	return marshal(struct {
+	return struct {
 		Type string `json:"type"`
-	}{b.Type})
+	}{b.Type}, nil
 }
 
 // blockJSON is the union of every known block's fields, decoded in one pass.

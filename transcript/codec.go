@@ -15,7 +15,6 @@ var ErrNotObject = errors.New("transcript: line is not a record object")
 type (
 	metaAlias    Meta
 	configAlias  Config
-	messageAlias Message
 	taintAlias   Taint
 	summaryAlias Summary
 	compactAlias Compaction
@@ -43,14 +42,20 @@ func Encode(r Record) ([]byte, error) {
 		if r.Role != RoleUser && r.Role != RoleAssistant {
 			return nil, fmt.Errorf("transcript: message role %q is neither user nor assistant", r.Role)
 		}
-		m := *r
-		if m.Content == nil {
-			m.Content = []Block{}
+		content := make([]any, len(r.Content))
+		for i, b := range r.Content {
+			w, err := b.wire()
+			if err != nil {
+				return nil, err
+			}
+			content[i] = w
 		}
 		v = struct {
-			Record string `json:"record"`
-			*messageAlias
-		}{KindMessage, (*messageAlias)(&m)}
+			Record  string    `json:"record"`
+			Role    string    `json:"role"`
+			Content []any     `json:"content"`
+			At      time.Time `json:"at,omitzero"`
+		}{KindMessage, r.Role, content, r.At}
 	case *Taint:
 		v = struct {
 			Record string `json:"record"`

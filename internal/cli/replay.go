@@ -283,6 +283,7 @@ func (j *replayJob) run(ctx context.Context, log io.Writer) (*replay.Report, err
 			return nil, err
 		}
 		defer w.Close()
+		w.SyncInBackground()
 		opts.Recorder = w
 		fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, j.provName, j.model)
 	}

@@ -206,6 +206,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	var sessionID *string
 	if w != nil {
 		defer w.Close()
+		// Turn boundaries fsync without holding up the next model call;
+		// Close waits for the last one.
+		w.SyncInBackground()
 		id := w.ID()
 		sessionID = &id
 		fmt.Fprintf(opts.Env.Err, "session: %s (%s/%s)\n", id, rc.Provider, rc.Model)
