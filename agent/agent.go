@@ -10,6 +10,7 @@ import (
 
 	"github.com/mecha-agent/mecha/pricing"
 	"github.com/mecha-agent/mecha/provider"
+	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -43,6 +44,18 @@ type History struct {
 	Count int
 	// Taint is the merged taint of the session so far.
 	Taint transcript.Taint
+}
+
+// HistoryOf is what a run resumed from s starts from: the conversation as
+// the model last saw it, the number of messages in the file, the taint.
+func HistoryOf(s *session.Session) History {
+	h := History{Messages: s.Context(), Count: len(s.Messages()), Taint: s.Taint()}
+	for _, r := range s.Records {
+		if _, ok := r.(*transcript.Compaction); ok {
+			h.Compacted = true
+		}
+	}
+	return h
 }
 
 // Options configure one run.
@@ -202,11 +215,11 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 				}
 				return r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results})
 			}
-			r.res.Text = textOf(resp.Content)
+			r.res.Text = transcript.TextOf(resp.Content)
 			return nil
 		}
 		if len(calls) == 0 {
-			r.res.Text = textOf(resp.Content)
+			r.res.Text = transcript.TextOf(resp.Content)
 			r.res.StopReason = StopEndTurn
 			if resp.StopReason == provider.StopMaxTokens {
 				r.res.StopReason = StopMaxTokens
@@ -287,16 +300,6 @@ func (r *run) repairDangling() error {
 		return nil
 	}
 	return r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results})
-}
-
-func textOf(blocks []transcript.Block) string {
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == transcript.BlockText && b.Text != "" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

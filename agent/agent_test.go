@@ -347,7 +347,7 @@ func TestCompactionIsRecordedAndRebuilt(t *testing.T) {
 		t.Errorf("compaction = %+v", comp)
 	}
 	summarise := p.reqs[2].Messages
-	if n := len(summarise); n != 3 || !strings.Contains(textOf(summarise[n-1].Content), "summary") {
+	if n := len(summarise); n != 3 || !strings.Contains(transcript.TextOf(summarise[n-1].Content), "summary") {
 		t.Errorf("compaction request = %+v", summarise)
 	}
 	after := p.reqs[3].Messages

@@ -42,7 +42,7 @@ func (r *run) maybeCompact(ctx context.Context) error {
 		return fmt.Errorf("agent: compaction: %w", err)
 	}
 	r.res.Usage = r.res.Usage.Add(resp.Usage)
-	summary := textOf(resp.Content)
+	summary := transcript.TextOf(resp.Content)
 	if summary == "" {
 		return errors.New("agent: compaction: the model returned no summary")
 	}

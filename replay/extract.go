@@ -107,7 +107,7 @@ func Extract(s *session.Session) (*Trajectory, error) {
 					}
 					cur.Calls = append(cur.Calls, c)
 				}
-				if txt := textOf(r.Content); txt != "" {
+				if txt := transcript.TextOf(r.Content); txt != "" {
 					cur.Text = txt
 					t.Text = txt
 				}
@@ -136,14 +136,4 @@ func userText(m *transcript.Message) (string, bool) {
 		}
 	}
 	return strings.Join(parts, "\n"), results
-}
-
-func textOf(blocks []transcript.Block) string {
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == transcript.BlockText && b.Text != "" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

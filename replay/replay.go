@@ -155,7 +155,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		res, err := agent.Run(ctx, agent.Options{
 			Provider: opts.Provider, Tools: reg, Tracker: tracker, Config: rc, Recorder: capture,
 			Prices: opts.Prices, Now: opts.Now, Log: log, Dispatcher: d,
-			History: history(prior),
+			History: agent.HistoryOf(prior),
 		}, turn.Prompt)
 		if res != nil {
 			rep.Turns += res.Turns
@@ -181,18 +181,6 @@ func (r *Report) finish(d *dispatcher) {
 	if len(r.Divergences) > 0 {
 		r.Status = StatusDiverged
 	}
-}
-
-// history is what the next turn of a replay starts from: the replay's own
-// conversation so far.
-func history(s *session.Session) agent.History {
-	h := agent.History{Messages: s.Context(), Count: len(s.Messages()), Taint: s.Taint()}
-	for _, r := range s.Records {
-		if _, ok := r.(*transcript.Compaction); ok {
-			h.Compacted = true
-		}
-	}
-	return h
 }
 
 // capturing keeps the replay's records in memory, to rebuild its context

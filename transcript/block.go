@@ -39,6 +39,17 @@ type Block struct {
 	Raw       json.RawMessage
 }
 
+// TextOf joins the non-empty text blocks of a content with newlines.
+func TextOf(blocks []Block) string {
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == BlockText && b.Text != "" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
 // TextBlock returns a text block.
 func TextBlock(s string) Block { return Block{Type: BlockText, Text: s} }
 

@@ -179,12 +179,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		if w, err = session.OpenWriter(path); err != nil {
 			return err
 		}
-		history = agent.History{Messages: prev.Context(), Count: len(prev.Messages()), Taint: prev.Taint()}
-		for _, r := range prev.Records {
-			if _, ok := r.(*transcript.Compaction); ok {
-				history.Compacted = true
-			}
-		}
+		history = agent.HistoryOf(prev)
 		if prev.Skipped > 0 {
 			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript were skipped\n", prev.Skipped, plural(prev.Skipped, "line", "lines"))
 		}

@@ -72,19 +72,12 @@ func (t *fsEdit) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 	case *p.OldString == *p.NewString:
 		return errorResult("invalid input: old_string and new_string are the same; there is nothing to change"), nil
 	}
-	abs, err := t.ws.Resolve(p.Path)
+	abs, bad, err := t.ws.regularFile(p.Path, ", not a file")
 	if err != nil {
-		return resolveFailed(err)
+		return tool.Result{}, err
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return errorResult("%s", pathErr(p.Path, err)), nil
-	}
-	if fi.IsDir() {
-		return errorResult("%s is a directory, not a file", p.Path), nil
-	}
-	if !fi.Mode().IsRegular() {
-		return errorResult("%s is not a regular file", p.Path), nil
+	if bad != nil {
+		return *bad, nil
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {

@@ -77,19 +77,12 @@ func (t *fsRead) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 		}
 		limit = *p.Limit
 	}
-	abs, err := t.ws.Resolve(p.Path)
+	abs, bad, err := t.ws.regularFile(p.Path, "; use fs_list to list it")
 	if err != nil {
-		return resolveFailed(err)
+		return tool.Result{}, err
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return errorResult("%s", pathErr(p.Path, err)), nil
-	}
-	if fi.IsDir() {
-		return errorResult("%s is a directory; use fs_list to list it", p.Path), nil
-	}
-	if !fi.Mode().IsRegular() {
-		return errorResult("%s is not a regular file", p.Path), nil
+	if bad != nil {
+		return *bad, nil
 	}
 	f, err := os.Open(abs)
 	if err != nil {

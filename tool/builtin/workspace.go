@@ -183,3 +183,28 @@ func resolvePath(p string) (string, error) {
 	}
 	return cur, nil
 }
+
+// regularFile resolves a path argument to a regular file in the workspace.
+// When it is not one, bad is the error result for the model (or err a
+// harness error). isDir is what to tell the model about a directory.
+func (w Workspace) regularFile(rel, isDir string) (abs string, bad *tool.Result, err error) {
+	fail := func(r tool.Result) (string, *tool.Result, error) { return "", &r, nil }
+	abs, err = w.Resolve(rel)
+	if err != nil {
+		r, err := resolveFailed(err)
+		if err != nil {
+			return "", nil, err
+		}
+		return fail(r)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return fail(errorResult("%s", pathErr(rel, err)))
+	case fi.IsDir():
+		return fail(errorResult("%s is a directory%s", rel, isDir))
+	case !fi.Mode().IsRegular():
+		return fail(errorResult("%s is not a regular file", rel))
+	}
+	return abs, nil, nil
+}
