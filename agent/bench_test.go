@@ -24,10 +24,11 @@ package agent
 //
 //	none            Recorder nil
 //	session         a real *session.Writer recording as the CLI does:
-//	                Store.Create, the config record, SyncInBackground, the
-//	                run (which syncs at each turn boundary, in the
-//	                background) and Close (which waits for a final fsync),
-//	                all inside the timer
+//	                Store.Create with BackgroundSync (the new file and its
+//	                directory are fsynced in the background), the config
+//	                record, the run (which syncs at each turn boundary, in
+//	                the background) and Close (which waits for a final
+//	                fsync), all inside the timer
 //	session-block   the same with every turn-boundary fsync blocking the
 //	                loop, as before background syncing
 //	session-nosync  the same, with the agent's Sync calls made no-ops (the
@@ -242,7 +243,9 @@ func (r *benchRig) run(b *testing.B, mode string) (*Result, string) {
 	opts := r.opts
 	if mode != recordNone {
 		var err error
-		w, err = r.store.Create(transcript.Meta{Provider: opts.Config.Provider, Model: opts.Config.Model,
+		store := *r.store
+		store.BackgroundSync = mode == recordSession
+		w, err = store.Create(transcript.Meta{Provider: opts.Config.Provider, Model: opts.Config.Model,
 			Workspace: opts.Config.Workspace, Title: "bench"})
 		if err != nil {
 			b.Fatal(err)
@@ -252,10 +255,7 @@ func (r *benchRig) run(b *testing.B, mode string) (*Result, string) {
 			b.Fatal(err)
 		}
 		opts.Recorder = w
-		switch mode {
-		case recordSession:
-			w.SyncInBackground()
-		case recordNoSync:
+		if mode == recordNoSync {
 			opts.Recorder = noSyncRecorder{w}
 		}
 	}

@@ -18,6 +18,10 @@ type Store struct {
 	Dir  string
 	Now  func() time.Time // nil: time.Now
 	Rand io.Reader        // nil: crypto/rand
+	// BackgroundSync makes the writers Create returns sync in the
+	// background (see Writer.SyncInBackground), the new file and its
+	// directory included.
+	BackgroundSync bool
 }
 
 func (s *Store) now() time.Time {
@@ -65,6 +69,12 @@ func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
 			os.Remove(path)
 			return nil, err
 		}
+		if s.BackgroundSync {
+			w.syncDir = s.Dir
+			w.SyncInBackground()
+			w.Sync()
+			return w, nil
+		}
 		if err := w.Sync(); err != nil {
 			f.Close()
 			os.Remove(path)
@@ -103,8 +113,9 @@ type Writer struct {
 	err error // sticky: once a write or sync failed, recording has stopped
 
 	// Background syncing (see SyncInBackground).
-	kick chan struct{}
-	done chan struct{}
+	kick    chan struct{}
+	done    chan struct{}
+	syncDir string // a directory the background goroutine must sync once
 
 	closed bool
 }
@@ -127,6 +138,12 @@ func (w *Writer) SyncInBackground() {
 		for range w.kick {
 			if err := w.f.Sync(); err != nil {
 				w.fail(fmt.Errorf("session: sync %s: %w", w.path, err))
+			}
+			if w.syncDir != "" {
+				if err := syncDir(w.syncDir); err != nil {
+					w.fail(err)
+				}
+				w.syncDir = ""
 			}
 		}
 	}()

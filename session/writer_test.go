@@ -337,7 +337,11 @@ var _ io.Reader = (*cycle)(nil)
 
 func TestBackgroundSync(t *testing.T) {
 	t.Parallel()
-	w := newSession(t, t.TempDir())
+	st := &Store{Dir: filepath.Join(t.TempDir(), "sessions"), Now: fixedNow, BackgroundSync: true}
+	w, err := st.Create(transcript.Meta{Title: "bg"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	w.SyncInBackground()
 	w.SyncInBackground() // a second call changes nothing
 	for i := range 200 {

@@ -276,14 +276,13 @@ func (j *replayJob) run(ctx context.Context, log io.Writer) (*replay.Report, err
 		if err != nil {
 			return nil, err
 		}
-		store := &session.Store{Dir: dir, Now: j.env.Now}
+		store := &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
 		w, err = store.Create(transcript.Meta{Provider: j.provName, Model: j.model, Workspace: j.s.Meta.Workspace,
 			Title: clip("replay of "+j.s.Meta.ID+": "+oneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
 		if err != nil {
 			return nil, err
 		}
 		defer w.Close()
-		w.SyncInBackground()
 		opts.Recorder = w
 		fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, j.provName, j.model)
 	}

@@ -188,7 +188,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		if err != nil {
 			return err
 		}
-		store := &session.Store{Dir: dir, Now: opts.Env.Now}
+		store := &session.Store{Dir: dir, Now: opts.Env.Now, BackgroundSync: true}
 		title := opts.Title
 		if title == "" {
 			title = clip(oneLine(opts.Task), 80)
