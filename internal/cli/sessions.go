@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -123,6 +125,10 @@ func listRun(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	// Listing allocates a little per session and keeps all of it: collect
+	// less often while it runs (the heap stays small: a few hundred bytes a
+	// session).
+	defer debug.SetGCPercent(debug.SetGCPercent(800))
 	l, err := session.List(dir)
 	if err != nil {
 		return err
@@ -147,15 +153,27 @@ func listRun(opts *ListOptions) error {
 		fmt.Fprintf(opts.Env.Err, "no sessions in %s\n", dir)
 		return nil
 	}
-	tw := tabwriter.NewWriter(opts.Env.Out, 0, 0, 2, ' ', 0)
+	// Columns padded by hand into one buffer: the id and time columns have
+	// a fixed width, only provider/model needs measuring.
+	width := len("PROVIDER/MODEL")
+	for _, s := range sessions {
+		width = max(width, utf8.RuneCountInString(s.Meta.Provider)+1+utf8.RuneCountInString(s.Meta.Model))
+	}
 	st := newStyle(opts.Env)
-	fmt.Fprintln(tw, st.bold("ID\tCREATED\tPROVIDER/MODEL\tTITLE"))
+	w := bufio.NewWriterSize(opts.Env.Out, 64<<10)
+	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(n-utf8.RuneCountInString(s), 0)) }
+	fmt.Fprintln(w, st.bold(pad("ID", 26)+pad("CREATED", 18)+pad("PROVIDER/MODEL", width+2)+"TITLE"))
 	for _, s := range sessions {
 		m := s.Meta
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, m.CreatedAt.Local().Format("2006-01-02 15:04"),
-			m.Provider+"/"+m.Model, clip(oneLine(m.Title), 70))
+		w.WriteString(pad(m.ID, 24))
+		w.WriteString("  ")
+		w.WriteString(m.CreatedAt.Local().Format("2006-01-02 15:04"))
+		w.WriteString("  ")
+		w.WriteString(pad(m.Provider+"/"+m.Model, width+2))
+		w.WriteString(clip(oneLine(m.Title), 70))
+		w.WriteByte('\n')
 	}
-	return tw.Flush()
+	return w.Flush()
 }
 
 func writeJSON(w io.Writer, v any) error {
