@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +64,7 @@ func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("session: create: %w", err)
 		}
-		w := &Writer{f: f, path: path, id: meta.ID}
+		w := &Writer{f: f, path: path, id: meta.ID, end: -1}
 		if err := w.Append(&meta); err != nil {
 			f.Close()
 			os.Remove(path)
@@ -99,7 +100,7 @@ func OpenWriter(path string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: open for append: %w", err)
 	}
-	return &Writer{f: f, path: path, id: meta.ID}, nil
+	return &Writer{f: f, path: path, id: meta.ID, end: -1}, nil
 }
 
 // Writer appends records to one session file. Its methods are not meant
@@ -115,27 +116,48 @@ type Writer struct {
 	// Background syncing (see SyncInBackground).
 	kick    chan struct{}
 	done    chan struct{}
+	closing chan struct{}
 	syncDir string // a directory the background goroutine must sync once
 
 	closed bool
+
+	buf bytes.Buffer // reused to encode records
+	end int64        // file size after this writer's last append, -1 unknown
 }
 
+// GroupCommit is the least time between two background fsyncs: requests
+// that arrive sooner are merged into one, as a database's group commit
+// does. A turn boundary is then on disk at most this long (plus the fsync)
+// after it was asked for; runs whose turns take longer than this, as any
+// real model's do, get one fsync per turn.
+const GroupCommit = 50 * time.Millisecond
+
 // SyncInBackground makes Sync return at once: the fsync it asks for runs on
-// another goroutine while the caller goes on (the next model call, say),
-// and requests that arrive while one runs are merged into the next. A
-// failed background fsync stops recording like a failed write, and is
-// returned by the next Append, Sync or Close. Close always waits for a
-// final fsync. The data is in the kernel as soon as Append returns, so this
-// only widens the window in which a crash of the whole machine, not of the
-// process, can lose the last turn.
+// another goroutine while the caller goes on (the next model call, say);
+// requests that arrive while one runs, or within GroupCommit of the last
+// one, are merged into the next. A failed background fsync stops recording
+// like a failed write, and is returned by the next Append, Sync or Close.
+// Close always waits for a final fsync. The data is in the kernel as soon
+// as Append returns, so this only widens the window in which a crash of the
+// whole machine, not of the process, can lose the last turn.
 func (w *Writer) SyncInBackground() {
 	if w.kick != nil {
 		return
 	}
-	w.kick, w.done = make(chan struct{}, 1), make(chan struct{})
+	w.kick, w.done, w.closing = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(w.done)
+		var last time.Time
 		for range w.kick {
+			if wait := GroupCommit - time.Since(last); !last.IsZero() && wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+				case <-w.closing: // Close syncs right away
+				}
+				t.Stop()
+			}
+			last = time.Now()
 			if err := w.f.Sync(); err != nil {
 				w.fail(fmt.Errorf("session: sync %s: %w", w.path, err))
 			}
@@ -169,13 +191,13 @@ func (w *Writer) Append(recs ...transcript.Record) error {
 	if err := w.failed(); err != nil {
 		return err
 	}
-	lines := make([][]byte, len(recs))
+	w.buf.Reset()
+	ends := make([]int, len(recs))
 	for i, r := range recs {
-		b, err := transcript.Encode(r)
-		if err != nil {
+		if err := transcript.AppendEncode(&w.buf, r); err != nil {
 			return fmt.Errorf("session: %w", err)
 		}
-		lines[i] = b
+		ends[i] = w.buf.Len()
 	}
 	fd := int(w.f.Fd())
 	if err := flock(fd, syscall.LOCK_EX); err != nil {
@@ -186,7 +208,10 @@ func (w *Writer) Append(recs ...transcript.Record) error {
 	if err != nil {
 		return w.fail(err)
 	}
-	for _, line := range lines {
+	all, start := w.buf.Bytes(), 0
+	for _, end := range ends {
+		line := all[start:end]
+		start = end
 		n, err := w.f.Write(line)
 		if err == nil && n != len(line) {
 			err = io.ErrShortWrite
@@ -197,9 +222,14 @@ func (w *Writer) Append(recs ...transcript.Record) error {
 			if terr := w.f.Truncate(size); terr != nil {
 				err = fmt.Errorf("%w (and removing the partial record failed: %v)", err, terr)
 			}
+			w.end = -1
 			return w.fail(fmt.Errorf("session: write %s: %w", w.path, err))
 		}
 		size += int64(n)
+	}
+	w.end = size
+	if w.buf.Cap() > 1<<20 {
+		w.buf = bytes.Buffer{} // do not hold on to one huge record's worth
 	}
 	return nil
 }
@@ -213,8 +243,9 @@ func (w *Writer) endsClean() (int64, error) {
 		return 0, fmt.Errorf("session: stat %s: %w", w.path, err)
 	}
 	size := st.Size()
-	if size == 0 {
-		return 0, nil
+	if size == 0 || size == w.end {
+		// Empty, or just as this writer left it: ending in a newline.
+		return size, nil
 	}
 	var last [1]byte
 	if _, err := w.f.ReadAt(last[:], size-1); err != nil {
@@ -258,6 +289,7 @@ func (w *Writer) Sync() error {
 // It returns the first error recording met. Closing twice is harmless.
 func (w *Writer) Close() error {
 	if w.kick != nil {
+		close(w.closing)
 		close(w.kick)
 		<-w.done
 		w.kick = nil

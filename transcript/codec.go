@@ -23,11 +23,21 @@ type (
 // Encode returns the record as one line of JSON ending in a newline, with
 // the "record" field first. The line never contains another newline.
 func Encode(r Record) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := AppendEncode(&buf, r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// AppendEncode writes the line Encode would return to buf, so that a writer
+// can reuse one buffer for every record.
+func AppendEncode(buf *bytes.Buffer, r Record) error {
 	var v any
 	switch r := r.(type) {
 	case *Meta:
 		if r.ID == "" {
-			return nil, errors.New("transcript: meta record has no id")
+			return errors.New("transcript: meta record has no id")
 		}
 		v = struct {
 			Record string `json:"record"`
@@ -40,13 +50,13 @@ func Encode(r Record) ([]byte, error) {
 		}{KindConfig, (*configAlias)(r)}
 	case *Message:
 		if r.Role != RoleUser && r.Role != RoleAssistant {
-			return nil, fmt.Errorf("transcript: message role %q is neither user nor assistant", r.Role)
+			return fmt.Errorf("transcript: message role %q is neither user nor assistant", r.Role)
 		}
 		content := make([]any, len(r.Content))
 		for i, b := range r.Content {
 			w, err := b.wire()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			content[i] = w
 		}
@@ -68,29 +78,31 @@ func Encode(r Record) ([]byte, error) {
 		}{KindSummary, (*summaryAlias)(r)}
 	case *Compaction:
 		if r.Replaces < 0 {
-			return nil, errors.New("transcript: compaction replaces a negative number of messages")
+			return errors.New("transcript: compaction replaces a negative number of messages")
 		}
 		v = struct {
 			Record string `json:"record"`
 			*compactAlias
 		}{KindCompaction, (*compactAlias)(r)}
 	case *Unknown:
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, r.Raw); err != nil {
-			return nil, fmt.Errorf("transcript: unknown record %q: %w", r.Record, err)
+		if err := json.Compact(buf, r.Raw); err != nil {
+			return fmt.Errorf("transcript: unknown record %q: %w", r.Record, err)
 		}
 		buf.WriteByte('\n')
-		return buf.Bytes(), nil
+		return nil
 	case nil:
-		return nil, errors.New("transcript: nil record")
+		return errors.New("transcript: nil record")
 	default:
-		return nil, fmt.Errorf("transcript: cannot encode %T", r)
+		return fmt.Errorf("transcript: cannot encode %T", r)
 	}
-	b, err := marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("transcript: encode %s: %w", r.Kind(), err)
+	start := buf.Len()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		buf.Truncate(start)
+		return fmt.Errorf("transcript: encode %s: %w", r.Kind(), err)
 	}
-	return append(b, '\n'), nil
+	return nil // Encode ends the value with the newline
 }
 
 // marshal is json.Marshal without escaping <, > and &, so transcripts stay
