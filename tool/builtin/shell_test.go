@@ -158,9 +158,11 @@ func TestShellKillsProcessGroup(t *testing.T) {
 			defer cancel()
 			if tt.cancel {
 				go func() {
-					// Cancel once the child is running.
+					// Cancel once the child is running and its pid is written
+					// whole: the redirection creates the file before echo
+					// fills it.
 					for {
-						if _, err := os.Stat(filepath.Join(root, "child.pid")); err == nil {
+						if b, err := os.ReadFile(filepath.Join(root, "child.pid")); err == nil && strings.HasSuffix(string(b), "\n") {
 							break
 						}
 						time.Sleep(10 * time.Millisecond)
