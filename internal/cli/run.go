@@ -90,7 +90,7 @@ bad usage, 130 when interrupted.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Provider, "provider", "p", "mock", "model provider: anthropic, openai, local or mock")
+	f.StringVarP(&opts.Provider, "provider", "p", "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)")
 	f.StringVarP(&opts.Model, "model", "m", "", "model (default: config.toml's [providers.NAME] model, else the provider's own)")
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "the directory the tools work in (default: the current directory)")
 	f.StringVar(&opts.Resume, "resume", "", "continue the session `ID` in the same file")

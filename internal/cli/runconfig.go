@@ -38,8 +38,12 @@ func buildRunConfig(opts *RunOptions, cfg *config.Config, prev *session.Session)
 		}
 	}
 	rc.MechaVersion = Version()
-	if set("provider") && rc.Provider != opts.Provider {
-		rc.Provider = opts.Provider
+	want := opts.Provider
+	if !given("provider") && cfg.DefaultProvider != "" {
+		want = cfg.DefaultProvider
+	}
+	if set("provider") && rc.Provider != want {
+		rc.Provider = want
 		rc.Model = "" // another provider's model would name one this one does not serve
 	}
 	if given("model") {

@@ -235,6 +235,13 @@ func (r *renderer) session(s *session.Session) {
 				line += " · error: " + oneLine(rec.Error)
 			}
 			fmt.Fprintln(r.w, r.st.dim(line))
+		case *transcript.Compaction:
+			fmt.Fprintln(r.w, r.st.dim(fmt.Sprintf("── compacted: the first %s %s of the session replaced by a summary of %s chars (%s in / %s out)",
+				count(rec.Replaces), plural(rec.Replaces, "message", "messages"), count(len(rec.Summary)),
+				count(rec.Usage.InputTokens), count(rec.Usage.OutputTokens))))
+			if r.full {
+				fmt.Fprintln(r.w, rec.Summary)
+			}
 		case *transcript.Unknown:
 			fmt.Fprintln(r.w, r.st.dim(fmt.Sprintf("── %q record (not known to this version of mecha)", rec.Kind())))
 		}

@@ -21,8 +21,11 @@ type Provider struct {
 
 // Config is the content of config.toml.
 type Config struct {
-	Prices    pricing.Table       `toml:"prices"`
-	Providers map[string]Provider `toml:"providers"`
+	// DefaultProvider is the provider mecha run uses without -p ("mock"
+	// when unset).
+	DefaultProvider string              `toml:"default_provider"`
+	Prices          pricing.Table       `toml:"prices"`
+	Providers       map[string]Provider `toml:"providers"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }

@@ -18,6 +18,8 @@ func TestLoad(t *testing.T) {
 		return p
 	}
 	good := write("good.toml", `
+default_provider = "local"
+
 [prices.anthropic."claude-opus-5"]
 input = 15.0
 output = 75.0
@@ -32,7 +34,7 @@ model = "qwen3"
 		t.Fatal(err)
 	}
 	p, ok := c.Prices.Lookup("anthropic", "claude-opus-5")
-	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" {
+	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" {
 		t.Errorf("config = %+v", c)
 	}
 	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || len(c.Prices) != 0 {
