@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -123,6 +124,10 @@ type Writer struct {
 
 	buf bytes.Buffer // reused to encode records
 	end int64        // file size after this writer's last append, -1 unknown
+
+	// appended counts successful appends; synced is the count the last
+	// background fsync covered, so Close knows whether one more is needed.
+	appended, synced atomic.Int64
 }
 
 // GroupCommit is the least time between two background fsyncs: requests
@@ -158,6 +163,7 @@ func (w *Writer) SyncInBackground() {
 				t.Stop()
 			}
 			last = time.Now()
+			covered := w.appended.Load()
 			if err := w.f.Sync(); err != nil {
 				w.fail(fmt.Errorf("session: sync %s: %w", w.path, err))
 			}
@@ -167,6 +173,7 @@ func (w *Writer) SyncInBackground() {
 				}
 				w.syncDir = ""
 			}
+			w.synced.Store(covered)
 		}
 	}()
 }
@@ -228,6 +235,7 @@ func (w *Writer) Append(recs ...transcript.Record) error {
 		size += int64(n)
 	}
 	w.end = size
+	w.appended.Add(1)
 	if w.buf.Cap() > 1<<20 {
 		w.buf = bytes.Buffer{} // do not hold on to one huge record's worth
 	}
@@ -288,7 +296,8 @@ func (w *Writer) Sync() error {
 // Close syncs and closes the file, waiting for any background sync first.
 // It returns the first error recording met. Closing twice is harmless.
 func (w *Writer) Close() error {
-	if w.kick != nil {
+	background := w.kick != nil
+	if background {
 		close(w.closing)
 		close(w.kick)
 		<-w.done
@@ -298,7 +307,10 @@ func (w *Writer) Close() error {
 		return w.failed()
 	}
 	w.closed = true
-	serr := w.f.Sync()
+	var serr error
+	if !background || w.synced.Load() != w.appended.Load() {
+		serr = w.f.Sync() // whatever the last background fsync did not cover
+	}
 	cerr := w.f.Close()
 	switch {
 	case w.failed() != nil:
