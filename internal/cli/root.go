@@ -12,7 +12,8 @@ Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
 
 Exit status:
   0    success
-  1    failure (a command that could not do its job; the message says why)
+  1    failure (a command that could not do its job; the message says why),
+       and for replay --on-divergence=error and regress, any divergence
   2    bad usage: unknown command or flag, wrong arguments, an invalid session id
   3    a run stopped by a budget (--max-turns, --max-output-tokens, --max-cost-usd)
   130  interrupted`
