@@ -157,6 +157,7 @@ func (r *run) record(recs ...transcript.Record) error {
 		return nil
 	}
 	if err := r.opts.Recorder.Append(recs...); err != nil {
+		r.res.StopReason = StopError
 		return fmt.Errorf("agent: recording failed: %w", err)
 	}
 	return nil
@@ -261,6 +262,7 @@ func (r *run) sync() error {
 		return nil
 	}
 	if err := r.opts.Recorder.Sync(); err != nil {
+		r.res.StopReason = StopError
 		return fmt.Errorf("agent: recording failed: %w", err)
 	}
 	return nil

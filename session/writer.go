@@ -165,7 +165,7 @@ func (w *Writer) SyncInBackground() {
 			last = time.Now()
 			covered := w.appended.Load()
 			if err := w.f.Sync(); err != nil {
-				w.fail(fmt.Errorf("session: sync %s: %w", w.path, err))
+				w.fail(w.ioErr("sync", err))
 			}
 			if w.syncDir != "" {
 				if err := syncDir(w.syncDir); err != nil {
@@ -230,7 +230,7 @@ func (w *Writer) Append(recs ...transcript.Record) error {
 				err = fmt.Errorf("%w (and removing the partial record failed: %v)", err, terr)
 			}
 			w.end = -1
-			return w.fail(fmt.Errorf("session: write %s: %w", w.path, err))
+			return w.fail(w.ioErr("write", err))
 		}
 		size += int64(n)
 	}
@@ -248,7 +248,7 @@ func (w *Writer) Append(recs ...transcript.Record) error {
 func (w *Writer) endsClean() (int64, error) {
 	st, err := w.f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("session: stat %s: %w", w.path, err)
+		return 0, w.ioErr("stat", err)
 	}
 	size := st.Size()
 	if size == 0 || size == w.end {
@@ -257,15 +257,25 @@ func (w *Writer) endsClean() (int64, error) {
 	}
 	var last [1]byte
 	if _, err := w.f.ReadAt(last[:], size-1); err != nil {
-		return 0, fmt.Errorf("session: read %s: %w", w.path, err)
+		return 0, w.ioErr("read", err)
 	}
 	if last[0] == '\n' {
 		return size, nil
 	}
 	if _, err := w.f.Write([]byte{'\n'}); err != nil {
-		return 0, fmt.Errorf("session: write %s: %w", w.path, err)
+		return 0, w.ioErr("write", err)
 	}
 	return size + 1, nil
+}
+
+// ioErr names the file in an error from it once: the os package's errors
+// already carry the operation and the path, bare ones get them here.
+func (w *Writer) ioErr(op string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("session: %w", err)
+	}
+	return fmt.Errorf("session: %s %s: %w", op, w.path, err)
 }
 
 func (w *Writer) fail(err error) error {
@@ -288,7 +298,7 @@ func (w *Writer) Sync() error {
 		return w.failed()
 	}
 	if err := w.f.Sync(); err != nil {
-		return w.fail(fmt.Errorf("session: sync %s: %w", w.path, err))
+		return w.fail(w.ioErr("sync", err))
 	}
 	return nil
 }
@@ -316,7 +326,7 @@ func (w *Writer) Close() error {
 	case w.failed() != nil:
 		return w.failed()
 	case serr != nil:
-		return fmt.Errorf("session: sync %s: %w", w.path, serr)
+		return w.ioErr("sync", serr)
 	case cerr != nil:
 		return fmt.Errorf("session: close %s: %w", w.path, cerr)
 	}
