@@ -129,51 +129,21 @@ func (b Block) wire() (any, error) {
 	}{b.Type}, nil
 }
 
-// blockJSON is the union of every known block's fields, decoded in one pass.
-type blockJSON struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
-}
-
 // UnmarshalJSON reads a block. A tool result's content may be a string or,
 // as other tools write it, an array of text blocks; both read as text.
 func (b *Block) UnmarshalJSON(data []byte) error {
-	var j blockJSON
-	if err := json.Unmarshal(data, &j); err != nil {
+	var w blockWire[resultContent]
+	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	if j.Type == "" {
-		return fmt.Errorf("transcript: content block has no type")
+	out, known, err := w.block()
+	if err != nil {
+		return err
 	}
-	*b = Block{Type: j.Type}
-	switch j.Type {
-	case BlockText:
-		b.Text = j.Text
-	case BlockToolUse:
-		b.ID, b.Name, b.Input = j.ID, j.Name, j.Input
-		if len(b.Input) == 0 || string(b.Input) == "null" {
-			b.Input = emptyObject
-		}
-	case BlockToolResult:
-		b.ToolUseID, b.IsError = j.ToolUseID, j.IsError
-		c, err := resultText(j.Content)
-		if err != nil {
-			return err
-		}
-		b.Content = c
-	case BlockThinking:
-		b.Thinking, b.Signature = j.Thinking, j.Signature
-	default:
-		b.Raw = append(json.RawMessage(nil), data...)
+	if !known {
+		out.Raw = append(json.RawMessage(nil), data...)
 	}
+	*b = out
 	return nil
 }
 

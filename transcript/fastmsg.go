@@ -15,7 +15,7 @@ import (
 // been validated by then), and only falls back to capturing raw blocks when
 // a block of an unknown type needs to be kept verbatim.
 
-type messageWire[C any] struct {
+type messageWire[C ~string] struct {
 	Role    string         `json:"role"`
 	Content []blockWire[C] `json:"content"`
 	At      time.Time      `json:"at"`
@@ -23,7 +23,7 @@ type messageWire[C any] struct {
 
 // blockWire is every known block's fields. C is string on the fast path;
 // resultContent when some tool result's content is not a string.
-type blockWire[C any] struct {
+type blockWire[C ~string] struct {
 	Type      *string         `json:"type"`
 	Text      string          `json:"text"`
 	ID        string          `json:"id"`
@@ -34,6 +34,32 @@ type blockWire[C any] struct {
 	IsError   bool            `json:"is_error"`
 	Thinking  string          `json:"thinking"`
 	Signature string          `json:"signature"`
+}
+
+// block maps the decoded fields to a Block. known is false for a type this
+// build does not know: the caller must then keep the block's raw text.
+func (b blockWire[C]) block() (out Block, known bool, err error) {
+	if b.Type == nil || *b.Type == "" {
+		return Block{}, false, errors.New("transcript: content block has no type")
+	}
+	out = Block{Type: *b.Type}
+	switch out.Type {
+	case BlockText:
+		out.Text = b.Text
+	case BlockToolUse:
+		out.ID, out.Name, out.Input = b.ID, b.Name, b.Input
+		if len(out.Input) == 0 || string(out.Input) == "null" {
+			out.Input = emptyObject
+		}
+	case BlockToolResult:
+		out.ToolUseID, out.IsError = b.ToolUseID, b.IsError
+		out.Content = string(b.Content)
+	case BlockThinking:
+		out.Thinking, out.Signature = b.Thinking, b.Signature
+	default:
+		return out, false, nil
+	}
+	return out, true, nil
 }
 
 // resultContent is a tool result's content, read as text.
@@ -78,23 +104,11 @@ func buildMessage[C ~string](line []byte, w messageWire[C]) (*Message, error) {
 	m := &Message{Role: w.Role, At: w.At, Content: make([]Block, len(w.Content))}
 	var unknown []int
 	for i, b := range w.Content {
-		if b.Type == nil || *b.Type == "" {
-			return nil, errors.New("transcript: content block has no type")
+		out, known, err := b.block()
+		if err != nil {
+			return nil, err
 		}
-		out := Block{Type: *b.Type}
-		switch out.Type {
-		case BlockText:
-			out.Text = b.Text
-		case BlockToolUse:
-			out.ID, out.Name, out.Input = b.ID, b.Name, b.Input
-			if len(out.Input) == 0 || string(out.Input) == "null" {
-				out.Input = emptyObject
-			}
-		case BlockToolResult:
-			out.ToolUseID, out.Content, out.IsError = b.ToolUseID, string(b.Content), b.IsError
-		case BlockThinking:
-			out.Thinking, out.Signature = b.Thinking, b.Signature
-		default:
+		if !known {
 			unknown = append(unknown, i)
 		}
 		m.Content[i] = out
