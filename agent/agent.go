@@ -75,8 +75,6 @@ type Options struct {
 	Now      func() time.Time
 	// Log receives one line per tool call and result (stderr in the CLI).
 	Log io.Writer
-	// OnDelta sees streamed text.
-	OnDelta func(provider.Delta)
 	// Dispatcher, when set, answers tool calls instead of running them all.
 	Dispatcher Dispatcher
 }

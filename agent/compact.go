@@ -36,7 +36,6 @@ func (r *run) maybeCompact(ctx context.Context) error {
 	last.Content = append(append([]transcript.Block(nil), last.Content...), transcript.TextBlock(CompactionInstruction))
 	old[len(old)-1] = last
 	req := r.request(old, r.opts.Tools.Specs())
-	req.OnDelta = nil
 	resp, err := r.opts.Provider.Complete(ctx, req)
 	if err != nil {
 		return fmt.Errorf("agent: compaction: %w", err)

@@ -19,7 +19,6 @@ func (r *run) request(msgs []transcript.Message, specs []tool.Spec) *provider.Re
 		Seed:        c.Seed,
 		Thinking:    c.Thinking,
 		CachePrompt: c.CachePrompt,
-		OnDelta:     r.opts.OnDelta,
 	}
 	if c.SystemPrompt != nil {
 		req.System = *c.SystemPrompt

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -81,13 +80,6 @@ func (r *Report) Structural() bool {
 type refusal struct{ msg string }
 
 func (r *refusal) Error() string { return r.msg }
-
-// IsRefusal reports whether err says the session cannot be replayed (as
-// opposed to the replay failing).
-func IsRefusal(err error) bool {
-	var r *refusal
-	return errors.As(err, &r) || errors.Is(err, ErrNoConfig)
-}
 
 // Check reports whether a session can be replayed with today's tools,
 // without running anything.

@@ -230,7 +230,8 @@ func TestReplayRefusals(t *testing.T) {
 	t.Parallel()
 	f := &fixture{prov: &script{}, runs: &atomic.Int64{}}
 	rep, err := Replay(context.Background(), Options{Session: recording(), Provider: f.prov, Mode: ModeStop, Tools: f.tools("fs_read")})
-	if !IsRefusal(err) || rep.Status != StatusRefused || !strings.Contains(rep.Reason, `"fs_write"`) {
+	var ref *refusal
+	if !errors.As(err, &ref) || rep.Status != StatusRefused || !strings.Contains(rep.Reason, `"fs_write"`) {
 		t.Errorf("missing tool: %+v, %v", rep, err)
 	}
 	noConfig := &session.Session{Records: []transcript.Record{msg("user", text("x"))}}

@@ -264,38 +264,59 @@ func (j *replayJob) run(ctx context.Context, log io.Writer) (*replay.Report, err
 	} else if j.set.ReadOnly {
 		opts.PermissionMode = string(tool.ModeReadOnly)
 	}
-	// Refuse before creating a session for a replay that cannot happen.
-	if _, err := replay.Check(j.s, j.tools); err != nil {
-		rep := &replay.Report{Session: j.s.Meta.ID, Provider: j.provName, Model: j.model, Mode: j.set.Mode,
-			Status: replay.StatusRefused, Reason: err.Error(), Divergences: []replay.Divergence{}}
-		return rep, err
-	}
-	var w *session.Writer
+	var lw *lazyWriter
 	if j.set.Record {
 		dir, err := j.env.SessionDir()
 		if err != nil {
 			return nil, err
 		}
-		store := &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
-		w, err = store.Create(transcript.Meta{Provider: j.provName, Model: j.model, Workspace: j.s.Meta.Workspace,
-			Title: clip("replay of "+j.s.Meta.ID+": "+oneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
-		if err != nil {
-			return nil, err
-		}
-		defer w.Close()
-		opts.Recorder = w
-		fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, j.provName, j.model)
+		// The session is created with the replay's first record, so a
+		// replay that is refused leaves nothing behind.
+		lw = &lazyWriter{create: func() (*session.Writer, error) {
+			store := &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
+			w, err := store.Create(transcript.Meta{Provider: j.provName, Model: j.model, Workspace: j.s.Meta.Workspace,
+				Title: clip("replay of "+j.s.Meta.ID+": "+oneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
+			if err == nil {
+				fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, j.provName, j.model)
+			}
+			return w, err
+		}}
+		opts.Recorder = lw
 	}
 	rep, err := replay.Replay(ctx, opts)
-	if w != nil {
-		if cerr := w.Close(); cerr != nil && err == nil {
+	if lw != nil && lw.w != nil {
+		if cerr := lw.w.Close(); cerr != nil && err == nil {
 			err = cerr
 		}
 		if rep != nil {
-			rep.Replay = w.ID()
+			rep.Replay = lw.w.ID()
 		}
 	}
 	return rep, err
+}
+
+// lazyWriter creates its session on the first record it is given.
+type lazyWriter struct {
+	create func() (*session.Writer, error)
+	w      *session.Writer
+}
+
+func (l *lazyWriter) Append(recs ...transcript.Record) error {
+	if l.w == nil {
+		w, err := l.create()
+		if err != nil {
+			return err
+		}
+		l.w = w
+	}
+	return l.w.Append(recs...)
+}
+
+func (l *lazyWriter) Sync() error {
+	if l.w == nil {
+		return nil
+	}
+	return l.w.Sync()
 }
 
 func lastConfig(s *session.Session) *transcript.Config {
@@ -424,4 +445,4 @@ func printRepeats(w io.Writer, st style, s repeatSummary) {
 	}
 }
 
-var _ agent.Recorder = (*session.Writer)(nil)
+var _ agent.Recorder = (*lazyWriter)(nil)

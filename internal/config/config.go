@@ -67,7 +67,6 @@ func Load(path string) (*Config, error) {
 	if err := c.Prices.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", path, err)
 	}
-	c.Path = path
 	return &c, nil
 }
 
