@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"github.com/mecha-agent/mecha/internal/cli"
+	"github.com/mecha-agent/mecha/internal/cmd/root"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:])) }
+func main() { os.Exit(root.Main(os.Args[1:])) }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package cli
+package root
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
 
 	"github.com/mecha-agent/mecha/session"
 )
@@ -32,7 +34,7 @@ func TestRunOnAFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	env := &Env{Out: &out, Err: &errOut, Getenv: func(k string) string {
+	env := &cmdutil.Env{Out: &out, Err: &errOut, Getenv: func(k string) string {
 		switch k {
 		case "MECHA_SESSION_DIR":
 			return filepath.Join(small, "sessions")

@@ -1,27 +1,24 @@
-package cli
+package replay
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+
 	"github.com/spf13/cobra"
 
-	"github.com/mecha-agent/mecha/agent"
-	"github.com/mecha-agent/mecha/internal/config"
 	"github.com/mecha-agent/mecha/replay"
 	"github.com/mecha-agent/mecha/session"
-	"github.com/mecha-agent/mecha/tool"
-	"github.com/mecha-agent/mecha/transcript"
 )
 
 // ReplayOptions are the options of "mecha replay".
 type ReplayOptions struct {
-	Env             *Env
+	Env             *cmdutil.Env
 	ID              string
 	Provider, Model string
 	OnDivergence    string
@@ -34,7 +31,7 @@ type ReplayOptions struct {
 }
 
 // NewCmdReplay builds "mecha replay".
-func NewCmdReplay(env *Env) *cobra.Command {
+func NewCmdReplay(env *cmdutil.Env, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
 	opts := &ReplayOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "replay ID",
@@ -59,9 +56,15 @@ Provider and model default to the recorded ones; -p alone picks that
 provider's default model. A replay is recorded as a session of its own that
 names the one it replays. Against a sampling server one divergent replay is
 a sample, not a regression: --repeat N replays N times and counts.`,
-		Args: exactArgs(1, "one session id"),
+		Args: cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return replayRun(cmd.Context(), opts)
 		},
 	}
@@ -79,22 +82,25 @@ a sample, not a regression: --repeat N replays N times and counts.`,
 	return cmd
 }
 
+// validate checks the flags before anything is read.
+func (o *ReplayOptions) validate() error {
+	if _, err := replay.ParseMode(o.OnDivergence); err != nil {
+		return &cmdutil.UsageError{Err: err}
+	}
+	if o.Repeat < 1 {
+		return cmdutil.Usagef("--repeat must be at least 1")
+	}
+	_, err := cmdutil.PermissionMode(o.Yes, o.ReadOnly)
+	return err
+}
+
 func replayRun(ctx context.Context, opts *ReplayOptions) error {
-	mode, err := replay.ParseMode(opts.OnDivergence)
-	if err != nil {
-		return &usageError{err}
-	}
-	if opts.Repeat < 1 {
-		return usagef("--repeat must be at least 1")
-	}
-	if opts.Yes && opts.ReadOnly {
-		return usagef("--yes and --read-only contradict each other")
-	}
+	mode, _ := replay.ParseMode(opts.OnDivergence)
 	cfg, err := opts.Env.Config()
 	if err != nil {
 		return err
 	}
-	path, err := resolveSession(opts.Env, opts.ID)
+	path, err := opts.Env.ResolveSession(opts.ID)
 	if err != nil {
 		return err
 	}
@@ -102,26 +108,26 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	job, err := newReplayJob(opts.Env, cfg, s, replaySettings{
+	job, err := NewJob(opts.Env, cfg, s, Settings{
 		Provider: opts.Provider, Model: opts.Model, Mode: mode, Workspace: opts.Workspace,
 		Yes: opts.Yes, ReadOnly: opts.ReadOnly, MockScript: opts.MockScript, Record: !opts.NoSession,
 	})
 	if err != nil {
 		return err
 	}
-	defer job.cleanup()
+	defer job.Cleanup()
 	var reports []*replay.Report
 	for i := 0; i < opts.Repeat; i++ {
-		rep, err := job.run(ctx, opts.Env.Err)
+		rep, err := job.Run(ctx, opts.Env.Err)
 		if rep != nil && rep.Status == replay.StatusRefused {
 			if opts.JSON {
-				writeJSON(opts.Env.Out, rep)
+				cmdutil.WriteJSON(opts.Env.Out, rep)
 			}
 			return err
 		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
-				return &exitError{code: ExitInterrupted, msg: "interrupted"}
+				return &cmdutil.InterruptedError{Msg: "interrupted"}
 			}
 			return err
 		}
@@ -129,15 +135,15 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	}
 	if opts.JSON {
 		if opts.Repeat == 1 {
-			err = writeJSON(opts.Env.Out, reports[0])
+			err = cmdutil.WriteJSON(opts.Env.Out, reports[0])
 		} else {
-			err = writeJSON(opts.Env.Out, summarizeRepeats(reports))
+			err = cmdutil.WriteJSON(opts.Env.Out, summarizeRepeats(reports))
 		}
 		if err != nil {
 			return err
 		}
 	} else {
-		st := newStyle(opts.Env)
+		st := cmdutil.NewStyle(opts.Env)
 		if opts.Repeat == 1 {
 			printReport(opts.Env.Out, st, reports[0])
 		} else {
@@ -162,188 +168,26 @@ func replayExit(mode replay.Mode, reports []*replay.Report) error {
 	if diverged == 0 {
 		return nil
 	}
-	return &exitError{code: ExitFailure, msg: fmt.Sprintf("%d of %d %s diverged (--on-divergence=error)", diverged, len(reports), plural(len(reports), "replay", "replays"))}
-}
-
-// replaySettings are the choices a replay is made with.
-type replaySettings struct {
-	Provider, Model string
-	Mode            replay.Mode
-	Workspace       string
-	Yes, ReadOnly   bool
-	MockScript      string
-	Record          bool
-}
-
-// replayJob replays one session, as often as asked.
-type replayJob struct {
-	env      *Env
-	cfg      *config.Config
-	s        *session.Session
-	set      replaySettings
-	provName string
-	model    string
-	tools    replay.ToolsFunc
-	tmp      string // a stand-in workspace, removed by cleanup
-}
-
-func newReplayJob(env *Env, cfg *config.Config, s *session.Session, set replaySettings) (*replayJob, error) {
-	j := &replayJob{env: env, cfg: cfg, s: s, set: set}
-	last := lastConfig(s)
-	j.provName, j.model = s.Meta.Provider, s.Meta.Model
-	if last != nil {
-		j.provName, j.model = last.Provider, last.Model
-	}
-	if set.Provider != "" && set.Provider != j.provName {
-		// The recorded model name means nothing to another provider.
-		j.provName, j.model = set.Provider, defaultModel(cfg, set.Provider)
-	}
-	if set.Model != "" {
-		j.model = set.Model
-	}
-	perm := ""
-	switch {
-	case set.Yes:
-		perm = string(tool.ModeYes)
-	case set.ReadOnly:
-		perm = string(tool.ModeReadOnly)
-	}
-	j.tools = func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) {
-		if perm != "" {
-			rc.PermissionMode = perm
-		}
-		ws, err := j.workspace(rc.Workspace)
-		if err != nil {
-			return nil, nil, err
-		}
-		rc.Workspace = ws
-		return buildTools(env, rc, toolSetup{})
-	}
-	return j, nil
-}
-
-// workspace is where live calls run. In stop and error modes nothing runs,
-// so a recorded workspace that is gone is replaced by an empty stand-in.
-func (j *replayJob) workspace(recorded string) (string, error) {
-	if j.set.Workspace != "" {
-		return workspaceDir(j.set.Workspace)
-	}
-	if ws, err := workspaceDir(recorded); err == nil {
-		return ws, nil
-	} else if j.set.Mode == replay.ModeLive {
-		return "", fmt.Errorf("the recorded workspace is gone (give one with -w for a live replay): %w", err)
-	}
-	if j.tmp == "" {
-		d, err := os.MkdirTemp("", "mecha-replay-")
-		if err != nil {
-			return "", err
-		}
-		j.tmp = d
-	}
-	return j.tmp, nil
-}
-
-func (j *replayJob) cleanup() {
-	if j.tmp != "" {
-		os.RemoveAll(j.tmp)
-	}
-}
-
-// run replays the session once, recording the replay unless told not to.
-func (j *replayJob) run(ctx context.Context, log io.Writer) (*replay.Report, error) {
-	prov, err := newProvider(j.env, j.provName, providerSetup{MockScript: j.set.MockScript})
-	if err != nil {
-		return nil, err
-	}
-	opts := replay.Options{
-		Session: j.s, Provider: prov, ProviderName: j.provName, Model: j.model, Mode: j.set.Mode,
-		MechaVersion: Version(), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Now, Log: log,
-	}
-	if j.set.Yes {
-		opts.PermissionMode = string(tool.ModeYes)
-	} else if j.set.ReadOnly {
-		opts.PermissionMode = string(tool.ModeReadOnly)
-	}
-	var lw *lazyWriter
-	if j.set.Record {
-		dir, err := j.env.SessionDir()
-		if err != nil {
-			return nil, err
-		}
-		// The session is created with the replay's first record, so a
-		// replay that is refused leaves nothing behind.
-		lw = &lazyWriter{create: func() (*session.Writer, error) {
-			store := &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
-			w, err := store.Create(transcript.Meta{Provider: j.provName, Model: j.model, Workspace: j.s.Meta.Workspace,
-				Title: clip("replay of "+j.s.Meta.ID+": "+oneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
-			if err == nil {
-				fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, j.provName, j.model)
-			}
-			return w, err
-		}}
-		opts.Recorder = lw
-	}
-	rep, err := replay.Replay(ctx, opts)
-	if lw != nil && lw.w != nil {
-		if cerr := lw.w.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-		if rep != nil {
-			rep.Replay = lw.w.ID()
-		}
-	}
-	return rep, err
-}
-
-// lazyWriter creates its session on the first record it is given.
-type lazyWriter struct {
-	create func() (*session.Writer, error)
-	w      *session.Writer
-}
-
-func (l *lazyWriter) Append(recs ...transcript.Record) error {
-	if l.w == nil {
-		w, err := l.create()
-		if err != nil {
-			return err
-		}
-		l.w = w
-	}
-	return l.w.Append(recs...)
-}
-
-func (l *lazyWriter) Sync() error {
-	if l.w == nil {
-		return nil
-	}
-	return l.w.Sync()
-}
-
-func lastConfig(s *session.Session) *transcript.Config {
-	cs := s.Configs()
-	if len(cs) == 0 {
-		return nil
-	}
-	return cs[len(cs)-1]
+	return &cmdutil.DivergedError{Msg: fmt.Sprintf("%d of %d %s diverged (--on-divergence=error)", diverged, len(reports), cmdutil.Plural(len(reports), "replay", "replays"))}
 }
 
 // printReport writes the report for a person.
-func printReport(w io.Writer, st style, r *replay.Report) {
+func printReport(w io.Writer, st cmdutil.Style, r *replay.Report) {
 	fmt.Fprintf(w, "replay of %s on %s/%s (--on-divergence=%s)\n", r.Session, r.Provider, r.Model, r.Mode)
 	if r.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
 	if len(r.Divergences) == 0 {
 		fmt.Fprintf(w, "%s: the replay made the %d recorded %s, in order, with the same arguments\n",
-			st.bold("clean"), r.CallsExpected, plural(r.CallsExpected, "call", "calls"))
+			st.Bold("clean"), r.CallsExpected, cmdutil.Plural(r.CallsExpected, "call", "calls"))
 	} else {
-		fmt.Fprintf(w, "%s: %d of %d recorded %s answered from the recording", st.red("diverged"), r.CallsReplayed, r.CallsExpected, plural(r.CallsExpected, "call", "calls"))
+		fmt.Fprintf(w, "%s: %d of %d recorded %s answered from the recording", st.Red("diverged"), r.CallsReplayed, r.CallsExpected, cmdutil.Plural(r.CallsExpected, "call", "calls"))
 		if r.CallsRun > 0 {
 			fmt.Fprintf(w, ", %d run for real", r.CallsRun)
 		}
 		fmt.Fprintln(w)
 		for _, d := range r.Divergences {
-			printDivergence(w, d)
+			PrintDivergence(w, d)
 		}
 	}
 	if r.Replay != "" {
@@ -351,9 +195,10 @@ func printReport(w io.Writer, st style, r *replay.Report) {
 	}
 }
 
-func printDivergence(w io.Writer, d replay.Divergence) {
+// PrintDivergence writes one divergence for a person.
+func PrintDivergence(w io.Writer, d replay.Divergence) {
 	where := fmt.Sprintf("  turn %d, call #%d: ", d.Turn, d.Index)
-	call := func(c *replay.CallRef) string { return c.Name + " " + compactJSON(c.Input) }
+	call := func(c *replay.CallRef) string { return c.Name + " " + cmdutil.CompactJSON(c.Input) }
 	switch d.Kind {
 	case replay.KindTool:
 		fmt.Fprintf(w, "%stool: expected %s, got %s\n", where, call(d.Expected), call(d.Actual))
@@ -418,14 +263,14 @@ func summarizeRepeats(reports []*replay.Report) repeatSummary {
 	return sum
 }
 
-func printRepeats(w io.Writer, st style, s repeatSummary) {
+func printRepeats(w io.Writer, st cmdutil.Style, s repeatSummary) {
 	fmt.Fprintf(w, "replay of %s on %s/%s, %d times (--on-divergence=%s)\n", s.Session, s.Provider, s.Model, s.Repeats, s.Mode)
 	if s.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
-	word := st.bold("clean")
+	word := st.Bold("clean")
 	if s.Diverged > 0 {
-		word = st.red("diverged")
+		word = st.Red("diverged")
 	}
 	fmt.Fprintf(w, "%s: %d of %d replays diverged\n", word, s.Diverged, s.Repeats)
 	for _, d := range s.Where {
@@ -444,5 +289,3 @@ func printRepeats(w io.Writer, st style, s repeatSummary) {
 		fmt.Fprintf(w, "recorded as sessions %s\n", strings.Join(ids, ", "))
 	}
 }
-
-var _ agent.Recorder = (*lazyWriter)(nil)

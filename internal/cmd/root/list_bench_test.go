@@ -1,4 +1,4 @@
-package cli
+package root
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
 )
 
 // BenchmarkSessionsList runs "mecha sessions list" in-process (parsing,
@@ -23,7 +25,7 @@ func BenchmarkSessionsList(b *testing.B) {
 			if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
 				b.Skipf("no store at %s: run go test -bench=List ./session first", dir)
 			}
-			env := &Env{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
+			env := &cmdutil.Env{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
 				if k == "MECHA_SESSION_DIR" {
 					return dir
 				}

@@ -1,26 +1,27 @@
-package cli
+package run
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
-// RunOptions are the options of "mecha run".
-type RunOptions struct {
-	Env   *Env
-	Task  string
-	flags *pflag.FlagSet // to tell a flag given from its default
+// Options are the options of "mecha run".
+type Options struct {
+	Env  *cmdutil.Env
+	Task string
+	// Given reports whether a flag was given on the command line, to tell
+	// a flag given from its default (what a resumed session inherits).
+	Given func(name string) bool
 
 	Provider, Model  string
 	Workspace        string
@@ -55,9 +56,10 @@ const (
 	defaultCompactKeepRecent = 6
 )
 
-// NewCmdRun builds "mecha run".
-func NewCmdRun(env *Env) *cobra.Command {
-	opts := &RunOptions{Env: env}
+// NewCmdRun builds "mecha run". runF, when not nil, runs in place of the
+// command once its flags are parsed and checked (tests use it).
+func NewCmdRun(env *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Env: env}
 	cmd := &cobra.Command{
 		Use:   `run [flags] "<task>"`,
 		Short: "Run an agent on a task in a workspace, recording the whole run",
@@ -82,10 +84,16 @@ model is told so); --yes allows them all, --read-only refuses them all.
 Exit status: 0 when the model answered, 3 when a budget stopped the run
 (--max-turns, --max-output-tokens, --max-cost-usd), 1 on a failure, 2 on
 bad usage, 130 when interrupted.`,
-		Args: exactArgs(1, `the task (quote it: mecha run "what changed?")`),
+		Args: cmdutil.ExactArgs(1, `the task (quote it: mecha run "what changed?")`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Task = args[0]
-			opts.flags = cmd.Flags()
+			opts.Given = cmdutil.Changed(cmd)
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return runRun(cmd.Context(), opts)
 		},
 	}
@@ -118,6 +126,33 @@ bad usage, 130 when interrupted.`,
 	return cmd
 }
 
+// validate checks the flags before anything is opened or created.
+func (o *Options) validate() error {
+	switch {
+	case strings.TrimSpace(o.Task) == "":
+		return cmdutil.Usagef("the task is empty")
+	case o.Resume != "" && o.NoSession:
+		return cmdutil.Usagef("--resume records into the session it resumes; it cannot go with --no-session")
+	case o.MaxTurns < 1:
+		return cmdutil.Usagef("--max-turns must be at least 1")
+	case o.MaxTokens < 1:
+		return cmdutil.Usagef("--max-tokens must be at least 1")
+	case o.given("max-cost-usd") && !(o.MaxCostUSD > 0):
+		return cmdutil.Usagef("--max-cost-usd must be more than 0")
+	case o.CompactKeepRecent < 1:
+		return cmdutil.Usagef("--compact-keep-recent must be at least 1")
+	}
+	switch o.Effort {
+	case "", "low", "medium", "high":
+	default:
+		return cmdutil.Usagef("--effort must be low, medium or high, not %q", o.Effort)
+	}
+	_, err := cmdutil.PermissionMode(o.Yes, o.ReadOnly)
+	return err
+}
+
+func (o *Options) given(name string) bool { return o.Given != nil && o.Given(name) }
+
 // runResult is the --json output.
 type runResult struct {
 	Session    *string          `json:"session"`
@@ -127,93 +162,37 @@ type runResult struct {
 	StopReason string           `json:"stop_reason"`
 }
 
-func runRun(ctx context.Context, opts *RunOptions) error {
-	if strings.TrimSpace(opts.Task) == "" {
-		return usagef("the task is empty")
-	}
-	if opts.Yes && opts.ReadOnly {
-		return usagef("--yes and --read-only contradict each other")
-	}
-	if opts.Resume != "" && opts.NoSession {
-		return usagef("--resume records into the session it resumes; it cannot go with --no-session")
-	}
+func runRun(ctx context.Context, opts *Options) error {
 	cfgFile, err := opts.Env.Config()
 	if err != nil {
 		return err
 	}
-	var (
-		prev *session.Session
-		path string
-	)
-	if opts.Resume != "" {
-		if path, err = resolveSession(opts.Env, opts.Resume); err != nil {
-			return err
-		}
-		if prev, err = session.Load(path); err != nil {
-			return err
-		}
+	prev, err := loadResumed(opts)
+	if err != nil {
+		return err
 	}
 	rc, err := buildRunConfig(opts, cfgFile, prev)
 	if err != nil {
 		return err
 	}
-	prov, err := newProvider(opts.Env, rc.Provider, providerSetup{MockScript: opts.MockScript})
+	prov, err := cmdutil.NewProvider(opts.Env, rc.Provider, cmdutil.ProviderSetup{MockScript: opts.MockScript})
 	if err != nil {
 		return err
 	}
-	tools, tracker, err := buildTools(opts.Env, rc, toolSetup{Only: opts.Tools})
+	tools, tracker, err := cmdutil.BuildTools(opts.Env, rc, cmdutil.ToolSetup{Only: opts.Tools})
 	if err != nil {
 		return err
 	}
 	rc.Tools = tools.Names()
-
-	// Open the record: a new session, or the resumed one.
-	var (
-		w       *session.Writer
-		history agent.History
-	)
-	switch {
-	case opts.NoSession:
-		fmt.Fprintln(opts.Env.Err, "session: none (--no-session)")
-	case prev != nil:
-		if w, err = session.OpenWriter(path); err != nil {
-			return err
-		}
-		history = agent.HistoryOf(prev)
-		if prev.Skipped > 0 {
-			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript were skipped\n", prev.Skipped, plural(prev.Skipped, "line", "lines"))
-		}
-	default:
-		dir, err := opts.Env.SessionDir()
-		if err != nil {
-			return err
-		}
-		store := &session.Store{Dir: dir, Now: opts.Env.Now, BackgroundSync: true}
-		title := opts.Title
-		if title == "" {
-			title = clip(oneLine(opts.Task), 80)
-		}
-		if w, err = store.Create(transcript.Meta{Provider: rc.Provider, Model: rc.Model, Workspace: rc.Workspace, Title: title}); err != nil {
-			return err
-		}
+	w, history, err := openRecord(opts, &rc, prev)
+	if err != nil {
+		return err
 	}
 	var rec agent.Recorder
-	var sessionID *string
 	if w != nil {
 		defer w.Close()
-		// Turn boundaries fsync without holding up the next model call;
-		// Close waits for the last one.
-		w.SyncInBackground()
-		id := w.ID()
-		sessionID = &id
-		fmt.Fprintf(opts.Env.Err, "session: %s (%s/%s)\n", id, rc.Provider, rc.Model)
-		rc.At = opts.Env.now().UTC()
-		if err := w.Append(&rc); err != nil {
-			return err
-		}
 		rec = w
 	}
-
 	res, runErr := agent.Run(ctx, agent.Options{
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: rec,
 		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err,
@@ -221,21 +200,93 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if res == nil { // refused before it started
 		return runErr
 	}
+	return finish(opts, w, res, runErr)
+}
+
+// loadResumed loads the session --resume names (nil without --resume).
+func loadResumed(opts *Options) (*session.Session, error) {
+	if opts.Resume == "" {
+		return nil, nil
+	}
+	path, err := opts.Env.ResolveSession(opts.Resume)
+	if err != nil {
+		return nil, err
+	}
+	return session.Load(path)
+}
+
+// openRecord opens what the run records into: the resumed session, a new
+// one, or nothing with --no-session. It appends this attach's config
+// record and returns the history the run continues from.
+func openRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*session.Writer, agent.History, error) {
+	var (
+		w       *session.Writer
+		history agent.History
+		err     error
+	)
+	switch {
+	case opts.NoSession:
+		fmt.Fprintln(opts.Env.Err, "session: none (--no-session)")
+		return nil, history, nil
+	case prev != nil:
+		if w, err = session.OpenWriter(prev.Path); err != nil {
+			return nil, history, err
+		}
+		history = agent.HistoryOf(prev)
+		if prev.Skipped > 0 {
+			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript were skipped\n", prev.Skipped, cmdutil.Plural(prev.Skipped, "line", "lines"))
+		}
+	default:
+		if w, err = createSession(opts, rc); err != nil {
+			return nil, history, err
+		}
+	}
+	// Turn boundaries fsync without holding up the next model call; Close
+	// waits for the last one.
+	w.SyncInBackground()
+	fmt.Fprintf(opts.Env.Err, "session: %s (%s/%s)\n", w.ID(), rc.Provider, rc.Model)
+	rc.At = opts.Env.Time().UTC()
+	if err := w.Append(rc); err != nil {
+		w.Close()
+		return nil, history, err
+	}
+	return w, history, nil
+}
+
+func createSession(opts *Options, rc *transcript.Config) (*session.Writer, error) {
+	dir, err := opts.Env.SessionDir()
+	if err != nil {
+		return nil, err
+	}
+	store := &session.Store{Dir: dir, Now: opts.Env.Now, BackgroundSync: true}
+	title := opts.Title
+	if title == "" {
+		title = cmdutil.Clip(cmdutil.OneLine(opts.Task), 80)
+	}
+	return store.Create(transcript.Meta{Provider: rc.Provider, Model: rc.Model, Workspace: rc.Workspace, Title: title})
+}
+
+// finish closes the record, reports the run and turns its outcome into
+// the command's result.
+func finish(opts *Options, w *session.Writer, res *agent.Result, runErr error) error {
+	var sessionID *string
 	if w != nil {
 		if err := w.Close(); err != nil && runErr == nil {
 			runErr = err
 		}
-		fmt.Fprintf(opts.Env.Err, "session: %s: %d %s, %s in / %s out, %s\n", w.ID(), res.Turns, plural(res.Turns, "turn", "turns"),
-			count(res.Usage.InputTokens), count(res.Usage.OutputTokens), res.StopReason)
+		id := w.ID()
+		sessionID = &id
+		fmt.Fprintf(opts.Env.Err, "session: %s: %d %s, %s in / %s out, %s\n", id, res.Turns, cmdutil.Plural(res.Turns, "turn", "turns"),
+			cmdutil.Count(res.Usage.InputTokens), cmdutil.Count(res.Usage.OutputTokens), res.StopReason)
 	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) {
-			return &exitError{code: ExitInterrupted, msg: "interrupted; the transcript keeps everything up to here"}
+			return &cmdutil.InterruptedError{Msg: "interrupted; the transcript keeps everything up to here"}
 		}
 		return runErr
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.Env.Out, runResult{sessionID, res.Text, res.Turns, res.Usage, res.StopReason}); err != nil {
+		if err := cmdutil.WriteJSON(opts.Env.Out, runResult{sessionID, res.Text, res.Turns, res.Usage, res.StopReason}); err != nil {
 			return err
 		}
 	} else if res.Text != "" {
@@ -243,27 +294,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	switch res.StopReason {
 	case agent.StopMaxTurns, agent.StopMaxOutputTokens, agent.StopMaxCost:
-		return &exitError{code: ExitBudget, msg: "stopped: the run reached its " + res.StopReason + " budget"}
+		return &cmdutil.BudgetError{Budget: res.StopReason}
 	}
 	return nil
-}
-
-// workspaceDir resolves -w (or the current directory) to an absolute,
-// existing directory.
-func workspaceDir(arg string) (string, error) {
-	if arg == "" {
-		arg = "."
-	}
-	abs, err := filepath.Abs(arg)
-	if err != nil {
-		return "", err
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("workspace: %w", err)
-	}
-	if !st.IsDir() {
-		return "", fmt.Errorf("workspace: %s is not a directory", abs)
-	}
-	return abs, nil
 }

@@ -1,6 +1,14 @@
-package cli
+package root
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/internal/cmd/regress"
+	"github.com/mecha-agent/mecha/internal/cmd/replay"
+	"github.com/mecha-agent/mecha/internal/cmd/run"
+	"github.com/mecha-agent/mecha/internal/cmd/sessions"
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+)
 
 const rootLong = `mecha runs a model through a loop of tool calls in a workspace and records
 every run as an append-only JSONL transcript, which it can list, show, price,
@@ -19,40 +27,19 @@ Exit status:
   130  interrupted`
 
 // NewCmdRoot builds the mecha command tree.
-func NewCmdRoot(env *Env) *cobra.Command {
+func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mecha",
 		Short:         "An agent harness whose every run is a reproducible record",
 		Long:          rootLong,
-		Version:       Version(),
+		Version:       cmdutil.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          noArgs,
+		Args:          cmdutil.NoArgs,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.AddCommand(NewCmdRun(env), NewCmdReplay(env), NewCmdRegress(env), NewCmdSessions(env))
+	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env))
 	return root
-}
-
-// noArgs refuses arguments, naming an unknown subcommand when it looks like one.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return nil
-	}
-	if cmd.HasSubCommands() {
-		return usagef("unknown command %q for %q (see '%s --help')", args[0], cmd.CommandPath(), cmd.CommandPath())
-	}
-	return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
-}
-
-// exactArgs is cobra.ExactArgs with a usage error and a message naming what is expected.
-func exactArgs(n int, what string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usagef("%s needs %s (got %d arguments)", cmd.CommandPath(), what, len(args))
-		}
-		return nil
-	}
 }

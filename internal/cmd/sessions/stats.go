@@ -1,9 +1,11 @@
-package cli
+package sessions
 
 import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -13,13 +15,13 @@ import (
 
 // StatsOptions are the options of "sessions stats".
 type StatsOptions struct {
-	Env  *Env
+	Env  *cmdutil.Env
 	Days int
 	JSON bool
 }
 
-// NewCmdSessionsStats builds "mecha sessions stats".
-func NewCmdSessionsStats(env *Env) *cobra.Command {
+// NewCmdStats builds "mecha sessions stats".
+func NewCmdStats(env *cmdutil.Env, runF func(*StatsOptions) error) *cobra.Command {
 	opts := &StatsOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "stats",
@@ -29,8 +31,13 @@ tokens, not prices: every cost is computed at the prices configured today in
 $MECHA_HOME/config.toml, so historical runs are re-priced. A model with no
 configured price shows — rather than a cost. A session that died before its
 run finished counts as a session but contributes no tokens it did not record.`,
-		Args: noArgs,
-		RunE: func(*cobra.Command, []string) error { return statsRun(opts) },
+		Args: cmdutil.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return statsRun(opts)
+		},
 	}
 	cmd.Flags().IntVar(&opts.Days, "days", 0, "only sessions created in the last `N` days (0: all)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of rows")
@@ -57,7 +64,7 @@ type sessionSums struct {
 
 func statsRun(opts *StatsOptions) error {
 	if opts.Days < 0 {
-		return usagef("--days must not be negative")
+		return cmdutil.Usagef("--days must not be negative")
 	}
 	dir, err := opts.Env.SessionDir()
 	if err != nil {
@@ -73,7 +80,7 @@ func statsRun(opts *StatsOptions) error {
 	}
 	infos := l.Sessions
 	if opts.Days > 0 {
-		since := opts.Env.now().Add(-time.Duration(opts.Days) * 24 * time.Hour)
+		since := opts.Env.Time().Add(-time.Duration(opts.Days) * 24 * time.Hour)
 		kept := infos[:0:0]
 		for _, s := range infos {
 			if !s.Meta.CreatedAt.Before(since) {
@@ -99,7 +106,7 @@ func statsRun(opts *StatsOptions) error {
 	for _, r := range read {
 		if r.err != nil {
 			failed++
-			fmt.Fprintf(opts.Env.Err, "warning: %s\n", oneLine(r.err.Error()))
+			fmt.Fprintf(opts.Env.Err, "warning: %s\n", cmdutil.OneLine(r.err.Error()))
 			continue
 		}
 		seen := map[key]bool{}
@@ -138,42 +145,42 @@ func statsRun(opts *StatsOptions) error {
 		return out[i].Model < out[j].Model
 	})
 	if opts.JSON {
-		return writeJSON(opts.Env.Out, out)
+		return cmdutil.WriteJSON(opts.Env.Out, out)
 	}
 	if len(out) == 0 {
 		fmt.Fprintf(opts.Env.Err, "no sessions in %s%s\n", dir, sinceWords(opts.Days))
 		return nil
 	}
-	t := &table{right: map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true}}
-	t.add("PROVIDER", "MODEL", "SESSIONS", "TURNS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST")
+	t := &cmdutil.Table{Right: map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true}}
+	t.Add("PROVIDER", "MODEL", "SESSIONS", "TURNS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST")
 	var total float64
 	var sessions int
 	unpriced := 0
 	for _, r := range out {
 		cost := "—"
 		if r.CostUSD != nil {
-			cost = dollars(*r.CostUSD)
+			cost = cmdutil.Dollars(*r.CostUSD)
 			total += *r.CostUSD
 		} else {
 			unpriced++
 		}
-		t.add(r.Provider, r.Model, count(r.Sessions), count(r.Turns), count(r.InputTokens), count(r.OutputTokens),
-			count(r.CacheReadTokens), count(r.CacheWriteTokens), cost)
+		t.Add(r.Provider, r.Model, cmdutil.Count(r.Sessions), cmdutil.Count(r.Turns), cmdutil.Count(r.InputTokens), cmdutil.Count(r.OutputTokens),
+			cmdutil.Count(r.CacheReadTokens), cmdutil.Count(r.CacheWriteTokens), cost)
 	}
-	st := newStyle(opts.Env)
-	if err := t.write(opts.Env.Out, st); err != nil {
+	st := cmdutil.NewStyle(opts.Env)
+	if err := t.Write(opts.Env.Out, st); err != nil {
 		return err
 	}
 	sessions = len(read) - failed
-	totalWords := dollars(total)
+	totalWords := cmdutil.Dollars(total)
 	switch {
 	case unpriced == len(out):
 		totalWords = "— (no configured prices apply)"
 	case unpriced > 0:
-		totalWords += fmt.Sprintf(" for the priced rows (%d %s without a configured price)", unpriced, plural(unpriced, "row", "rows"))
+		totalWords += fmt.Sprintf(" for the priced rows (%d %s without a configured price)", unpriced, cmdutil.Plural(unpriced, "row", "rows"))
 	}
-	fmt.Fprintf(opts.Env.Out, "\n%s %s%s, total cost %s.\n", count(sessions), plural(sessions, "session", "sessions"), sinceWords(opts.Days), totalWords)
-	fmt.Fprintln(opts.Env.Out, st.dim("Costs are computed at today's prices from config.toml; historical runs are re-priced, not remembered."))
+	fmt.Fprintf(opts.Env.Out, "\n%s %s%s, total cost %s.\n", cmdutil.Count(sessions), cmdutil.Plural(sessions, "session", "sessions"), sinceWords(opts.Days), totalWords)
+	fmt.Fprintln(opts.Env.Out, st.Dim("Costs are computed at today's prices from config.toml; historical runs are re-priced, not remembered."))
 	return nil
 }
 
@@ -181,5 +188,5 @@ func sinceWords(days int) string {
 	if days <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" in the last %d %s", days, plural(days, "day", "days"))
+	return fmt.Sprintf(" in the last %d %s", days, cmdutil.Plural(days, "day", "days"))
 }

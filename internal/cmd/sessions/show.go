@@ -1,4 +1,4 @@
-package cli
+package sessions
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/pricing"
@@ -19,14 +21,14 @@ import (
 
 // ShowOptions are the options of "sessions show".
 type ShowOptions struct {
-	Env  *Env
+	Env  *cmdutil.Env
 	ID   string
 	JSON bool
 	Full bool
 }
 
-// NewCmdSessionsShow builds "mecha sessions show".
-func NewCmdSessionsShow(env *Env) *cobra.Command {
+// NewCmdShow builds "mecha sessions show".
+func NewCmdShow(env *cmdutil.Env, runF func(*ShowOptions) error) *cobra.Command {
 	opts := &ShowOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "show ID",
@@ -35,9 +37,12 @@ func NewCmdSessionsShow(env *Env) *cobra.Command {
 them), each user turn, each tool call with its arguments and the start of its
 result, the assistant's text, the taint state, token usage and its cost at
 today's configured prices.`,
-		Args: exactArgs(1, "one session id"),
+		Args: cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.ID = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
 			return showRun(opts)
 		},
 	}
@@ -95,7 +100,7 @@ type skippedJSON struct {
 }
 
 func showRun(opts *ShowOptions) error {
-	path, err := resolveSession(opts.Env, opts.ID)
+	path, err := opts.Env.ResolveSession(opts.ID)
 	if err != nil {
 		return err
 	}
@@ -125,18 +130,18 @@ func showRun(opts *ShowOptions) error {
 		for _, sk := range s.SkippedLines {
 			out.Details = append(out.Details, skippedJSON{sk.Line, sk.Torn, sk.Err})
 		}
-		return writeJSON(opts.Env.Out, out)
+		return cmdutil.WriteJSON(opts.Env.Out, out)
 	}
-	r := &renderer{w: opts.Env.Out, st: newStyle(opts.Env), full: opts.Full}
+	r := &renderer{w: opts.Env.Out, st: cmdutil.NewStyle(opts.Env), full: opts.Full}
 	r.session(s)
 	fmt.Fprintln(r.w)
-	fmt.Fprintln(r.w, r.st.bold("totals"))
+	fmt.Fprintln(r.w, r.st.Bold("totals"))
 	r.field("taint", describeTaint(s))
 	r.field("usage", fmt.Sprintf("%s input · %s output · %s cache read · %s cache write tokens over %s %s",
-		count(usage.InputTokens), count(usage.OutputTokens), count(usage.CacheReadTokens), count(usage.CacheWriteTokens),
-		count(turns), plural(turns, "turn", "turns")))
+		cmdutil.Count(usage.InputTokens), cmdutil.Count(usage.OutputTokens), cmdutil.Count(usage.CacheReadTokens), cmdutil.Count(usage.CacheWriteTokens),
+		cmdutil.Count(turns), cmdutil.Plural(turns, "turn", "turns")))
 	if priced {
-		r.field("cost", dollars(cost)+" at today's configured prices")
+		r.field("cost", cmdutil.Dollars(cost)+" at today's configured prices")
 	} else {
 		r.field("cost", "— (no price configured for this model in config.toml)")
 	}
@@ -149,7 +154,7 @@ func showRun(opts *ShowOptions) error {
 			}
 			parts = append(parts, fmt.Sprintf("line %d (%s)", sk.Line, what))
 		}
-		r.field("skipped", fmt.Sprintf("%d %s: %s", s.Skipped, plural(s.Skipped, "line", "lines"), strings.Join(parts, ", ")))
+		r.field("skipped", fmt.Sprintf("%d %s: %s", s.Skipped, cmdutil.Plural(s.Skipped, "line", "lines"), strings.Join(parts, ", ")))
 	}
 	return nil
 }
@@ -179,7 +184,7 @@ func describeTaint(s *session.Session) string {
 
 type renderer struct {
 	w    io.Writer
-	st   style
+	st   cmdutil.Style
 	full bool
 }
 
@@ -189,13 +194,13 @@ func (r *renderer) field(name, value string) {
 
 func (r *renderer) heading(text string) {
 	fmt.Fprintln(r.w)
-	fmt.Fprintln(r.w, r.st.bold("── "+text))
+	fmt.Fprintln(r.w, r.st.Bold("── "+text))
 }
 
 func (r *renderer) session(s *session.Session) {
 	m := s.Meta
-	r.field("session", r.st.bold(m.ID))
-	r.field("title", oneLine(m.Title))
+	r.field("session", r.st.Bold(m.ID))
+	r.field("title", cmdutil.OneLine(m.Title))
 	r.field("created", m.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	r.field("model", m.Provider+"/"+m.Model)
 	r.field("workspace", m.Workspace)
@@ -224,26 +229,26 @@ func (r *renderer) session(s *session.Session) {
 		case *transcript.Message:
 			r.message(rec, results, called)
 		case *transcript.Taint:
-			fmt.Fprintln(r.w, r.st.dim("── taint checkpoint: "+taintWords(*rec)))
+			fmt.Fprintln(r.w, r.st.Dim("── taint checkpoint: "+taintWords(*rec)))
 		case *transcript.Summary:
-			line := fmt.Sprintf("── run finished: %s %s", count(rec.Turns), plural(rec.Turns, "turn", "turns"))
+			line := fmt.Sprintf("── run finished: %s %s", cmdutil.Count(rec.Turns), cmdutil.Plural(rec.Turns, "turn", "turns"))
 			if rec.StopReason != "" {
 				line += ", " + rec.StopReason
 			}
-			line += fmt.Sprintf(" · %s in / %s out", count(rec.Usage.InputTokens), count(rec.Usage.OutputTokens))
+			line += fmt.Sprintf(" · %s in / %s out", cmdutil.Count(rec.Usage.InputTokens), cmdutil.Count(rec.Usage.OutputTokens))
 			if rec.Error != "" {
-				line += " · error: " + oneLine(rec.Error)
+				line += " · error: " + cmdutil.OneLine(rec.Error)
 			}
-			fmt.Fprintln(r.w, r.st.dim(line))
+			fmt.Fprintln(r.w, r.st.Dim(line))
 		case *transcript.Compaction:
-			fmt.Fprintln(r.w, r.st.dim(fmt.Sprintf("── compacted: the first %s %s of the session replaced by a summary of %s chars (%s in / %s out)",
-				count(rec.Replaces), plural(rec.Replaces, "message", "messages"), count(len(rec.Summary)),
-				count(rec.Usage.InputTokens), count(rec.Usage.OutputTokens))))
+			fmt.Fprintln(r.w, r.st.Dim(fmt.Sprintf("── compacted: the first %s %s of the session replaced by a summary of %s chars (%s in / %s out)",
+				cmdutil.Count(rec.Replaces), cmdutil.Plural(rec.Replaces, "message", "messages"), cmdutil.Count(len(rec.Summary)),
+				cmdutil.Count(rec.Usage.InputTokens), cmdutil.Count(rec.Usage.OutputTokens))))
 			if r.full {
 				fmt.Fprintln(r.w, rec.Summary)
 			}
 		case *transcript.Unknown:
-			fmt.Fprintln(r.w, r.st.dim(fmt.Sprintf("── %q record (not known to this version of mecha)", rec.Kind())))
+			fmt.Fprintln(r.w, r.st.Dim(fmt.Sprintf("── %q record (not known to this version of mecha)", rec.Kind())))
 		}
 	}
 }
@@ -283,11 +288,11 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 		if hasResults {
 			h = "user (steering, sent mid-run with tool results)"
 		}
-		r.heading(h + r.st.dim(atSuffix(m.At)))
+		r.heading(h + r.st.Dim(atSuffix(m.At)))
 		fmt.Fprintln(r.w, strings.Join(text, "\n"))
 		return
 	}
-	r.heading("assistant" + r.st.dim(atSuffix(m.At)))
+	r.heading("assistant" + r.st.Dim(atSuffix(m.At)))
 	for _, b := range m.Content {
 		switch b.Type {
 		case transcript.BlockText:
@@ -295,19 +300,19 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 		case transcript.BlockThinking:
 			t := b.Thinking
 			if !r.full {
-				t, _ = bounded(oneLine(t), 1, 160)
+				t, _ = cmdutil.Bounded(cmdutil.OneLine(t), 1, 160)
 			}
-			fmt.Fprintln(r.w, r.st.dim("[thinking] "+t))
+			fmt.Fprintln(r.w, r.st.Dim("[thinking] "+t))
 		case transcript.BlockToolUse:
 			called[b.ID] = true
-			fmt.Fprintf(r.w, "→ %s %s\n", r.st.bold(b.Name), compactJSON(b.Input))
+			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(b.Name), cmdutil.CompactJSON(b.Input))
 			if res, ok := results[b.ID]; ok {
 				r.result(res)
 			} else {
-				fmt.Fprintln(r.w, r.st.dim("  (no result recorded)"))
+				fmt.Fprintln(r.w, r.st.Dim("  (no result recorded)"))
 			}
 		default:
-			fmt.Fprintln(r.w, r.st.dim("["+b.Type+" block]"))
+			fmt.Fprintln(r.w, r.st.Dim("["+b.Type+" block]"))
 		}
 	}
 }
@@ -315,20 +320,20 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 func (r *renderer) result(b transcript.Block) {
 	text, note := b.Content, ""
 	if !r.full {
-		text, note = bounded(text, 8, 600)
+		text, note = cmdutil.Bounded(text, 8, 600)
 	}
 	bar := "  │ "
 	if b.IsError {
-		bar = "  " + r.st.red("✗") + " "
+		bar = "  " + r.st.Red("✗") + " "
 	}
 	if text == "" {
-		fmt.Fprintln(r.w, bar+r.st.dim("(empty)"))
+		fmt.Fprintln(r.w, bar+r.st.Dim("(empty)"))
 	}
 	for line := range strings.Lines(text) {
 		fmt.Fprintln(r.w, bar+strings.TrimRight(line, "\n"))
 	}
 	if note != "" {
-		fmt.Fprintln(r.w, "  "+r.st.dim(note))
+		fmt.Fprintln(r.w, "  "+r.st.Dim(note))
 	}
 }
 
@@ -337,16 +342,6 @@ func atSuffix(t time.Time) string {
 		return ""
 	}
 	return "  " + t.UTC().Format("15:04:05")
-}
-
-func compactJSON(raw json.RawMessage) string {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	s, _ := bounded(string(b), 1, 300)
-	return s
 }
 
 // configFields returns a config's fields by JSON name, without "at".
@@ -409,10 +404,10 @@ func (r *renderer) config(n int, prev, c *transcript.Config) {
 	case c.SystemPrompt == nil:
 		fmt.Fprintln(r.w, "system prompt: none")
 	case r.full:
-		fmt.Fprintf(r.w, "system prompt (%s chars):\n%s\n", count(len(*c.SystemPrompt)), *c.SystemPrompt)
+		fmt.Fprintf(r.w, "system prompt (%s chars):\n%s\n", cmdutil.Count(len(*c.SystemPrompt)), *c.SystemPrompt)
 	default:
-		p, _ := bounded(oneLine(*c.SystemPrompt), 1, 100)
-		fmt.Fprintf(r.w, "system prompt (%s chars): %s\n", count(len(*c.SystemPrompt)), p)
+		p, _ := cmdutil.Bounded(cmdutil.OneLine(*c.SystemPrompt), 1, 100)
+		fmt.Fprintf(r.w, "system prompt (%s chars): %s\n", cmdutil.Count(len(*c.SystemPrompt)), p)
 	}
 }
 

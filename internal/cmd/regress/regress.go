@@ -1,4 +1,4 @@
-package cli
+package regress
 
 import (
 	"bufio"
@@ -14,6 +14,10 @@ import (
 	"strings"
 	"time"
 
+	replaycmd "github.com/mecha-agent/mecha/internal/cmd/replay"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/config"
@@ -24,7 +28,7 @@ import (
 
 // RegressOptions are the options of "mecha regress".
 type RegressOptions struct {
-	Env             *Env
+	Env             *cmdutil.Env
 	IDs             []string
 	Pins            string
 	Provider, Model string
@@ -37,7 +41,7 @@ type RegressOptions struct {
 }
 
 // NewCmdRegress builds "mecha regress".
-func NewCmdRegress(env *Env) *cobra.Command {
+func NewCmdRegress(env *cmdutil.Env, runF func(context.Context, *RegressOptions) error) *cobra.Command {
 	opts := &RegressOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "regress [ID...]",
@@ -58,6 +62,12 @@ checks GET /props and refuses otherwise.
 matrix can split a large set across machines.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IDs = args
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return regressRun(cmd.Context(), opts)
 		},
 	}
@@ -94,15 +104,18 @@ type regressSummary struct {
 	Results  []regressResult `json:"results"`
 }
 
+// validate checks the flags before anything is read.
+func (o *RegressOptions) validate() error {
+	if mode, err := replay.ParseMode(o.OnDivergence); err != nil || mode == replay.ModeLive {
+		return cmdutil.Usagef("regress: --on-divergence must be error or stop")
+	}
+	_, _, err := parseShard(o.Shard)
+	return err
+}
+
 func regressRun(ctx context.Context, opts *RegressOptions) error {
-	mode, err := replay.ParseMode(opts.OnDivergence)
-	if err != nil || mode == replay.ModeLive {
-		return usagef("regress: --on-divergence must be error or stop")
-	}
-	shardI, shardN, err := parseShard(opts.Shard)
-	if err != nil {
-		return err
-	}
+	mode, _ := replay.ParseMode(opts.OnDivergence)
+	shardI, shardN, _ := parseShard(opts.Shard)
 	cfg, err := opts.Env.Config()
 	if err != nil {
 		return err
@@ -130,14 +143,14 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 		res.Report = rep
 		switch {
 		case errors.Is(err, context.Canceled):
-			return &exitError{code: ExitInterrupted, msg: "interrupted"}
+			return &cmdutil.InterruptedError{Msg: "interrupted"}
 		case errors.Is(err, errSlots):
 			return err
 		case rep != nil && rep.Status == replay.StatusRefused:
-			res.Status, res.Error = "refused", oneLine(err.Error())
+			res.Status, res.Error = "refused", cmdutil.OneLine(err.Error())
 			sum.Refused++
 		case err != nil:
-			res.Status, res.Error = "failed", oneLine(err.Error())
+			res.Status, res.Error = "failed", cmdutil.OneLine(err.Error())
 			sum.Failed++
 		case fails(mode, rep):
 			res.Status = "diverged"
@@ -157,14 +170,14 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 		}
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.Env.Out, sum); err != nil {
+		if err := cmdutil.WriteJSON(opts.Env.Out, sum); err != nil {
 			return err
 		}
 	} else {
-		printRegress(opts.Env.Out, newStyle(opts.Env), sum)
+		printRegress(opts.Env.Out, cmdutil.NewStyle(opts.Env), sum)
 	}
 	if bad := sum.Diverged + sum.Refused + sum.Failed; bad > 0 {
-		return &exitError{code: ExitFailure, msg: fmt.Sprintf("regress: %d of %d pinned %s did not replay clean", bad, sum.Pins, plural(sum.Pins, "session", "sessions"))}
+		return &cmdutil.DivergedError{Msg: fmt.Sprintf("regress: %d of %d pinned %s did not replay clean", bad, sum.Pins, cmdutil.Plural(sum.Pins, "session", "sessions"))}
 	}
 	return nil
 }
@@ -178,7 +191,7 @@ func fails(mode replay.Mode, rep *replay.Report) bool {
 }
 
 func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, mode replay.Mode, id string, res *regressResult, checked *bool) (*replay.Report, error) {
-	path, err := resolveSession(opts.Env, id)
+	path, err := opts.Env.ResolveSession(id)
 	if err != nil {
 		return nil, err
 	}
@@ -187,25 +200,25 @@ func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, m
 		return nil, err
 	}
 	res.ID, res.Title = s.Meta.ID, s.Meta.Title
-	job, err := newReplayJob(opts.Env, cfg, s, replaySettings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession})
+	job, err := replaycmd.NewJob(opts.Env, cfg, s, replaycmd.Settings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession})
 	if err != nil {
 		return nil, err
 	}
-	defer job.cleanup()
-	if job.provName == openai.NameLocal && !*checked && !opts.SkipSlotCheck {
+	defer job.Cleanup()
+	if job.ProviderName() == openai.NameLocal && !*checked && !opts.SkipSlotCheck {
 		if err := checkSlots(ctx, opts.Env); err != nil {
 			return nil, err
 		}
 		*checked = true
 	}
-	return job.run(ctx, io.Discard)
+	return job.Run(ctx, io.Discard)
 }
 
 var errSlots = errors.New("regress: the local server must have one slot")
 
 // checkSlots refuses a llama-server that batches requests across slots.
-func checkSlots(ctx context.Context, env *Env) error {
-	base := env.getenv("MECHA_LOCAL_URL")
+func checkSlots(ctx context.Context, env *cmdutil.Env) error {
+	base := env.Var("MECHA_LOCAL_URL")
 	if base == "" {
 		base = openai.LocalDefaultBaseURL
 	}
@@ -216,7 +229,7 @@ func checkSlots(ctx context.Context, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errSlots, err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := env.Client().Do(req)
 	if err != nil {
 		return fmt.Errorf("%w: cannot read %s: %v (start llama-server with -np 1, or pass --skip-slot-check for a server without /props)", errSlots, url, err)
 	}
@@ -234,9 +247,9 @@ func checkSlots(ctx context.Context, env *Env) error {
 }
 
 // readPins reads the pin file: one id per line, # comments, blank lines.
-func readPins(env *Env, path string) ([]string, error) {
+func readPins(env *cmdutil.Env, path string) ([]string, error) {
 	if path == "" {
-		home, err := config.Home(env.getenv)
+		home, err := config.Home(env.Var)
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +285,7 @@ func parseShard(s string) (int, int, error) {
 	i, erri := strconv.Atoi(a)
 	n, errn := strconv.Atoi(b)
 	if !ok || erri != nil || errn != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, usagef("--shard must be I/N with 1 <= I <= N, not %q", s)
+		return 0, 0, cmdutil.Usagef("--shard must be I/N with 1 <= I <= N, not %q", s)
 	}
 	return i, n, nil
 }
@@ -292,12 +305,12 @@ func shard(ids []string, i, n int) []string {
 	return out
 }
 
-func printRegress(w io.Writer, st style, sum regressSummary) {
+func printRegress(w io.Writer, st cmdutil.Style, sum regressSummary) {
 	if len(sum.Results) == 0 {
 		return
 	}
-	t := &table{right: map[int]bool{3: true}}
-	t.add("SESSION", "TITLE", "STATUS", "CALLS", "FIRST DIVERGENCE")
+	t := &cmdutil.Table{Right: map[int]bool{3: true}}
+	t.Add("SESSION", "TITLE", "STATUS", "CALLS", "FIRST DIVERGENCE")
 	for _, r := range sum.Results {
 		calls, first := "", ""
 		if r.Report != nil && r.Report.Status != replay.StatusRefused {
@@ -308,10 +321,10 @@ func printRegress(w io.Writer, st style, sum regressSummary) {
 			}
 		}
 		if r.Error != "" {
-			first = clip(r.Error, 80)
+			first = cmdutil.Clip(r.Error, 80)
 		}
-		t.add(r.ID, clip(oneLine(r.Title), 40), r.Status, calls, first)
+		t.Add(r.ID, cmdutil.Clip(cmdutil.OneLine(r.Title), 40), r.Status, calls, first)
 	}
-	t.write(w, st)
+	t.Write(w, st)
 	fmt.Fprintf(w, "\n%d pinned: %d clean, %d diverged, %d refused, %d failed\n", sum.Pins, sum.Clean, sum.Diverged, sum.Refused, sum.Failed)
 }

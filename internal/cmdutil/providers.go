@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"fmt"
@@ -17,9 +17,9 @@ import (
 // providerNames are the values -p accepts.
 var providerNames = []string{anthropic.Name, openai.NameOpenAI, openai.NameLocal, mock.Name}
 
-// defaultModel returns the model a provider uses when -m is not given:
+// DefaultModel returns the model a provider uses when -m is not given:
 // config.toml's [providers.NAME] model, else the provider's own default.
-func defaultModel(cfg *config.Config, name string) string {
+func DefaultModel(cfg *config.Config, name string) string {
 	if m := cfg.Model(name); m != "" {
 		return m
 	}
@@ -36,36 +36,36 @@ func defaultModel(cfg *config.Config, name string) string {
 	return ""
 }
 
-// providerSetup is what building a provider needs besides its name.
-type providerSetup struct {
+// ProviderSetup is what building a provider needs besides its name.
+type ProviderSetup struct {
 	MockScript string // --mock-script
 	HTTPClient *http.Client
 }
 
-// newProvider builds a provider by name, wrapped in retries that say on
+// NewProvider builds a provider by name, wrapped in retries that say on
 // stderr when they wait. Credentials come from the environment and never
 // leave the client.
-func newProvider(env *Env, name string, setup providerSetup) (provider.Provider, error) {
+func NewProvider(env *Env, name string, setup ProviderSetup) (provider.Provider, error) {
 	var p provider.Provider
 	switch name {
 	case anthropic.Name:
-		key := env.getenv("ANTHROPIC_API_KEY")
+		key := env.Var("ANTHROPIC_API_KEY")
 		if key == "" {
 			return nil, fmt.Errorf("anthropic: ANTHROPIC_API_KEY is not set")
 		}
-		p = anthropic.New(anthropic.Options{BaseURL: env.getenv("ANTHROPIC_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient})
+		p = anthropic.New(anthropic.Options{BaseURL: env.Var("ANTHROPIC_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient})
 	case openai.NameOpenAI:
-		key := env.getenv("OPENAI_API_KEY")
+		key := env.Var("OPENAI_API_KEY")
 		if key == "" {
 			return nil, fmt.Errorf("openai: OPENAI_API_KEY is not set")
 		}
-		c, err := openai.New(openai.Options{Name: openai.NameOpenAI, BaseURL: env.getenv("OPENAI_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient})
+		c, err := openai.New(openai.Options{Name: openai.NameOpenAI, BaseURL: env.Var("OPENAI_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient})
 		if err != nil {
 			return nil, err
 		}
 		p = c
 	case openai.NameLocal:
-		c, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: env.getenv("MECHA_LOCAL_URL"), HTTPClient: setup.HTTPClient})
+		c, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: env.Var("MECHA_LOCAL_URL"), HTTPClient: setup.HTTPClient})
 		if err != nil {
 			return nil, err
 		}
@@ -83,14 +83,14 @@ func newProvider(env *Env, name string, setup providerSetup) (provider.Provider,
 	default:
 		names := append([]string(nil), providerNames...)
 		sort.Strings(names)
-		return nil, usagef("unknown provider %q (want one of %s)", name, strings.Join(names, ", "))
+		return nil, Usagef("unknown provider %q (want one of %s)", name, strings.Join(names, ", "))
 	}
 	if setup.MockScript != "" {
-		return nil, usagef("--mock-script goes with -p mock")
+		return nil, Usagef("--mock-script goes with -p mock")
 	}
 	return provider.WithRetry(p, provider.RetryOptions{
 		OnRetry: func(attempt int, err error, wait time.Duration) {
-			fmt.Fprintf(env.Err, "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, oneLine(err.Error()))
+			fmt.Fprintf(env.Err, "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, OneLine(err.Error()))
 		},
 	}), nil
 }

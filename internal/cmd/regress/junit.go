@@ -1,10 +1,14 @@
-package cli
+package regress
 
 import (
 	"encoding/xml"
 	"fmt"
 	"os"
 	"strings"
+
+	replaycmd "github.com/mecha-agent/mecha/internal/cmd/replay"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
 )
 
 type junitSuites struct {
@@ -45,7 +49,7 @@ func writeJUnit(path string, sum regressSummary) error {
 	for _, r := range sum.Results {
 		c := junitCase{Name: r.ID, Classname: "mecha.regress", Time: r.Time}
 		if r.Title != "" {
-			c.Name = r.ID + " " + oneLine(r.Title)
+			c.Name = r.ID + " " + cmdutil.OneLine(r.Title)
 		}
 		suite.Time += r.Time
 		switch r.Status {
@@ -53,11 +57,11 @@ func writeJUnit(path string, sum regressSummary) error {
 			suite.Failures++
 			var sb strings.Builder
 			for _, d := range r.Report.Divergences {
-				printDivergence(&sb, d)
+				replaycmd.PrintDivergence(&sb, d)
 			}
 			d := r.Report.Divergences[0]
 			c.Failure = &junitProblem{Type: d.Kind, Text: sb.String(),
-				Message: fmt.Sprintf("%d %s, the first (%s) at call #%d", len(r.Report.Divergences), plural(len(r.Report.Divergences), "divergence", "divergences"), d.Kind, d.Index)}
+				Message: fmt.Sprintf("%d %s, the first (%s) at call #%d", len(r.Report.Divergences), cmdutil.Plural(len(r.Report.Divergences), "divergence", "divergences"), d.Kind, d.Index)}
 		case "refused", "failed":
 			suite.Errors++
 			c.Error = &junitProblem{Type: r.Status, Message: r.Error, Text: r.Error}

@@ -1,4 +1,4 @@
-package cli_test
+package root_test
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mecha-agent/mecha/internal/cli"
+	"github.com/mecha-agent/mecha/internal/cmd/root"
 	"github.com/mecha-agent/mecha/internal/fakellm"
 )
 
@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of the scripts
 // run the real CLI as a separate process.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"mecha":   func() { os.Exit(cli.Main(os.Args[1:])) },
+		"mecha":   func() { os.Exit(root.Main(os.Args[1:])) },
 		"fakellm": func() { os.Exit(fakellm.Main(os.Args[1:])) },
 	})
 }
@@ -49,7 +49,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("MECHA_SESSION_DIR", filepath.Join(home, ".mecha", "sessions"))
 			e.Setenv("TZ", "UTC")
 			e.Setenv("NO_COLOR", "1")
-			repo, err := filepath.Abs(filepath.Join("..", ".."))
+			repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
 			if err != nil {
 				return err
 			}

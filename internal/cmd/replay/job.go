@@ -1,0 +1,183 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mecha-agent/mecha/agent"
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/replay"
+	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// Settings are the choices a replay is made with.
+type Settings struct {
+	Provider, Model string
+	Mode            replay.Mode
+	Workspace       string
+	Yes, ReadOnly   bool
+	MockScript      string
+	Record          bool
+}
+
+// Job replays one session, as often as asked.
+type Job struct {
+	env      *cmdutil.Env
+	cfg      *config.Config
+	s        *session.Session
+	set      Settings
+	provName string
+	model    string
+	tools    replay.ToolsFunc
+	tmp      string // a stand-in workspace, removed by cleanup
+}
+
+func NewJob(env *cmdutil.Env, cfg *config.Config, s *session.Session, set Settings) (*Job, error) {
+	j := &Job{env: env, cfg: cfg, s: s, set: set}
+	last := lastConfig(s)
+	j.provName, j.model = s.Meta.Provider, s.Meta.Model
+	if last != nil {
+		j.provName, j.model = last.Provider, last.Model
+	}
+	if set.Provider != "" && set.Provider != j.provName {
+		// The recorded model name means nothing to another provider.
+		j.provName, j.model = set.Provider, cmdutil.DefaultModel(cfg, set.Provider)
+	}
+	if set.Model != "" {
+		j.model = set.Model
+	}
+	perm := ""
+	switch {
+	case set.Yes:
+		perm = string(tool.ModeYes)
+	case set.ReadOnly:
+		perm = string(tool.ModeReadOnly)
+	}
+	j.tools = func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) {
+		if perm != "" {
+			rc.PermissionMode = perm
+		}
+		ws, err := j.workspace(rc.Workspace)
+		if err != nil {
+			return nil, nil, err
+		}
+		rc.Workspace = ws
+		return cmdutil.BuildTools(env, rc, cmdutil.ToolSetup{})
+	}
+	return j, nil
+}
+
+// workspace is where live calls run. In stop and error modes nothing runs,
+// so a recorded workspace that is gone is replaced by an empty stand-in.
+func (j *Job) workspace(recorded string) (string, error) {
+	if j.set.Workspace != "" {
+		return cmdutil.WorkspaceDir(j.set.Workspace)
+	}
+	if ws, err := cmdutil.WorkspaceDir(recorded); err == nil {
+		return ws, nil
+	} else if j.set.Mode == replay.ModeLive {
+		return "", fmt.Errorf("the recorded workspace is gone (give one with -w for a live replay): %w", err)
+	}
+	if j.tmp == "" {
+		d, err := os.MkdirTemp("", "mecha-replay-")
+		if err != nil {
+			return "", err
+		}
+		j.tmp = d
+	}
+	return j.tmp, nil
+}
+
+func (j *Job) Cleanup() {
+	if j.tmp != "" {
+		os.RemoveAll(j.tmp)
+	}
+}
+
+// Run replays the session once, recording the replay unless told not to.
+func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
+	prov, err := cmdutil.NewProvider(j.env, j.provName, cmdutil.ProviderSetup{MockScript: j.set.MockScript})
+	if err != nil {
+		return nil, err
+	}
+	opts := replay.Options{
+		Session: j.s, Provider: prov, ProviderName: j.provName, Model: j.model, Mode: j.set.Mode,
+		MechaVersion: cmdutil.Version(), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Now, Log: log,
+	}
+	if j.set.Yes {
+		opts.PermissionMode = string(tool.ModeYes)
+	} else if j.set.ReadOnly {
+		opts.PermissionMode = string(tool.ModeReadOnly)
+	}
+	var lw *lazyWriter
+	if j.set.Record {
+		dir, err := j.env.SessionDir()
+		if err != nil {
+			return nil, err
+		}
+		// The session is created with the replay's first record, so a
+		// replay that is refused leaves nothing behind.
+		lw = &lazyWriter{create: func() (*session.Writer, error) {
+			store := &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
+			w, err := store.Create(transcript.Meta{Provider: j.provName, Model: j.model, Workspace: j.s.Meta.Workspace,
+				Title: cmdutil.Clip("replay of "+j.s.Meta.ID+": "+cmdutil.OneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
+			if err == nil {
+				fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, j.provName, j.model)
+			}
+			return w, err
+		}}
+		opts.Recorder = lw
+	}
+	rep, err := replay.Replay(ctx, opts)
+	if lw != nil && lw.w != nil {
+		if cerr := lw.w.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+		if rep != nil {
+			rep.Replay = lw.w.ID()
+		}
+	}
+	return rep, err
+}
+
+// lazyWriter creates its session on the first record it is given.
+type lazyWriter struct {
+	create func() (*session.Writer, error)
+	w      *session.Writer
+}
+
+func (l *lazyWriter) Append(recs ...transcript.Record) error {
+	if l.w == nil {
+		w, err := l.create()
+		if err != nil {
+			return err
+		}
+		l.w = w
+	}
+	return l.w.Append(recs...)
+}
+
+func (l *lazyWriter) Sync() error {
+	if l.w == nil {
+		return nil
+	}
+	return l.w.Sync()
+}
+
+func lastConfig(s *session.Session) *transcript.Config {
+	cs := s.Configs()
+	if len(cs) == 0 {
+		return nil
+	}
+	return cs[len(cs)-1]
+}
+
+// ProviderName is the provider the replay runs against.
+func (j *Job) ProviderName() string { return j.provName }
+
+var _ agent.Recorder = (*lazyWriter)(nil)

@@ -1,0 +1,191 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+
+	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// defaultSystemPrompt is the system prompt when none is given; %s is the
+// workspace. The resolved text is what the config record stores.
+const defaultSystemPrompt = `You are mecha, an agent working in the directory %s (the workspace) through the tools you are given. Paths are relative to the workspace. Look before you change anything, keep changes small, and do not guess at file contents you can read. When the task is done, stop calling tools and answer with the result in a few sentences.`
+
+// learnedRulesHeading introduces $MECHA_HOME/learned_rules.md in the prompt.
+const learnedRulesHeading = "\n\nRules learned from earlier sessions:\n"
+
+// buildRunConfig resolves the configuration of this attach: the flags, over
+// the session's last configuration when resuming, over the defaults. A
+// resumed session inherits every setting not given on the command line,
+// except the permission mode, which is always the one asked for now.
+func buildRunConfig(opts *Options, cfg *config.Config, prev *session.Session) (transcript.Config, error) {
+	rc := inherited(prev)
+	rc.MechaVersion = cmdutil.Version()
+	resolveModel(opts, cfg, prev, &rc)
+	if err := resolveWorkspace(opts, prev, &rc); err != nil {
+		return rc, err
+	}
+	if prev == nil || opts.given("system-prompt-file") || opts.given("no-learned-rules") || opts.given("workspace") {
+		p, err := systemPrompt(opts, rc.Workspace)
+		if err != nil {
+			return rc, err
+		}
+		rc.SystemPrompt = &p
+	}
+	applySampling(opts, prev, &rc)
+	applyBudgets(opts, prev, &rc)
+	// Permission is never inherited: a resumed session runs under the
+	// scrutiny asked for now.
+	mode, _ := cmdutil.PermissionMode(opts.Yes, opts.ReadOnly)
+	if mode == "" {
+		mode = tool.ModeAsk
+	}
+	rc.PermissionMode = string(mode)
+	if opts.given("tool") || prev == nil {
+		rc.Tools = opts.Tools
+	}
+	rc.Trifecta = "off"
+	rc.Sandbox = "none"
+	rc.SandboxNetwork = true // nothing confines the shell tool
+	return rc, nil
+}
+
+// inherited is the configuration a run starts from: the resumed session's
+// last config record, what its header says when it has none, or nothing.
+func inherited(prev *session.Session) transcript.Config {
+	if prev == nil {
+		return transcript.Config{}
+	}
+	if cs := prev.Configs(); len(cs) > 0 {
+		rc := *cs[len(cs)-1]
+		rc.At = rc.At.UTC()
+		return rc
+	}
+	m := prev.Meta
+	return transcript.Config{Provider: m.Provider, Model: m.Model, Workspace: m.Workspace, MaxTurns: defaultMaxTurns,
+		MaxTokens: defaultMaxTokens, CompactKeepRecent: defaultCompactKeepRecent, CachePrompt: true}
+}
+
+// set reports whether a flag's value applies: always on a new session, and
+// on a resumed one only when given.
+func (o *Options) set(prev *session.Session, name string) bool { return prev == nil || o.given(name) }
+
+// resolveModel picks the provider (-p, else config.toml's default_provider)
+// and the model. Another provider's model would name one this one does
+// not serve, so a change of provider drops the inherited model.
+func resolveModel(opts *Options, cfg *config.Config, prev *session.Session, rc *transcript.Config) {
+	want := opts.Provider
+	if !opts.given("provider") && cfg.DefaultProvider != "" {
+		want = cfg.DefaultProvider
+	}
+	if opts.set(prev, "provider") && rc.Provider != want {
+		rc.Provider = want
+		rc.Model = ""
+	}
+	if opts.given("model") {
+		rc.Model = opts.Model
+	}
+	if rc.Model == "" {
+		rc.Model = cmdutil.DefaultModel(cfg, rc.Provider)
+	}
+}
+
+func resolveWorkspace(opts *Options, prev *session.Session, rc *transcript.Config) error {
+	if !opts.set(prev, "workspace") {
+		if _, err := cmdutil.WorkspaceDir(rc.Workspace); err != nil {
+			return fmt.Errorf("the session's workspace is gone (give another with -w): %w", err)
+		}
+		return nil
+	}
+	ws, err := cmdutil.WorkspaceDir(opts.Workspace)
+	if err != nil {
+		return err
+	}
+	rc.Workspace = ws
+	return nil
+}
+
+// applySampling sets what shapes a response: effort, temperature, seed,
+// thinking and prompt caching.
+func applySampling(opts *Options, prev *session.Session, rc *transcript.Config) {
+	if opts.set(prev, "effort") {
+		rc.Effort = nil
+		if opts.Effort != "" {
+			rc.Effort = &opts.Effort
+		}
+	}
+	if opts.given("temperature") {
+		rc.Temperature = &opts.Temperature
+	} else if prev == nil {
+		rc.Temperature = nil
+	}
+	if opts.given("seed") {
+		rc.Seed = &opts.Seed
+	}
+	if opts.set(prev, "thinking") {
+		rc.Thinking = opts.Thinking
+	}
+	if opts.set(prev, "no-cache-prompt") {
+		rc.CachePrompt = !opts.NoCachePrompt
+	}
+}
+
+// applyBudgets sets the run's limits and compaction.
+func applyBudgets(opts *Options, prev *session.Session, rc *transcript.Config) {
+	if opts.set(prev, "max-turns") {
+		rc.MaxTurns = opts.MaxTurns
+	}
+	if opts.set(prev, "max-tokens") {
+		rc.MaxTokens = opts.MaxTokens
+	}
+	if opts.given("max-output-tokens") {
+		rc.MaxOutputTokens = &opts.MaxOutputTokens
+	}
+	if opts.given("max-cost-usd") {
+		rc.MaxCostUSD = &opts.MaxCostUSD
+	}
+	if opts.given("compact-at-tokens") {
+		rc.CompactAtTokens = &opts.CompactAtTokens
+	}
+	if opts.set(prev, "compact-keep-recent") {
+		rc.CompactKeepRecent = opts.CompactKeepRecent
+	}
+}
+
+// systemPrompt resolves the system prompt's text.
+func systemPrompt(opts *Options, workspace string) (string, error) {
+	text := fmt.Sprintf(defaultSystemPrompt, workspace)
+	if opts.SystemPromptFile != "" {
+		b, err := os.ReadFile(opts.SystemPromptFile)
+		if err != nil {
+			return "", fmt.Errorf("--system-prompt-file: %w", err)
+		}
+		text = string(b)
+	}
+	if opts.NoLearnedRules {
+		return text, nil
+	}
+	home, err := opts.Env.Home()
+	if err != nil {
+		return "", err
+	}
+	rules, err := os.ReadFile(filepath.Join(home, "learned_rules.md"))
+	if errors.Is(err, os.ErrNotExist) {
+		return text, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("learned rules: %w", err)
+	}
+	if r := strings.TrimSpace(string(rules)); r != "" {
+		text += learnedRulesHeading + r
+	}
+	return text, nil
+}

@@ -1,0 +1,148 @@
+package cmdutil
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/session"
+)
+
+// Env is what commands get from the world. Main builds the real one with
+// System; tests build one with fixed values. A nil function field means
+// "nothing": no variables, the real clock, UTC, no GC tuning.
+type Env struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// OutTTY is true when Out is a terminal (colour, progress lines).
+	OutTTY bool
+	// InTTY is true when In is a terminal a person can answer prompts on.
+	InTTY bool
+
+	Getenv func(string) string
+	// Environ is the environment handed on to the commands tools run.
+	Environ func() []string
+	Now     func() time.Time
+	// Location is the time zone times are shown in (nil: UTC).
+	Location *time.Location
+	// HTTPClient makes the requests that are not a provider's (nil: a
+	// client of our own, never http.DefaultClient).
+	HTTPClient *http.Client
+	// SetGCPercent tunes the collector for a command that allocates a
+	// lot and keeps it; it returns the previous setting. Nil: no tuning.
+	SetGCPercent func(int) int
+}
+
+// System returns the Env of the real process.
+func System() *Env {
+	return &Env{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		OutTTY:       term.IsTerminal(int(os.Stdout.Fd())),
+		InTTY:        term.IsTerminal(int(os.Stdin.Fd())),
+		Getenv:       os.Getenv,
+		Environ:      os.Environ,
+		Now:          time.Now,
+		Location:     time.Local,
+		HTTPClient:   &http.Client{},
+		SetGCPercent: debug.SetGCPercent,
+	}
+}
+
+// Var returns an environment variable ("" when unset or no Getenv).
+func (e *Env) Var(k string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(k)
+}
+
+// Environment returns the environment handed on to tools.
+func (e *Env) Environment() []string {
+	if e.Environ == nil {
+		return nil
+	}
+	return e.Environ()
+}
+
+// Time returns the current time.
+func (e *Env) Time() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
+}
+
+// Zone returns the time zone times are shown in.
+func (e *Env) Zone() *time.Location {
+	if e.Location == nil {
+		return time.UTC
+	}
+	return e.Location
+}
+
+// Client returns the HTTP client for requests that are not a provider's.
+func (e *Env) Client() *http.Client {
+	if e.HTTPClient == nil {
+		e.HTTPClient = &http.Client{}
+	}
+	return e.HTTPClient
+}
+
+// TuneGC sets the collector's target percentage for the rest of a command
+// and returns what restores the previous one.
+func (e *Env) TuneGC(percent int) (restore func()) {
+	if e.SetGCPercent == nil {
+		return func() {}
+	}
+	old := e.SetGCPercent(percent)
+	return func() { e.SetGCPercent(old) }
+}
+
+// Color reports whether output to Out may use colour.
+func (e *Env) Color() bool {
+	return e.OutTTY && e.Var("NO_COLOR") == "" && e.Var("TERM") != "dumb"
+}
+
+// Home returns $MECHA_HOME (default ~/.mecha).
+func (e *Env) Home() (string, error) { return config.Home(e.Var) }
+
+// SessionDir returns the session store's directory.
+func (e *Env) SessionDir() (string, error) { return session.DefaultDir(e.Var) }
+
+// Config loads $MECHA_HOME/config.toml.
+func (e *Env) Config() (*config.Config, error) {
+	home, err := e.Home()
+	if err != nil {
+		return nil, err
+	}
+	return config.Load(home + "/config.toml")
+}
+
+// LastSession is the argument that names the newest session.
+const LastSession = "last"
+
+// ResolveSession turns an argument into a transcript path: an id, a unique
+// prefix, a path to a .jsonl file, or "last" for the newest session.
+func (e *Env) ResolveSession(arg string) (string, error) {
+	dir, err := e.SessionDir()
+	if err != nil {
+		return "", err
+	}
+	if arg == LastSession {
+		l, err := session.List(dir)
+		if err != nil {
+			return "", err
+		}
+		if len(l.Sessions) == 0 {
+			return "", fmt.Errorf("%w: there are no sessions in %s", session.ErrNotFound, dir)
+		}
+		return l.Sessions[0].Path, nil
+	}
+	return session.Resolve(dir, arg)
+}

@@ -1,0 +1,41 @@
+package cmdutil
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The typed errors below say what kind of failure a command had; the root
+// command maps them to exit codes in one place, and no command picks a
+// number.
+
+// UsageError marks a mistake in how mecha was called.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef returns a UsageError.
+func Usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+
+// BudgetError means a run stopped because it reached a budget.
+type BudgetError struct{ Budget string }
+
+func (e *BudgetError) Error() string { return "stopped: the run reached its " + e.Budget + " budget" }
+
+// DivergedError means a check found what it was asked to fail on: a
+// replay that diverged in error mode, pins that did not replay clean.
+type DivergedError struct{ Msg string }
+
+func (e *DivergedError) Error() string { return e.Msg }
+
+// InterruptedError means the person stopped the command; Msg says what
+// was kept.
+type InterruptedError struct{ Msg string }
+
+func (e *InterruptedError) Error() string { return e.Msg }
+
+// OneLine folds text onto one line: errors are read in logs and CI.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

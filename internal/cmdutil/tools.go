@@ -1,0 +1,104 @@
+package cmdutil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/tool/builtin"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// PermissionMode is the mode --yes and --read-only ask for; "" when
+// neither is given (ask, or whatever was recorded).
+func PermissionMode(yes, readOnly bool) (tool.Mode, error) {
+	switch {
+	case yes && readOnly:
+		return "", Usagef("--yes and --read-only contradict each other")
+	case yes:
+		return tool.ModeYes, nil
+	case readOnly:
+		return tool.ModeReadOnly, nil
+	}
+	return "", nil
+}
+
+// ToolSetup is what building the tool surface needs besides the config.
+type ToolSetup struct {
+	// Only restricts the surface to these names, in registry order; empty
+	// means rc.Tools when it is set, else every tool.
+	Only []string
+}
+
+// BuildTools builds the tools of a run: the built-ins confined to the
+// workspace, each tracked for taint and gated by the permission mode.
+func BuildTools(env *Env, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
+	ws, err := builtin.NewWorkspace(rc.Workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	mode, err := tool.ParseMode(rc.PermissionMode)
+	if err != nil {
+		return nil, nil, err
+	}
+	var asker tool.Asker
+	if env.InTTY {
+		asker = tool.NewTerminalAsker(env.In, env.Err)
+	}
+	tracker := &tool.Tracker{}
+	reg := &tool.Registry{}
+	for _, t := range builtin.All(ws, builtin.Options{Env: ScrubbedEnv(env.Environment())}) {
+		if err := reg.Register(tool.Gate(tracker.Wrap(t), mode, asker)); err != nil {
+			return nil, nil, err
+		}
+	}
+	only := setup.Only
+	if len(only) == 0 {
+		only = rc.Tools
+	}
+	if len(only) > 0 {
+		if reg, err = reg.Restrict(only); err != nil {
+			return nil, nil, &UsageError{err}
+		}
+	}
+	return reg, tracker, nil
+}
+
+// ScrubbedEnv is the environment of shell commands: mecha's own, less
+// anything that looks like a credential, so a model that runs env cannot
+// copy a key into the transcript.
+func ScrubbedEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		u := strings.ToUpper(name)
+		if strings.Contains(u, "API_KEY") || strings.Contains(u, "APIKEY") || strings.Contains(u, "SECRET") ||
+			strings.Contains(u, "TOKEN") || strings.Contains(u, "PASSWORD") || strings.Contains(u, "CREDENTIAL") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// WorkspaceDir resolves -w (or the current directory) to an absolute,
+// existing directory.
+func WorkspaceDir(arg string) (string, error) {
+	if arg == "" {
+		arg = "."
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("workspace: %s is not a directory", abs)
+	}
+	return abs, nil
+}
