@@ -1,9 +1,14 @@
 package regress
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"testing"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
 )
 
 func TestShardsCoverEveryPinOnce(t *testing.T) {
@@ -44,6 +49,30 @@ func TestParseShard(t *testing.T) {
 	for _, bad := range []string{"0/2", "3/2", "1/0", "a/b", "2", "1/2/3", "-1/2"} {
 		if _, _, err := parseShard(bad); err == nil {
 			t.Errorf("parseShard(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRegressFlags(t *testing.T) {
+	t.Parallel()
+	parse := func(args ...string) (*RegressOptions, error) {
+		var got *RegressOptions
+		cmd := NewCmdRegress(&cmdutil.Env{}, func(_ context.Context, o *RegressOptions) error { got = o; return nil })
+		cmd.SetArgs(args)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		return got, cmd.Execute()
+	}
+	o, err := parse("--shard", "2/3", "--junit", "j.xml", "--on-divergence", "stop", "a", "b")
+	if err != nil || o.Shard != "2/3" || o.JUnit != "j.xml" || o.OnDivergence != "stop" || len(o.IDs) != 2 {
+		t.Errorf("parsed %v %+v", err, o)
+	}
+	for _, args := range [][]string{{"--on-divergence", "live"}, {"--shard", "4/3"}, {"--on-divergence", "x"}} {
+		o, err := parse(args...)
+		var ue *cmdutil.UsageError
+		if o != nil || !errors.As(err, &ue) {
+			t.Errorf("regress %q: ran=%v err %v, want a usage error", args, o != nil, err)
 		}
 	}
 }

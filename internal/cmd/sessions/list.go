@@ -33,6 +33,9 @@ Only each transcript's first line is read, so listing costs the same whatever
 the size of the transcripts.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if opts.Limit < 0 {
+				return cmdutil.Usagef("--limit must not be negative")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -55,9 +58,6 @@ type listJSON struct {
 }
 
 func listRun(opts *ListOptions) error {
-	if opts.Limit < 0 {
-		return cmdutil.Usagef("--limit must not be negative")
-	}
 	dir, err := opts.Env.SessionDir()
 	if err != nil {
 		return err

@@ -2,10 +2,12 @@ package sessions
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/pricing"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +35,9 @@ configured price shows — rather than a cost. A session that died before its
 run finished counts as a session but contributes no tokens it did not record.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if opts.Days < 0 {
+				return cmdutil.Usagef("--days must not be negative")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -63,9 +68,6 @@ type sessionSums struct {
 }
 
 func statsRun(opts *StatsOptions) error {
-	if opts.Days < 0 {
-		return cmdutil.Usagef("--days must not be negative")
-	}
 	dir, err := opts.Env.SessionDir()
 	if err != nil {
 		return err
@@ -78,45 +80,68 @@ func statsRun(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	infos := l.Sessions
-	if opts.Days > 0 {
-		since := opts.Env.Time().Add(-time.Duration(opts.Days) * 24 * time.Hour)
-		kept := infos[:0:0]
-		for _, s := range infos {
-			if !s.Meta.CreatedAt.Before(since) {
-				kept = append(kept, s)
-			}
-		}
-		infos = kept
-	}
+	infos := createdSince(l.Sessions, opts.Env.Time(), opts.Days)
 	read := make([]sessionSums, len(infos))
 	session.Parallel(len(infos), func(i int) {
 		m, sums, err := session.ReadSummaries(infos[i].Path)
 		read[i] = sessionSums{m, sums, err}
 	})
-	type key struct{ prov, model string }
-	rows := map[key]*statsRow{}
-	get := func(k key) *statsRow {
+	rows, failed := rollUp(read, opts.Env.Err)
+	out := priced(rows, cfg.Prices)
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.Env.Out, out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintf(opts.Env.Err, "no sessions in %s%s\n", dir, sinceWords(opts.Days))
+		return nil
+	}
+	return printStats(opts, out, len(read)-failed)
+}
+
+// createdSince keeps the sessions created in the last days days (all of
+// them when days is 0).
+func createdSince(infos []session.Info, now time.Time, days int) []session.Info {
+	if days <= 0 {
+		return infos
+	}
+	since := now.Add(-time.Duration(days) * 24 * time.Hour)
+	kept := infos[:0:0]
+	for _, s := range infos {
+		if !s.Meta.CreatedAt.Before(since) {
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}
+
+type statsKey struct{ prov, model string }
+
+// rollUp sums the summaries of every session by provider and model; a
+// session counts once in each row it has tokens in. Sessions that could not
+// be read are warned about and counted in failed.
+func rollUp(read []sessionSums, warn io.Writer) (rows map[statsKey]*statsRow, failed int) {
+	rows = map[statsKey]*statsRow{}
+	get := func(k statsKey) *statsRow {
 		if rows[k] == nil {
 			rows[k] = &statsRow{Provider: k.prov, Model: k.model}
 		}
 		return rows[k]
 	}
-	failed := 0
 	for _, r := range read {
 		if r.err != nil {
 			failed++
-			fmt.Fprintf(opts.Env.Err, "warning: %s\n", cmdutil.OneLine(r.err.Error()))
+			fmt.Fprintf(warn, "warning: %s\n", cmdutil.OneLine(r.err.Error()))
 			continue
 		}
-		seen := map[key]bool{}
+		seen := map[statsKey]bool{}
 		if len(r.sums) == 0 {
-			seen[key{r.meta.Provider, r.meta.Model}] = true
-			get(key{r.meta.Provider, r.meta.Model})
+			k := statsKey{r.meta.Provider, r.meta.Model}
+			seen[k] = true
+			get(k)
 		}
 		for _, s := range r.sums {
 			p, m := attribute(r.meta, s)
-			k := key{p, m}
+			k := statsKey{p, m}
 			seen[k] = true
 			row := get(k)
 			row.Turns += s.Turns
@@ -129,11 +154,17 @@ func statsRun(opts *StatsOptions) error {
 			rows[k].Sessions++
 		}
 	}
+	return rows, failed
+}
+
+// priced prices each row at today's table and sorts them by provider and
+// model.
+func priced(rows map[statsKey]*statsRow, table pricing.Table) []statsRow {
 	out := make([]statsRow, 0, len(rows))
 	for _, row := range rows {
 		u := transcript.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
 			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens}
-		if c, ok := cfg.Prices.Cost(row.Provider, row.Model, u); ok {
+		if c, ok := table.Cost(row.Provider, row.Model, u); ok {
 			row.CostUSD = &c
 		}
 		out = append(out, *row)
@@ -144,17 +175,13 @@ func statsRun(opts *StatsOptions) error {
 		}
 		return out[i].Model < out[j].Model
 	})
-	if opts.JSON {
-		return cmdutil.WriteJSON(opts.Env.Out, out)
-	}
-	if len(out) == 0 {
-		fmt.Fprintf(opts.Env.Err, "no sessions in %s%s\n", dir, sinceWords(opts.Days))
-		return nil
-	}
+	return out
+}
+
+func printStats(opts *StatsOptions, out []statsRow, sessions int) error {
 	t := &cmdutil.Table{Right: map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true}}
 	t.Add("PROVIDER", "MODEL", "SESSIONS", "TURNS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST")
 	var total float64
-	var sessions int
 	unpriced := 0
 	for _, r := range out {
 		cost := "—"
@@ -171,7 +198,6 @@ func statsRun(opts *StatsOptions) error {
 	if err := t.Write(opts.Env.Out, st); err != nil {
 		return err
 	}
-	sessions = len(read) - failed
 	totalWords := cmdutil.Dollars(total)
 	switch {
 	case unpriced == len(out):

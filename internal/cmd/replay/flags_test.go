@@ -1,0 +1,53 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/replay"
+)
+
+func parse(args ...string) (*ReplayOptions, error) {
+	var got *ReplayOptions
+	cmd := NewCmdReplay(&cmdutil.Env{}, func(_ context.Context, o *ReplayOptions) error { got = o; return nil })
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return got, cmd.Execute()
+}
+
+func TestReplayFlags(t *testing.T) {
+	t.Parallel()
+	o, err := parse("-p", "anthropic", "-m", "m", "--on-divergence", "live", "--repeat", "3", "--read-only", "-w", "/tmp", "2026")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.ID != "2026" || o.Provider != "anthropic" || o.Model != "m" || o.OnDivergence != string(replay.ModeLive) ||
+		o.Repeat != 3 || !o.ReadOnly || o.Workspace != "/tmp" {
+		t.Errorf("parsed %+v", o)
+	}
+}
+
+func TestReplayFlagsRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--on-divergence", "panic", "x"}, "panic"},
+		{[]string{"--repeat", "0", "x"}, "--repeat must be at least 1"},
+		{[]string{"--yes", "--read-only", "x"}, "contradict"},
+		{nil, "needs one session id"},
+	} {
+		o, err := parse(tc.args...)
+		var ue *cmdutil.UsageError
+		if o != nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("replay %q: ran=%v err %v, want a usage error containing %q", tc.args, o != nil, err, tc.want)
+		}
+	}
+}

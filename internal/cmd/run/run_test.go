@@ -1,0 +1,220 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/provider/mock"
+	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+func testEnv(t *testing.T) *cmdutil.Env {
+	home := t.TempDir()
+	return &cmdutil.Env{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
+		if k == "MECHA_HOME" {
+			return home
+		}
+		return ""
+	}}
+}
+
+// parse runs "mecha run ARGS" up to the point where the command would
+// start, and returns the options it would have run with.
+func parse(t *testing.T, args ...string) (*Options, error) {
+	t.Helper()
+	var got *Options
+	cmd := NewCmdRun(testEnv(t), func(_ context.Context, o *Options) error { got = o; return nil })
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.ExecuteContext(context.Background())
+	return got, err
+}
+
+func TestRunFlags(t *testing.T) {
+	t.Parallel()
+	o, err := parse(t, "-p", "local", "-m", "qwen", "--tool", "fs_read", "--tool", "fs_list", "--max-turns", "7",
+		"--temperature", "0", "--seed", "42", "--yes", "the task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Task != "the task" || o.Provider != "local" || o.Model != "qwen" || o.MaxTurns != 7 || !o.Yes ||
+		strings.Join(o.Tools, ",") != "fs_read,fs_list" || o.Seed != 42 {
+		t.Errorf("parsed %+v", o)
+	}
+	for _, name := range []string{"temperature", "seed", "max-turns", "provider"} {
+		if !o.given(name) {
+			t.Errorf("--%s given but not reported as given", name)
+		}
+	}
+	for _, name := range []string{"max-tokens", "effort", "workspace"} {
+		if o.given(name) {
+			t.Errorf("--%s not given but reported as given", name)
+		}
+	}
+}
+
+func TestRunFlagsRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"  "}, "the task is empty"},
+		{[]string{"--yes", "--read-only", "x"}, "--yes and --read-only contradict each other"},
+		{[]string{"--resume", "last", "--no-session", "x"}, "cannot go with --no-session"},
+		{[]string{"--max-turns", "0", "x"}, "--max-turns must be at least 1"},
+		{[]string{"--max-tokens", "-1", "x"}, "--max-tokens must be at least 1"},
+		{[]string{"--max-cost-usd", "0", "x"}, "--max-cost-usd must be more than 0"},
+		{[]string{"--compact-keep-recent", "0", "x"}, "--compact-keep-recent must be at least 1"},
+		{[]string{"--effort", "extreme", "x"}, `--effort must be low, medium or high, not "extreme"`},
+		{[]string{}, "needs the task"},
+		{[]string{"a", "b"}, "needs the task"},
+	} {
+		_, err := parse(t, tc.args...)
+		var ue *cmdutil.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run %q: err %v, want a usage error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// recorded is a session whose last attach ran under cfg.
+func recorded(cfg transcript.Config) *session.Session {
+	return &session.Session{
+		Meta:    transcript.Meta{ID: "20260101T000000-00000000", Provider: "meta-prov", Model: "meta-model", Workspace: cfg.Workspace},
+		Records: []transcript.Record{&cfg},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestResumeInheritance checks what a resumed run takes from the session's
+// last config and what the command line overrides.
+func TestResumeInheritance(t *testing.T) {
+	t.Parallel()
+	ws, other := t.TempDir(), t.TempDir()
+	prompt := "recorded prompt"
+	last := transcript.Config{
+		Provider: "local", Model: "qwen", Workspace: ws, SystemPrompt: &prompt, Tools: []string{"fs_read"},
+		Effort: ptr("high"), Temperature: ptr(0.5), Seed: ptr(uint64(9)), Thinking: true, CachePrompt: false,
+		MaxTokens: 100, MaxTurns: 5, MaxOutputTokens: ptr(uint64(1000)), MaxCostUSD: ptr(2.0),
+		CompactAtTokens: ptr(uint64(5000)), CompactKeepRecent: 3, PermissionMode: "yes",
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, rc transcript.Config)
+	}{
+		{"nothing given: everything inherited but permission", nil, func(t *testing.T, rc transcript.Config) {
+			if rc.Provider != "local" || rc.Model != "qwen" || rc.Workspace != ws || *rc.SystemPrompt != prompt ||
+				strings.Join(rc.Tools, ",") != "fs_read" || *rc.Effort != "high" || *rc.Temperature != 0.5 || *rc.Seed != 9 ||
+				!rc.Thinking || rc.CachePrompt || rc.MaxTokens != 100 || rc.MaxTurns != 5 || *rc.MaxOutputTokens != 1000 ||
+				*rc.MaxCostUSD != 2 || *rc.CompactAtTokens != 5000 || rc.CompactKeepRecent != 3 {
+				t.Errorf("inherited %+v", rc)
+			}
+			if rc.PermissionMode != "ask" {
+				t.Errorf("permission %q inherited; a resume runs under the scrutiny asked for now", rc.PermissionMode)
+			}
+		}},
+		{"another provider drops the recorded model", []string{"-p", "mock"}, func(t *testing.T, rc transcript.Config) {
+			if rc.Provider != "mock" || rc.Model != mock.DefaultModel {
+				t.Errorf("provider/model %s/%s", rc.Provider, rc.Model)
+			}
+		}},
+		{"the same provider keeps it", []string{"-p", "local"}, func(t *testing.T, rc transcript.Config) {
+			if rc.Model != "qwen" {
+				t.Errorf("model %q", rc.Model)
+			}
+		}},
+		{"-m overrides", []string{"-m", "llama"}, func(t *testing.T, rc transcript.Config) {
+			if rc.Provider != "local" || rc.Model != "llama" {
+				t.Errorf("provider/model %s/%s", rc.Provider, rc.Model)
+			}
+		}},
+		{"-w re-resolves the system prompt", []string{"-w", other}, func(t *testing.T, rc transcript.Config) {
+			if rc.Workspace != other || *rc.SystemPrompt == prompt || !strings.Contains(*rc.SystemPrompt, other) {
+				t.Errorf("workspace %s, prompt %q", rc.Workspace, *rc.SystemPrompt)
+			}
+		}},
+		{"given budgets override", []string{"--max-turns", "9", "--max-tokens", "50", "--compact-keep-recent", "2"}, func(t *testing.T, rc transcript.Config) {
+			if rc.MaxTurns != 9 || rc.MaxTokens != 50 || rc.CompactKeepRecent != 2 || *rc.MaxOutputTokens != 1000 {
+				t.Errorf("budgets %+v", rc)
+			}
+		}},
+		{"--effort '' clears the effort", []string{"--effort", ""}, func(t *testing.T, rc transcript.Config) {
+			if rc.Effort != nil {
+				t.Errorf("effort %q", *rc.Effort)
+			}
+		}},
+		{"--no-cache-prompt=false turns caching back on", []string{"--no-cache-prompt=false", "--thinking=false"}, func(t *testing.T, rc transcript.Config) {
+			if !rc.CachePrompt || rc.Thinking {
+				t.Errorf("cache %v thinking %v", rc.CachePrompt, rc.Thinking)
+			}
+		}},
+		{"--tool replaces the surface", []string{"--tool", "fs_list"}, func(t *testing.T, rc transcript.Config) {
+			if strings.Join(rc.Tools, ",") != "fs_list" {
+				t.Errorf("tools %v", rc.Tools)
+			}
+		}},
+		{"--read-only is this attach's mode", []string{"--read-only"}, func(t *testing.T, rc transcript.Config) {
+			if rc.PermissionMode != "read-only" {
+				t.Errorf("permission %q", rc.PermissionMode)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parse(t, append(tc.args, "--resume", "x", "go on")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := buildRunConfig(o, &config.Config{}, recorded(last))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, rc)
+		})
+	}
+}
+
+func TestNewRunConfigDefaults(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	o, err := parse(t, "-w", ws, "task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := buildRunConfig(o, &config.Config{DefaultProvider: "local"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Provider != "local" {
+		t.Errorf("config.toml's default_provider not used: %q", rc.Provider)
+	}
+	if rc.MaxTurns != defaultMaxTurns || rc.MaxTokens != defaultMaxTokens || rc.CompactKeepRecent != defaultCompactKeepRecent ||
+		!rc.CachePrompt || rc.Temperature != nil || rc.Seed != nil || rc.PermissionMode != "ask" || rc.Workspace != ws {
+		t.Errorf("defaults %+v", rc)
+	}
+	o, _ = parse(t, "-w", ws, "-p", "mock", "task")
+	if rc, _ := buildRunConfig(o, &config.Config{DefaultProvider: "local"}, nil); rc.Provider != "mock" {
+		t.Errorf("-p should beat default_provider: %q", rc.Provider)
+	}
+}
+
+func TestResumeOfAGoneWorkspace(t *testing.T) {
+	t.Parallel()
+	o, _ := parse(t, "--resume", "x", "go on")
+	gone := filepath.Join(t.TempDir(), "gone")
+	_, err := buildRunConfig(o, &config.Config{}, recorded(transcript.Config{Provider: "mock", Workspace: gone}))
+	if err == nil || !strings.Contains(err.Error(), "give another with -w") {
+		t.Errorf("err %v", err)
+	}
+}
