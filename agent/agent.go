@@ -99,6 +99,10 @@ type run struct {
 	lastCtx uint64 // prompt + answer tokens of the last call: the context size
 }
 
+// ErrCostBudgetUnpriced means a run was given a cost budget for a model
+// with no price, so the budget could never be enforced.
+var ErrCostBudgetUnpriced = errors.New("agent: a cost budget needs a price for the model")
+
 // Run sends prompt (when non-empty) after the history and loops until the
 // model stops calling tools or a budget ends the run. It always records a
 // taint checkpoint and a summary, even when the run fails; the returned
@@ -110,7 +114,7 @@ func Run(ctx context.Context, opts Options, prompt string) (*Result, error) {
 	r := &run{opts: opts, cfg: opts.Config, count: opts.History.Count}
 	if r.cfg.MaxCostUSD != nil {
 		if _, ok := opts.Prices.Lookup(r.cfg.Provider, r.cfg.Model); !ok {
-			return nil, fmt.Errorf("agent: --max-cost-usd needs a price for %s/%s in config.toml", r.cfg.Provider, r.cfg.Model)
+			return nil, fmt.Errorf("%w: %s/%s has no price", ErrCostBudgetUnpriced, r.cfg.Provider, r.cfg.Model)
 		}
 	}
 	r.ctx = append(r.ctx, opts.History.Messages...)

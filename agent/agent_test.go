@@ -243,7 +243,7 @@ func TestBudgets(t *testing.T) {
 		})
 	}
 	opts, _ := setup(t, &scripted{}, transcript.Config{MaxCostUSD: ptr(1.0)})
-	if _, err := Run(context.Background(), opts, "go"); err == nil || !strings.Contains(err.Error(), "needs a price") {
+	if _, err := Run(context.Background(), opts, "go"); !errors.Is(err, ErrCostBudgetUnpriced) || strings.Contains(err.Error(), "--") {
 		t.Errorf("max cost without a price: %v", err)
 	}
 }

@@ -27,7 +27,7 @@ const (
 	ModeLive Mode = "live"
 )
 
-// ParseMode parses --on-divergence.
+// ParseMode parses the name of a mode; "" is ModeStop.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
 	case ModeStop, ModeError, ModeLive:
@@ -35,7 +35,7 @@ func ParseMode(s string) (Mode, error) {
 	case "":
 		return ModeStop, nil
 	}
-	return "", fmt.Errorf("replay: --on-divergence must be stop, error or live, not %q", s)
+	return "", fmt.Errorf("replay: the divergence mode must be stop, error or live, not %q", s)
 }
 
 // StopDiverged is the stop reason of a replay run ended by a divergence.

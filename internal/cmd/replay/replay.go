@@ -85,7 +85,7 @@ a sample, not a regression: --repeat N replays N times and counts.`,
 // validate checks the flags before anything is read.
 func (o *ReplayOptions) validate() error {
 	if _, err := replay.ParseMode(o.OnDivergence); err != nil {
-		return &cmdutil.UsageError{Err: err}
+		return cmdutil.Usagef("--on-divergence must be stop, error or live, not %q", o.OnDivergence)
 	}
 	if o.Repeat < 1 {
 		return cmdutil.Usagef("--repeat must be at least 1")

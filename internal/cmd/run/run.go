@@ -198,6 +198,9 @@ func runRun(ctx context.Context, opts *Options) error {
 		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err,
 	}, opts.Task)
 	if res == nil { // refused before it started
+		if errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
+			return fmt.Errorf("--max-cost-usd needs a price for %s/%s in config.toml", rc.Provider, rc.Model)
+		}
 		return runErr
 	}
 	return finish(opts, w, res, runErr)
