@@ -39,13 +39,16 @@ func DefaultModel(cfg *config.Config, name string) string {
 // ProviderSetup is what building a provider needs besides its name.
 type ProviderSetup struct {
 	MockScript string // --mock-script
-	HTTPClient *http.Client
+	HTTPClient *http.Client // nil: the Env's
 }
 
 // NewProvider builds a provider by name, wrapped in retries that say on
 // stderr when they wait. Credentials come from the environment and never
 // leave the client.
 func NewProvider(env *Env, name string, setup ProviderSetup) (provider.Provider, error) {
+	if setup.HTTPClient == nil {
+		setup.HTTPClient = env.Client()
+	}
 	var p provider.Provider
 	switch name {
 	case anthropic.Name:
