@@ -38,7 +38,7 @@ func DefaultModel(cfg *config.Config, name string) string {
 
 // ProviderSetup is what building a provider needs besides its name.
 type ProviderSetup struct {
-	MockScript string // --mock-script
+	MockScript string       // --mock-script
 	HTTPClient *http.Client // nil: the Env's
 }
 
