@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
 	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/session"
@@ -133,7 +133,7 @@ func Run(ctx context.Context, opts Options, prompt string) (*Result, error) {
 	sum := &transcript.Summary{Usage: r.res.Usage, Turns: r.res.Turns, Provider: r.cfg.Provider, Model: r.cfg.Model,
 		StopReason: r.res.StopReason, At: r.now()}
 	if err != nil {
-		sum.Error = oneLine(err.Error())
+		sum.Error = textfmt.OneLine(err.Error())
 	}
 	if rerr := r.record(&taint, sum); rerr != nil && err == nil {
 		err = rerr
@@ -305,5 +305,3 @@ func (r *run) repairDangling() error {
 	}
 	return r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results})
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

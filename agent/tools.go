@@ -2,12 +2,12 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -55,7 +55,7 @@ func (r *run) runTools(ctx context.Context, calls []transcript.Block) []tool.Res
 	results := make([]tool.Result, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		r.logf("→ %s %s\n", c.Name, clipJSON(c.Input, 200))
+		r.logf("→ %s %s\n", c.Name, textfmt.JSON(c.Input, 200))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -101,7 +101,7 @@ func (r *run) logResult(name string, res tool.Result, d time.Duration) {
 	}
 	if res.IsError {
 		first, _, _ := strings.Cut(res.Content, "\n")
-		r.logf("  ✗ %s: %s\n", name, clip(first, 160))
+		r.logf("  ✗ %s: %s\n", name, textfmt.Clip(first, 160))
 		return
 	}
 	lines := strings.Count(res.Content, "\n")
@@ -113,22 +113,4 @@ func (r *run) logResult(name string, res tool.Result, d time.Duration) {
 		took = d.Round(time.Millisecond).String()
 	}
 	r.logf("  ✓ %s: %d bytes, %d %s (%s)\n", name, len(res.Content), lines, map[bool]string{true: "line", false: "lines"}[lines == 1], took)
-}
-
-func clipJSON(raw json.RawMessage, n int) string {
-	var v any
-	if json.Unmarshal(raw, &v) == nil {
-		if b, err := json.Marshal(v); err == nil {
-			raw = b
-		}
-	}
-	return clip(string(raw), n)
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
-	"strings"
+
+	"github.com/mecha-agent/mecha/internal/textfmt"
 )
 
 // Divergence kinds.
@@ -128,7 +129,7 @@ func ArgDiff(expected, actual json.RawMessage) []string {
 	ma, oka := va.(map[string]any)
 	mb, okb := vb.(map[string]any)
 	if erra != nil || errb != nil || !oka || !okb {
-		return []string{fmt.Sprintf("%s → %s", compact(expected), compact(actual))}
+		return []string{fmt.Sprintf("%s → %s", textfmt.JSON(expected, 200), textfmt.JSON(actual, 200))}
 	}
 	keys := map[string]bool{}
 	for k := range ma {
@@ -163,21 +164,5 @@ func show(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return clip(string(b), 120)
-}
-
-func compact(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return clip(string(raw), 200)
-	}
-	return clip(buf.String(), 200)
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return strings.TrimSpace(string(r[:n-1])) + "…"
+	return textfmt.Clip(string(b), 120)
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/mecha-agent/mecha/agent"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -107,7 +108,7 @@ func (d *dispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run
 		}
 		rec := d.recorded[pos]
 		d.replayed++
-		fmt.Fprintf(d.log, "↺ %s %s (recorded result)\n", c.Name, clip(compact(c.Input), 200))
+		fmt.Fprintf(d.log, "↺ %s %s (recorded result)\n", c.Name, textfmt.JSON(c.Input, 200))
 		if !rec.HasResult {
 			out[i] = tool.Result{Content: "not run: the recording has no result for this call", IsError: true}
 			continue

@@ -113,7 +113,7 @@ func (e *Env) Color() bool {
 func (e *Env) Home() (string, error) { return config.Home(e.Var) }
 
 // SessionDir returns the session store's directory.
-func (e *Env) SessionDir() (string, error) { return session.DefaultDir(e.Var) }
+func (e *Env) SessionDir() (string, error) { return config.SessionDir(e.Var) }
 
 // Config loads $MECHA_HOME/config.toml.
 func (e *Env) Config() (*config.Config, error) {

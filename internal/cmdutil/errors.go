@@ -2,7 +2,6 @@ package cmdutil
 
 import (
 	"fmt"
-	"strings"
 )
 
 // The typed errors below say what kind of failure a command had; the root
@@ -34,8 +33,3 @@ func (e *DivergedError) Error() string { return e.Msg }
 type InterruptedError struct{ Msg string }
 
 func (e *InterruptedError) Error() string { return e.Msg }
-
-// OneLine folds text onto one line: errors are read in logs and CI.
-func OneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}

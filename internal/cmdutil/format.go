@@ -59,15 +59,6 @@ func Plural(n int, one, many string) string {
 	return many
 }
 
-// Clip shortens s to at most n runes, marking the cut.
-func Clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n-1])) + "…"
-}
-
 // Bounded returns at most maxLines lines and maxBytes bytes of s, and a
 // note of what was left out ("" when nothing was).
 func Bounded(s string, maxLines, maxBytes int) (string, string) {
@@ -101,17 +92,6 @@ func WriteJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// CompactJSON shows a JSON value on one line, cut at 300 bytes.
-func CompactJSON(raw json.RawMessage) string {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	s, _ := Bounded(string(b), 1, 300)
-	return s
 }
 
 // Table lays out rows in columns, left-aligned except the columns listed

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/provider/anthropic"
 	"github.com/mecha-agent/mecha/provider/mock"
@@ -93,7 +94,7 @@ func NewProvider(env *Env, name string, setup ProviderSetup) (provider.Provider,
 	}
 	return provider.WithRetry(p, provider.RetryOptions{
 		OnRetry: func(attempt int, err error, wait time.Duration) {
-			fmt.Fprintf(env.Err, "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, OneLine(err.Error()))
+			fmt.Fprintf(env.Err, "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, textfmt.OneLine(err.Error()))
 		},
 	}), nil
 }

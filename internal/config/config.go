@@ -42,10 +42,26 @@ func Home(getenv func(string) string) (string, error) {
 	if home == "" {
 		var err error
 		if home, err = os.UserHomeDir(); err != nil {
-			return "", errors.New("config: no home directory: set MECHA_HOME")
+			return "", errors.New("config: no home directory: set MECHA_HOME (or MECHA_SESSION_DIR for sessions)")
 		}
 	}
 	return filepath.Join(home, ".mecha"), nil
+}
+
+// SessionDir returns where sessions live: $MECHA_SESSION_DIR, else the
+// sessions directory in mecha's home.
+func SessionDir(getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if d := getenv("MECHA_SESSION_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	home, err := Home(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "sessions"), nil
 }
 
 // Load reads the configuration file at path. A missing file is an empty

@@ -64,3 +64,34 @@ func TestHome(t *testing.T) {
 		t.Errorf("home = %s", h)
 	}
 }
+
+func TestSessionDirAndHome(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, tc := range []struct {
+		getenv         func(string) string
+		home, sessions string
+	}{
+		{env("HOME", "/h"), "/h/.mecha", "/h/.mecha/sessions"},
+		{env("HOME", "/h", "MECHA_HOME", "/m"), "/m", "/m/sessions"},
+		{env("HOME", "/h", "MECHA_HOME", "/m", "MECHA_SESSION_DIR", "/s"), "/m", "/s"},
+	} {
+		home, err := Home(tc.getenv)
+		if err != nil || home != tc.home {
+			t.Errorf("Home = %q, %v; want %q", home, err, tc.home)
+		}
+		dir, err := SessionDir(tc.getenv)
+		if err != nil || dir != tc.sessions {
+			t.Errorf("SessionDir = %q, %v; want %q", dir, err, tc.sessions)
+		}
+	}
+}

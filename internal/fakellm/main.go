@@ -8,8 +8,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
+
+	"github.com/mecha-agent/mecha/internal/atomicfile"
 )
 
 // Main is the fakellm command: it serves a script until interrupted or
@@ -78,18 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // writeAtomic writes a file through a temporary file and a rename, so that
 // a reader sees either nothing or the whole content.
 func writeAtomic(path, content string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".fakellm-url-*")
-	if err != nil {
-		return fmt.Errorf("fakellm: %w", err)
-	}
-	_, werr := tmp.WriteString(content)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("fakellm: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteFile(path, []byte(content), 0o600); err != nil {
 		return fmt.Errorf("fakellm: %w", err)
 	}
 	return nil

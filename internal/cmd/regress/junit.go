@@ -3,10 +3,11 @@ package regress
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/mecha-agent/mecha/internal/atomicfile"
 	replaycmd "github.com/mecha-agent/mecha/internal/cmd/replay"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 )
@@ -49,7 +50,7 @@ func writeJUnit(path string, sum regressSummary) error {
 	for _, r := range sum.Results {
 		c := junitCase{Name: r.ID, Classname: "mecha.regress", Time: r.Time}
 		if r.Title != "" {
-			c.Name = r.ID + " " + cmdutil.OneLine(r.Title)
+			c.Name = r.ID + " " + textfmt.OneLine(r.Title)
 		}
 		suite.Time += r.Time
 		switch r.Status {
@@ -73,11 +74,7 @@ func writeJUnit(path string, sum regressSummary) error {
 		return err
 	}
 	out = append([]byte(xml.Header), append(out, '\n')...)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return fmt.Errorf("regress: --junit: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteFile(path, out, 0o644); err != nil {
 		return fmt.Errorf("regress: --junit: %w", err)
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	replaycmd "github.com/mecha-agent/mecha/internal/cmd/replay"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 
@@ -147,10 +148,10 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 		case errors.Is(err, errSlots):
 			return err
 		case rep != nil && rep.Status == replay.StatusRefused:
-			res.Status, res.Error = "refused", cmdutil.OneLine(err.Error())
+			res.Status, res.Error = "refused", textfmt.OneLine(err.Error())
 			sum.Refused++
 		case err != nil:
-			res.Status, res.Error = "failed", cmdutil.OneLine(err.Error())
+			res.Status, res.Error = "failed", textfmt.OneLine(err.Error())
 			sum.Failed++
 		case fails(mode, rep):
 			res.Status = "diverged"
@@ -249,7 +250,7 @@ func checkSlots(ctx context.Context, env *cmdutil.Env) error {
 // readPins reads the pin file: one id per line, # comments, blank lines.
 func readPins(env *cmdutil.Env, path string) ([]string, error) {
 	if path == "" {
-		home, err := config.Home(env.Var)
+		home, err := env.Home()
 		if err != nil {
 			return nil, err
 		}
@@ -321,9 +322,9 @@ func printRegress(w io.Writer, st cmdutil.Style, sum regressSummary) {
 			}
 		}
 		if r.Error != "" {
-			first = cmdutil.Clip(r.Error, 80)
+			first = textfmt.Clip(r.Error, 80)
 		}
-		t.Add(r.ID, cmdutil.Clip(cmdutil.OneLine(r.Title), 40), r.Status, calls, first)
+		t.Add(r.ID, textfmt.Clip(textfmt.OneLine(r.Title), 40), r.Status, calls, first)
 	}
 	t.Write(w, st)
 	fmt.Fprintf(w, "\n%d pinned: %d clean, %d diverged, %d refused, %d failed\n", sum.Pins, sum.Clean, sum.Diverged, sum.Refused, sum.Failed)

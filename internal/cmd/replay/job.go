@@ -9,6 +9,7 @@ import (
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/replay"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
@@ -20,9 +21,10 @@ type Settings struct {
 	Provider, Model string
 	Mode            replay.Mode
 	Workspace       string
-	Yes, ReadOnly   bool
-	MockScript      string
-	Record          bool
+	// Permission replaces the recorded mode for live calls ("": keep it).
+	Permission tool.Mode
+	MockScript string
+	Record     bool
 }
 
 // Job replays one session, as often as asked.
@@ -51,16 +53,9 @@ func NewJob(env *cmdutil.Env, cfg *config.Config, s *session.Session, set Settin
 	if set.Model != "" {
 		j.model = set.Model
 	}
-	perm := ""
-	switch {
-	case set.Yes:
-		perm = string(tool.ModeYes)
-	case set.ReadOnly:
-		perm = string(tool.ModeReadOnly)
-	}
 	j.tools = func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) {
-		if perm != "" {
-			rc.PermissionMode = perm
+		if set.Permission != "" {
+			rc.PermissionMode = string(set.Permission)
 		}
 		ws, err := j.workspace(rc.Workspace)
 		if err != nil {
@@ -107,12 +102,7 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 	}
 	opts := replay.Options{
 		Session: j.s, Provider: prov, ProviderName: j.provName, Model: j.model, Mode: j.set.Mode,
-		MechaVersion: cmdutil.Version(), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Now, Log: log,
-	}
-	if j.set.Yes {
-		opts.PermissionMode = string(tool.ModeYes)
-	} else if j.set.ReadOnly {
-		opts.PermissionMode = string(tool.ModeReadOnly)
+		MechaVersion: cmdutil.Version(), PermissionMode: string(j.set.Permission), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Now, Log: log,
 	}
 	var lw *lazyWriter
 	if j.set.Record {
@@ -125,7 +115,7 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 		lw = &lazyWriter{create: func() (*session.Writer, error) {
 			store := &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
 			w, err := store.Create(transcript.Meta{Provider: j.provName, Model: j.model, Workspace: j.s.Meta.Workspace,
-				Title: cmdutil.Clip("replay of "+j.s.Meta.ID+": "+cmdutil.OneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
+				Title: textfmt.Clip("replay of "+j.s.Meta.ID+": "+textfmt.OneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
 			if err == nil {
 				fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, j.provName, j.model)
 			}

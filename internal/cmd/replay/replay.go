@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/spf13/cobra"
 
@@ -96,6 +97,7 @@ func (o *ReplayOptions) validate() error {
 
 func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	mode, _ := replay.ParseMode(opts.OnDivergence)
+	perm, _ := cmdutil.PermissionMode(opts.Yes, opts.ReadOnly)
 	cfg, err := opts.Env.Config()
 	if err != nil {
 		return err
@@ -110,7 +112,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	}
 	job, err := NewJob(opts.Env, cfg, s, Settings{
 		Provider: opts.Provider, Model: opts.Model, Mode: mode, Workspace: opts.Workspace,
-		Yes: opts.Yes, ReadOnly: opts.ReadOnly, MockScript: opts.MockScript, Record: !opts.NoSession,
+		Permission: perm, MockScript: opts.MockScript, Record: !opts.NoSession,
 	})
 	if err != nil {
 		return err
@@ -198,7 +200,7 @@ func printReport(w io.Writer, st cmdutil.Style, r *replay.Report) {
 // PrintDivergence writes one divergence for a person.
 func PrintDivergence(w io.Writer, d replay.Divergence) {
 	where := fmt.Sprintf("  turn %d, call #%d: ", d.Turn, d.Index)
-	call := func(c *replay.CallRef) string { return c.Name + " " + cmdutil.CompactJSON(c.Input) }
+	call := func(c *replay.CallRef) string { return c.Name + " " + textfmt.JSON(c.Input, 300) }
 	switch d.Kind {
 	case replay.KindTool:
 		fmt.Fprintf(w, "%stool: expected %s, got %s\n", where, call(d.Expected), call(d.Actual))

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/session"
 )
 
@@ -48,7 +49,7 @@ func Run(ctx context.Context, env *cmdutil.Env, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	if msg := cmdutil.OneLine(err.Error()); msg != "" {
+	if msg := textfmt.OneLine(err.Error()); msg != "" {
 		fmt.Fprintln(env.Err, "mecha: "+msg)
 	}
 	return ExitCode(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/spf13/cobra"
 
@@ -264,7 +265,7 @@ func createSession(opts *Options, rc *transcript.Config) (*session.Writer, error
 	store := &session.Store{Dir: dir, Now: opts.Env.Now, BackgroundSync: true}
 	title := opts.Title
 	if title == "" {
-		title = cmdutil.Clip(cmdutil.OneLine(opts.Task), 80)
+		title = textfmt.Clip(textfmt.OneLine(opts.Task), 80)
 	}
 	return store.Create(transcript.Meta{Provider: rc.Provider, Model: rc.Model, Workspace: rc.Workspace, Title: title})
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/spf13/cobra"
 )
@@ -125,7 +126,7 @@ func listRun(opts *ListOptions) error {
 		w.WriteString(m.CreatedAt.In(opts.Env.Zone()).Format("2006-01-02 15:04"))
 		w.WriteString("  ")
 		w.WriteString(pad(m.Provider+"/"+m.Model, width+2))
-		w.WriteString(cmdutil.Clip(cmdutil.OneLine(m.Title), 70))
+		w.WriteString(textfmt.Clip(textfmt.OneLine(m.Title), 70))
 		w.WriteByte('\n')
 	}
 	return w.Flush()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/spf13/cobra"
 
@@ -200,7 +201,7 @@ func (r *renderer) heading(text string) {
 func (r *renderer) session(s *session.Session) {
 	m := s.Meta
 	r.field("session", r.st.Bold(m.ID))
-	r.field("title", cmdutil.OneLine(m.Title))
+	r.field("title", textfmt.OneLine(m.Title))
 	r.field("created", m.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	r.field("model", m.Provider+"/"+m.Model)
 	r.field("workspace", m.Workspace)
@@ -237,7 +238,7 @@ func (r *renderer) session(s *session.Session) {
 			}
 			line += fmt.Sprintf(" · %s in / %s out", cmdutil.Count(rec.Usage.InputTokens), cmdutil.Count(rec.Usage.OutputTokens))
 			if rec.Error != "" {
-				line += " · error: " + cmdutil.OneLine(rec.Error)
+				line += " · error: " + textfmt.OneLine(rec.Error)
 			}
 			fmt.Fprintln(r.w, r.st.Dim(line))
 		case *transcript.Compaction:
@@ -300,12 +301,12 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 		case transcript.BlockThinking:
 			t := b.Thinking
 			if !r.full {
-				t, _ = cmdutil.Bounded(cmdutil.OneLine(t), 1, 160)
+				t, _ = cmdutil.Bounded(textfmt.OneLine(t), 1, 160)
 			}
 			fmt.Fprintln(r.w, r.st.Dim("[thinking] "+t))
 		case transcript.BlockToolUse:
 			called[b.ID] = true
-			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(b.Name), cmdutil.CompactJSON(b.Input))
+			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(b.Name), textfmt.JSON(b.Input, 300))
 			if res, ok := results[b.ID]; ok {
 				r.result(res)
 			} else {
@@ -406,7 +407,7 @@ func (r *renderer) config(n int, prev, c *transcript.Config) {
 	case r.full:
 		fmt.Fprintf(r.w, "system prompt (%s chars):\n%s\n", cmdutil.Count(len(*c.SystemPrompt)), *c.SystemPrompt)
 	default:
-		p, _ := cmdutil.Bounded(cmdutil.OneLine(*c.SystemPrompt), 1, 100)
+		p, _ := cmdutil.Bounded(textfmt.OneLine(*c.SystemPrompt), 1, 100)
 		fmt.Fprintf(r.w, "system prompt (%s chars): %s\n", cmdutil.Count(len(*c.SystemPrompt)), p)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
 
 	"github.com/spf13/cobra"
@@ -130,7 +131,7 @@ func rollUp(read []sessionSums, warn io.Writer) (rows map[statsKey]*statsRow, fa
 	for _, r := range read {
 		if r.err != nil {
 			failed++
-			fmt.Fprintf(warn, "warning: %s\n", cmdutil.OneLine(r.err.Error()))
+			fmt.Fprintf(warn, "warning: %s\n", textfmt.OneLine(r.err.Error()))
 			continue
 		}
 		seen := map[statsKey]bool{}
