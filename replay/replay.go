@@ -8,7 +8,6 @@ import (
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/pricing"
-	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
@@ -29,12 +28,12 @@ type ToolsFunc func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error)
 // Options configure one replay.
 type Options struct {
 	Session *session.Session
-	// Provider answers; ProviderName and Model are what the replay's config
-	// records say it ran with (the recorded ones unless overridden).
-	Provider     provider.Provider
-	ProviderName string
-	Model        string
-	Mode         Mode
+	// Providers gives the client of each provider and model a turn is sent
+	// to: by default the ones of the attach that recorded the turn, unless
+	// Override replaces them. Each turn's config record names its own.
+	Providers ProviderFunc
+	Override  Override
+	Mode      Mode
 	// PermissionMode, when set, replaces the recorded one for live calls.
 	PermissionMode string
 	MechaVersion   string
@@ -49,9 +48,12 @@ type Options struct {
 
 // Report is the outcome of a replay.
 type Report struct {
-	Session       string           `json:"session"`
+	Session string `json:"session"`
+	// Provider and Model answered the first turn; when not every turn went
+	// to the same pair, Attaches says who answered each attach's turns.
 	Provider      string           `json:"provider"`
 	Model         string           `json:"model"`
+	Attaches      []Attach         `json:"attaches,omitempty"`
 	Mode          Mode             `json:"mode"`
 	Steered       bool             `json:"steered"`
 	Status        string           `json:"status"`
@@ -109,11 +111,22 @@ func Check(s *session.Session, tools ToolsFunc) (*Trajectory, error) {
 // or was refused (the refusal is then also the error); other errors mean
 // the replay itself failed (the provider, recording, an interrupt).
 func Replay(ctx context.Context, opts Options) (*Report, error) {
-	rep := &Report{Session: opts.Session.Meta.ID, Provider: opts.ProviderName, Model: opts.Model, Mode: opts.Mode, Divergences: []Divergence{}}
+	rep := &Report{Session: opts.Session.Meta.ID, Mode: opts.Mode, Divergences: []Divergence{}}
+	if ts := Targets(opts.Session, opts.Override); len(ts) > 0 {
+		rep.Provider, rep.Model = ts[0].Provider, ts[0].Model
+	}
 	traj, err := Check(opts.Session, opts.Tools)
 	if err != nil {
 		rep.Status, rep.Reason = StatusRefused, err.Error()
 		return rep, err
+	}
+	rt, err := newRoute(opts.Session, traj, opts.Override, opts.Providers)
+	if err != nil {
+		return rep, err
+	}
+	rep.Provider, rep.Model = rt.targets[0].Provider, rt.targets[0].Model
+	if rt.mixed() {
+		rep.Attaches = rt.attaches
 	}
 	rep.Steered = traj.Steered
 	rep.CallsExpected = len(traj.Calls())
@@ -126,7 +139,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	base := 0
 	for i, turn := range traj.Turns {
 		rc := *turn.Config
-		rc.Provider, rc.Model = opts.ProviderName, opts.Model
+		rc.Provider, rc.Model = rt.targets[i].Provider, rt.targets[i].Model
 		if opts.MechaVersion != "" {
 			rc.MechaVersion = opts.MechaVersion
 		}
@@ -145,7 +158,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		base += len(turn.Calls)
 		prior := &session.Session{Records: capture.records}
 		res, err := agent.Run(ctx, agent.Options{
-			Provider: opts.Provider, Tools: reg, Tracker: tracker, Config: rc, Recorder: capture,
+			Provider: rt.clients[i], Tools: reg, Tracker: tracker, Config: rc, Recorder: capture,
 			Prices: opts.Prices, Now: opts.Now, Log: log, Dispatcher: d,
 			History: agent.HistoryOf(prior),
 		}, turn.Prompt)

@@ -192,7 +192,7 @@ func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, m
 		return nil, err
 	}
 	defer job.cleanup()
-	if job.provName == openai.NameLocal && !*checked && !opts.SkipSlotCheck {
+	if job.uses(openai.NameLocal) && !*checked && !opts.SkipSlotCheck {
 		if err := checkSlots(ctx, opts.Env); err != nil {
 			return nil, err
 		}

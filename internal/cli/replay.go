@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/replay"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
@@ -55,8 +57,10 @@ extra (calls past the recording), missing (the replay stopped early).
   live   abandon the recording and go on against the real tools, under the
          recorded permission mode (or --yes / --read-only)
 
-Provider and model default to the recorded ones; -p alone picks that
-provider's default model. A replay is recorded as a session of its own that
+Each turn goes to the provider and model of the attach that recorded it (a
+session resumed on another provider replays on both); -p and -m replace
+them for every turn, and -p alone picks that provider's default model for
+turns recorded on another provider. A replay is recorded as a session of its own that
 names the one it replays. Against a sampling server one divergent replay is
 a sample, not a regression: --repeat N replays N times and counts.`,
 		Args: exactArgs(1, "one session id"),
@@ -181,26 +185,15 @@ type replayJob struct {
 	cfg      *config.Config
 	s        *session.Session
 	set      replaySettings
-	provName string
-	model    string
+	override replay.Override // -p and -m; each turn otherwise goes to its attach's own
 	tools    replay.ToolsFunc
 	tmp      string // a stand-in workspace, removed by cleanup
 }
 
 func newReplayJob(env *Env, cfg *config.Config, s *session.Session, set replaySettings) (*replayJob, error) {
 	j := &replayJob{env: env, cfg: cfg, s: s, set: set}
-	last := lastConfig(s)
-	j.provName, j.model = s.Meta.Provider, s.Meta.Model
-	if last != nil {
-		j.provName, j.model = last.Provider, last.Model
-	}
-	if set.Provider != "" && set.Provider != j.provName {
-		// The recorded model name means nothing to another provider.
-		j.provName, j.model = set.Provider, defaultModel(cfg, set.Provider)
-	}
-	if set.Model != "" {
-		j.model = set.Model
-	}
+	j.override = replay.Override{Provider: set.Provider, Model: set.Model,
+		DefaultModel: func(name string) string { return defaultModel(cfg, name) }}
 	perm := ""
 	switch {
 	case set.Yes:
@@ -220,6 +213,11 @@ func newReplayJob(env *Env, cfg *config.Config, s *session.Session, set replaySe
 		return buildTools(env, rc, toolSetup{})
 	}
 	return j, nil
+}
+
+// uses reports whether any attach is replayed on the named provider.
+func (j *replayJob) uses(name string) bool {
+	return slices.ContainsFunc(replay.Targets(j.s, j.override), func(t replay.Target) bool { return t.Provider == name })
 }
 
 // workspace is where live calls run. In stop and error modes nothing runs,
@@ -251,12 +249,11 @@ func (j *replayJob) cleanup() {
 
 // run replays the session once, recording the replay unless told not to.
 func (j *replayJob) run(ctx context.Context, log io.Writer) (*replay.Report, error) {
-	prov, err := newProvider(j.env, j.provName, providerSetup{MockScript: j.set.MockScript})
-	if err != nil {
-		return nil, err
+	providers := func(name, _ string) (provider.Provider, error) {
+		return newProvider(j.env, name, providerSetup{MockScript: j.set.MockScript})
 	}
 	opts := replay.Options{
-		Session: j.s, Provider: prov, ProviderName: j.provName, Model: j.model, Mode: j.set.Mode,
+		Session: j.s, Providers: providers, Override: j.override, Mode: j.set.Mode,
 		MechaVersion: Version(), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Now, Log: log,
 	}
 	if j.set.Yes {
@@ -272,12 +269,19 @@ func (j *replayJob) run(ctx context.Context, log io.Writer) (*replay.Report, err
 		}
 		// The session is created with the replay's first record, so a
 		// replay that is refused leaves nothing behind.
-		lw = &lazyWriter{create: func() (*session.Writer, error) {
+		lw = &lazyWriter{create: func(first transcript.Record) (*session.Writer, error) {
+			// The first record is the first turn's config: the meta names
+			// who the replay started on, as a session's names who it was
+			// created with.
+			var prov, model string
+			if c, ok := first.(*transcript.Config); ok {
+				prov, model = c.Provider, c.Model
+			}
 			store := &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
-			w, err := store.Create(transcript.Meta{Provider: j.provName, Model: j.model, Workspace: j.s.Meta.Workspace,
+			w, err := store.Create(transcript.Meta{Provider: prov, Model: model, Workspace: j.s.Meta.Workspace,
 				Title: clip("replay of "+j.s.Meta.ID+": "+oneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
 			if err == nil {
-				fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, j.provName, j.model)
+				fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, prov, model)
 			}
 			return w, err
 		}}
@@ -297,13 +301,16 @@ func (j *replayJob) run(ctx context.Context, log io.Writer) (*replay.Report, err
 
 // lazyWriter creates its session on the first record it is given.
 type lazyWriter struct {
-	create func() (*session.Writer, error)
+	create func(first transcript.Record) (*session.Writer, error)
 	w      *session.Writer
 }
 
 func (l *lazyWriter) Append(recs ...transcript.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
 	if l.w == nil {
-		w, err := l.create()
+		w, err := l.create(recs[0])
 		if err != nil {
 			return err
 		}
@@ -319,17 +326,10 @@ func (l *lazyWriter) Sync() error {
 	return l.w.Sync()
 }
 
-func lastConfig(s *session.Session) *transcript.Config {
-	cs := s.Configs()
-	if len(cs) == 0 {
-		return nil
-	}
-	return cs[len(cs)-1]
-}
-
 // printReport writes the report for a person.
 func printReport(w io.Writer, st style, r *replay.Report) {
-	fmt.Fprintf(w, "replay of %s on %s/%s (--on-divergence=%s)\n", r.Session, r.Provider, r.Model, r.Mode)
+	fmt.Fprintf(w, "replay of %s on %s (--on-divergence=%s)\n", r.Session, replayedOn(r.Provider, r.Model, r.Attaches), r.Mode)
+	printAttaches(w, r.Attaches)
 	if r.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
@@ -348,6 +348,36 @@ func printReport(w io.Writer, st style, r *replay.Report) {
 	}
 	if r.Replay != "" {
 		fmt.Fprintf(w, "recorded as session %s\n", r.Replay)
+	}
+}
+
+// replayedOn names who answered a replay: one provider/model, or each
+// distinct one in the order the attaches used them.
+func replayedOn(prov, model string, attaches []replay.Attach) string {
+	if len(attaches) == 0 {
+		return prov + "/" + model
+	}
+	var names []string
+	for _, a := range attaches {
+		if n := a.Provider + "/" + a.Model; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// printAttaches says who answered each attach, when not all the same.
+func printAttaches(w io.Writer, attaches []replay.Attach) {
+	for _, a := range attaches {
+		turns := fmt.Sprintf("turn %d", a.FirstTurn)
+		if a.LastTurn != a.FirstTurn {
+			turns = fmt.Sprintf("turns %d-%d", a.FirstTurn, a.LastTurn)
+		}
+		fmt.Fprintf(w, "  attach %d, %s: %s/%s", a.Attach, turns, a.Provider, a.Model)
+		if a.Provider != a.RecordedProvider || a.Model != a.RecordedModel {
+			fmt.Fprintf(w, " (recorded on %s/%s)", a.RecordedProvider, a.RecordedModel)
+		}
+		fmt.Fprintln(w)
 	}
 }
 
@@ -374,6 +404,7 @@ type repeatSummary struct {
 	Session  string           `json:"session"`
 	Provider string           `json:"provider"`
 	Model    string           `json:"model"`
+	Attaches []replay.Attach  `json:"attaches,omitempty"`
 	Mode     replay.Mode      `json:"mode"`
 	Steered  bool             `json:"steered"`
 	Repeats  int              `json:"repeats"`
@@ -391,7 +422,7 @@ type divergenceAt struct {
 
 func summarizeRepeats(reports []*replay.Report) repeatSummary {
 	first := reports[0]
-	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Mode: first.Mode,
+	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Attaches: first.Attaches, Mode: first.Mode,
 		Steered: first.Steered, Repeats: len(reports), Reports: reports, Where: []divergenceAt{}}
 	counts := map[[2]string]*divergenceAt{}
 	for _, r := range reports {
@@ -419,7 +450,8 @@ func summarizeRepeats(reports []*replay.Report) repeatSummary {
 }
 
 func printRepeats(w io.Writer, st style, s repeatSummary) {
-	fmt.Fprintf(w, "replay of %s on %s/%s, %d times (--on-divergence=%s)\n", s.Session, s.Provider, s.Model, s.Repeats, s.Mode)
+	fmt.Fprintf(w, "replay of %s on %s, %d times (--on-divergence=%s)\n", s.Session, replayedOn(s.Provider, s.Model, s.Attaches), s.Repeats, s.Mode)
+	printAttaches(w, s.Attaches)
 	if s.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
