@@ -166,6 +166,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	rc.Tools = tools.Names()
+	rc.ToolSpecs = tools.TranscriptSpecs()
 
 	// Open the record: a new session, or the resumed one.
 	var (

@@ -378,8 +378,10 @@ func (r *renderer) config(n int, prev, c *transcript.Config) {
 			if reflect.DeepEqual(a[k], b[k]) {
 				continue
 			}
-			if k == "system_prompt" {
-				changes = append(changes, "system prompt changed")
+			if k == "system_prompt" || k == "tool_specs" {
+				if a[k] != nil { // specs first recorded are not a change
+					changes = append(changes, strings.ReplaceAll(k, "_", " ")+" changed")
+				}
 				continue
 			}
 			changes = append(changes, fmt.Sprintf("%s %s → %s", k, showValue(a[k]), showValue(b[k])))
