@@ -12,7 +12,9 @@
 // compared by position: a different tool, different arguments (compared as
 // JSON values), a call past the recording, or a call the replay did not
 // make. Only argument differences are cosmetic; what a structural
-// divergence does depends on the Mode.
+// divergence does depends on the Mode. A tool whose spec (description or
+// input schema) differs from the one recorded in the config is noted in
+// the report, not counted as a divergence: the model was offered today's.
 //
 // The comparison code imports nothing that reaches the network.
 package replay

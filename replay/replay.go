@@ -51,19 +51,24 @@ type Report struct {
 	Session string `json:"session"`
 	// Provider and Model answered the first turn; when not every turn went
 	// to the same pair, Attaches says who answered each attach's turns.
-	Provider      string           `json:"provider"`
-	Model         string           `json:"model"`
-	Attaches      []Attach         `json:"attaches,omitempty"`
-	Mode          Mode             `json:"mode"`
-	Steered       bool             `json:"steered"`
-	Status        string           `json:"status"`
-	Reason        string           `json:"reason,omitempty"`
-	CallsExpected int              `json:"calls_expected"`
-	CallsReplayed int              `json:"calls_replayed"`
-	CallsRun      int              `json:"calls_run"`
-	Divergences   []Divergence     `json:"divergences"`
-	Turns         int              `json:"turns"`
-	Usage         transcript.Usage `json:"usage"`
+	Provider      string       `json:"provider"`
+	Model         string       `json:"model"`
+	Attaches      []Attach     `json:"attaches,omitempty"`
+	Mode          Mode         `json:"mode"`
+	Steered       bool         `json:"steered"`
+	Status        string       `json:"status"`
+	Reason        string       `json:"reason,omitempty"`
+	CallsExpected int          `json:"calls_expected"`
+	CallsReplayed int          `json:"calls_replayed"`
+	CallsRun      int          `json:"calls_run"`
+	Divergences   []Divergence `json:"divergences"`
+	// ToolSpecChanges are the tools whose spec (description, input schema)
+	// differs from the recorded one: the model was offered today's, so a
+	// changed description is part of what the replay measured. Not a
+	// divergence. Null when the recording predates recorded specs.
+	ToolSpecChanges []SpecChange     `json:"tool_spec_changes"`
+	Turns           int              `json:"turns"`
+	Usage           transcript.Usage `json:"usage"`
 	// Replay is the id of the session that recorded the replay, if any.
 	Replay string `json:"replay,omitempty"`
 }
@@ -86,25 +91,38 @@ func (r *refusal) Error() string { return r.msg }
 // Check reports whether a session can be replayed with today's tools,
 // without running anything.
 func Check(s *session.Session, tools ToolsFunc) (*Trajectory, error) {
+	traj, _, err := check(s, tools)
+	return traj, err
+}
+
+// check is Check that also returns the tools whose spec changed since the
+// recording (nil when the recording has no specs to compare with).
+func check(s *session.Session, tools ToolsFunc) (*Trajectory, []SpecChange, error) {
 	traj, err := Extract(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(traj.Turns) == 0 {
-		return nil, &refusal{"replay: the session has no user turn to replay"}
+		return nil, nil, &refusal{"replay: the session has no user turn to replay"}
 	}
+	var changes specChanges
+	seen := map[*transcript.Config]bool{}
 	for _, turn := range traj.Turns {
 		reg, _, err := tools(*turn.Config)
 		if err != nil {
-			return nil, &refusal{fmt.Sprintf("replay: a tool the recording offered no longer exists: %v", err)}
+			return nil, nil, &refusal{fmt.Sprintf("replay: a tool the recording offered no longer exists: %v", err)}
 		}
 		for _, c := range turn.Calls {
 			if _, ok := reg.Get(c.Name); !ok {
-				return nil, &refusal{fmt.Sprintf("replay: the recording called %q, which no longer exists", c.Name)}
+				return nil, nil, &refusal{fmt.Sprintf("replay: the recording called %q, which no longer exists", c.Name)}
 			}
 		}
+		if !seen[turn.Config] {
+			seen[turn.Config] = true
+			changes.compare(turn.Config.ToolSpecs, reg)
+		}
 	}
-	return traj, nil
+	return traj, changes.list, nil
 }
 
 // Replay re-drives a session. It returns a report whenever the replay ran
@@ -115,11 +133,12 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	if ts := Targets(opts.Session, opts.Override); len(ts) > 0 {
 		rep.Provider, rep.Model = ts[0].Provider, ts[0].Model
 	}
-	traj, err := Check(opts.Session, opts.Tools)
+	traj, changed, err := check(opts.Session, opts.Tools)
 	if err != nil {
 		rep.Status, rep.Reason = StatusRefused, err.Error()
 		return rep, err
 	}
+	rep.ToolSpecChanges = changed
 	rt, err := newRoute(opts.Session, traj, opts.Override, opts.Providers)
 	if err != nil {
 		return rep, err
@@ -150,6 +169,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
+		rc.ToolSpecs = reg.TranscriptSpecs() // what this replay's model is offered
 		rc.At = now(opts.Now)
 		if err := capture.Append(&rc); err != nil {
 			return rep, err

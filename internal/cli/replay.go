@@ -333,6 +333,7 @@ func printReport(w io.Writer, st style, r *replay.Report) {
 	if r.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
+	printSpecChanges(w, r.ToolSpecChanges)
 	if len(r.Divergences) == 0 {
 		fmt.Fprintf(w, "%s: the replay made the %d recorded %s, in order, with the same arguments\n",
 			st.bold("clean"), r.CallsExpected, plural(r.CallsExpected, "call", "calls"))
@@ -381,6 +382,15 @@ func printAttaches(w io.Writer, attaches []replay.Attach) {
 	}
 }
 
+// printSpecChanges notes, one line per tool, the specs that changed since
+// the recording.
+func printSpecChanges(w io.Writer, changes []replay.SpecChange) {
+	for _, c := range changes {
+		fmt.Fprintf(w, "note: %s: %s changed since the recording; the model was offered today's\n",
+			c.Tool, strings.ReplaceAll(strings.Join(c.Changed, " and "), "_", " "))
+	}
+}
+
 func printDivergence(w io.Writer, d replay.Divergence) {
 	where := fmt.Sprintf("  turn %d, call #%d: ", d.Turn, d.Index)
 	call := func(c *replay.CallRef) string { return c.Name + " " + compactJSON(c.Input) }
@@ -401,16 +411,18 @@ func printDivergence(w io.Writer, d replay.Divergence) {
 
 // repeatSummary is the outcome of --repeat N.
 type repeatSummary struct {
-	Session  string           `json:"session"`
-	Provider string           `json:"provider"`
-	Model    string           `json:"model"`
-	Attaches []replay.Attach  `json:"attaches,omitempty"`
-	Mode     replay.Mode      `json:"mode"`
-	Steered  bool             `json:"steered"`
-	Repeats  int              `json:"repeats"`
-	Diverged int              `json:"diverged"`
-	Where    []divergenceAt   `json:"where"`
-	Reports  []*replay.Report `json:"reports"`
+	Session  string          `json:"session"`
+	Provider string          `json:"provider"`
+	Model    string          `json:"model"`
+	Attaches []replay.Attach `json:"attaches,omitempty"`
+	Mode     replay.Mode     `json:"mode"`
+	Steered  bool            `json:"steered"`
+	// ToolSpecChanges is the same for every repeat: the specs do not move.
+	ToolSpecChanges []replay.SpecChange `json:"tool_spec_changes"`
+	Repeats         int                 `json:"repeats"`
+	Diverged        int                 `json:"diverged"`
+	Where           []divergenceAt      `json:"where"`
+	Reports         []*replay.Report    `json:"reports"`
 }
 
 // divergenceAt counts the replays whose first divergence was at one place.
@@ -422,7 +434,7 @@ type divergenceAt struct {
 
 func summarizeRepeats(reports []*replay.Report) repeatSummary {
 	first := reports[0]
-	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Attaches: first.Attaches, Mode: first.Mode,
+	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Attaches: first.Attaches, Mode: first.Mode, ToolSpecChanges: first.ToolSpecChanges,
 		Steered: first.Steered, Repeats: len(reports), Reports: reports, Where: []divergenceAt{}}
 	counts := map[[2]string]*divergenceAt{}
 	for _, r := range reports {
@@ -455,6 +467,7 @@ func printRepeats(w io.Writer, st style, s repeatSummary) {
 	if s.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
+	printSpecChanges(w, s.ToolSpecChanges)
 	word := st.bold("clean")
 	if s.Diverged > 0 {
 		word = st.red("diverged")
