@@ -60,9 +60,11 @@ extra (calls past the recording), missing (the replay stopped early).
 Each turn goes to the provider and model of the attach that recorded it (a
 session resumed on another provider replays on both); -p and -m replace
 them for every turn, and -p alone picks that provider's default model for
-turns recorded on another provider. A replay is recorded as a session of its own that
-names the one it replays. Against a sampling server one divergent replay is
-a sample, not a regression: --repeat N replays N times and counts.`,
+turns recorded on another provider. A tool whose description or input
+schema changed since the recording is noted; the model is offered today's.
+A replay is recorded as a session of its own that names the one it
+replays. Against a sampling server one divergent replay is a sample, not a
+regression: --repeat N replays N times and counts.`,
 		Args: exactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
@@ -434,8 +436,9 @@ type divergenceAt struct {
 
 func summarizeRepeats(reports []*replay.Report) repeatSummary {
 	first := reports[0]
-	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Attaches: first.Attaches, Mode: first.Mode, ToolSpecChanges: first.ToolSpecChanges,
-		Steered: first.Steered, Repeats: len(reports), Reports: reports, Where: []divergenceAt{}}
+	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Attaches: first.Attaches,
+		Mode: first.Mode, Steered: first.Steered, ToolSpecChanges: first.ToolSpecChanges,
+		Repeats: len(reports), Reports: reports, Where: []divergenceAt{}}
 	counts := map[[2]string]*divergenceAt{}
 	for _, r := range reports {
 		if len(r.Divergences) == 0 {

@@ -378,9 +378,13 @@ func (r *renderer) config(n int, prev, c *transcript.Config) {
 			if reflect.DeepEqual(a[k], b[k]) {
 				continue
 			}
-			if k == "system_prompt" || k == "tool_specs" {
-				if a[k] != nil { // specs first recorded are not a change
-					changes = append(changes, strings.ReplaceAll(k, "_", " ")+" changed")
+			if k == "system_prompt" {
+				changes = append(changes, "system prompt changed")
+				continue
+			}
+			if k == "tool_specs" {
+				if a[k] != nil { // specs recorded for the first time are no change
+					changes = append(changes, "tool specs changed")
 				}
 				continue
 			}
