@@ -139,7 +139,7 @@ func BenchmarkReplayPerTurn(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			rep, err := Replay(context.Background(), Options{Session: s, Provider: prov, ProviderName: "local", Model: "local",
+			rep, err := Replay(context.Background(), Options{Session: s, Providers: only(prov),
 				Mode: ModeStop, Tools: e.tools, Recorder: w})
 			w.Close()
 			if err != nil || rep.Status != StatusClean || rep.CallsReplayed != benchCalls {

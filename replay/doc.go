@@ -6,12 +6,15 @@
 // tool call paired with its recorded result (by id, never by position), the
 // final text, and whether the person steered mid-run. Replay runs each turn
 // again through the agent loop under the configuration it was recorded
-// with; every tool is wrapped so the model sees today's spec but gets the
+// with, on the provider and model of the attach that recorded it unless an
+// Override names others for the whole replay; every tool is wrapped so the model sees today's spec but gets the
 // recorded result, so the model is the only live component. Calls are
 // compared by position: a different tool, different arguments (compared as
 // JSON values), a call past the recording, or a call the replay did not
 // make. Only argument differences are cosmetic; what a structural
-// divergence does depends on the Mode.
+// divergence does depends on the Mode. A tool whose spec (description or
+// input schema) differs from the one recorded in the config is noted in
+// the report, not counted as a divergence: the model was offered today's.
 //
 // The comparison code imports nothing that reaches the network.
 package replay

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/pricing"
-	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
@@ -29,12 +28,12 @@ type ToolsFunc func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error)
 // Options configure one replay.
 type Options struct {
 	Session *session.Session
-	// Provider answers; ProviderName and Model are what the replay's config
-	// records say it ran with (the recorded ones unless overridden).
-	Provider     provider.Provider
-	ProviderName string
-	Model        string
-	Mode         Mode
+	// Providers gives the client of each provider and model a turn is sent
+	// to: by default the ones of the attach that recorded the turn, unless
+	// Override replaces them. Each turn's config record names its own.
+	Providers ProviderFunc
+	Override  Override
+	Mode      Mode
 	// PermissionMode, when set, replaces the recorded one for live calls.
 	PermissionMode string
 	MechaVersion   string
@@ -49,19 +48,27 @@ type Options struct {
 
 // Report is the outcome of a replay.
 type Report struct {
-	Session       string           `json:"session"`
-	Provider      string           `json:"provider"`
-	Model         string           `json:"model"`
-	Mode          Mode             `json:"mode"`
-	Steered       bool             `json:"steered"`
-	Status        string           `json:"status"`
-	Reason        string           `json:"reason,omitempty"`
-	CallsExpected int              `json:"calls_expected"`
-	CallsReplayed int              `json:"calls_replayed"`
-	CallsRun      int              `json:"calls_run"`
-	Divergences   []Divergence     `json:"divergences"`
-	Turns         int              `json:"turns"`
-	Usage         transcript.Usage `json:"usage"`
+	Session string `json:"session"`
+	// Provider and Model answered the first turn; when not every turn went
+	// to the same pair, Attaches says who answered each attach's turns.
+	Provider      string       `json:"provider"`
+	Model         string       `json:"model"`
+	Attaches      []Attach     `json:"attaches,omitempty"`
+	Mode          Mode         `json:"mode"`
+	Steered       bool         `json:"steered"`
+	Status        string       `json:"status"`
+	Reason        string       `json:"reason,omitempty"`
+	CallsExpected int          `json:"calls_expected"`
+	CallsReplayed int          `json:"calls_replayed"`
+	CallsRun      int          `json:"calls_run"`
+	Divergences   []Divergence `json:"divergences"`
+	// ToolSpecChanges are the tools whose spec (description, input schema)
+	// differs from the recorded one: the model was offered today's, so a
+	// changed description is part of what the replay measured. Not a
+	// divergence. Null when the recording predates recorded specs.
+	ToolSpecChanges []SpecChange     `json:"tool_spec_changes"`
+	Turns           int              `json:"turns"`
+	Usage           transcript.Usage `json:"usage"`
 	// Replay is the id of the session that recorded the replay, if any.
 	Replay string `json:"replay,omitempty"`
 }
@@ -84,36 +91,61 @@ func (r *refusal) Error() string { return r.msg }
 // Check reports whether a session can be replayed with today's tools,
 // without running anything.
 func Check(s *session.Session, tools ToolsFunc) (*Trajectory, error) {
+	traj, _, err := check(s, tools)
+	return traj, err
+}
+
+// check is Check that also returns the tools whose spec changed since the
+// recording (nil when the recording has no specs to compare with).
+func check(s *session.Session, tools ToolsFunc) (*Trajectory, []SpecChange, error) {
 	traj, err := Extract(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(traj.Turns) == 0 {
-		return nil, &refusal{"replay: the session has no user turn to replay"}
+		return nil, nil, &refusal{"replay: the session has no user turn to replay"}
 	}
+	var changes specChanges
+	seen := map[*transcript.Config]bool{}
 	for _, turn := range traj.Turns {
 		reg, _, err := tools(*turn.Config)
 		if err != nil {
-			return nil, &refusal{fmt.Sprintf("replay: a tool the recording offered no longer exists: %v", err)}
+			return nil, nil, &refusal{fmt.Sprintf("replay: a tool the recording offered no longer exists: %v", err)}
 		}
 		for _, c := range turn.Calls {
 			if _, ok := reg.Get(c.Name); !ok {
-				return nil, &refusal{fmt.Sprintf("replay: the recording called %q, which no longer exists", c.Name)}
+				return nil, nil, &refusal{fmt.Sprintf("replay: the recording called %q, which no longer exists", c.Name)}
 			}
 		}
+		if !seen[turn.Config] {
+			seen[turn.Config] = true
+			changes.compare(turn.Config.ToolSpecs, reg)
+		}
 	}
-	return traj, nil
+	return traj, changes.list, nil
 }
 
 // Replay re-drives a session. It returns a report whenever the replay ran
 // or was refused (the refusal is then also the error); other errors mean
 // the replay itself failed (the provider, recording, an interrupt).
 func Replay(ctx context.Context, opts Options) (*Report, error) {
-	rep := &Report{Session: opts.Session.Meta.ID, Provider: opts.ProviderName, Model: opts.Model, Mode: opts.Mode, Divergences: []Divergence{}}
-	traj, err := Check(opts.Session, opts.Tools)
+	rep := &Report{Session: opts.Session.Meta.ID, Mode: opts.Mode, Divergences: []Divergence{}}
+	if ts := Targets(opts.Session, opts.Override); len(ts) > 0 {
+		rep.Provider, rep.Model = ts[0].Provider, ts[0].Model
+	}
+	traj, changed, err := check(opts.Session, opts.Tools)
 	if err != nil {
 		rep.Status, rep.Reason = StatusRefused, err.Error()
 		return rep, err
+	}
+	rep.ToolSpecChanges = changed
+	rt, err := newRoute(opts.Session, traj, opts.Override, opts.Providers)
+	if err != nil {
+		return rep, err
+	}
+	rep.Provider, rep.Model = rt.targets[0].Provider, rt.targets[0].Model
+	if rt.mixed() {
+		rep.Attaches = rt.attaches
 	}
 	rep.Steered = traj.Steered
 	rep.CallsExpected = len(traj.Calls())
@@ -126,7 +158,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	base := 0
 	for i, turn := range traj.Turns {
 		rc := *turn.Config
-		rc.Provider, rc.Model = opts.ProviderName, opts.Model
+		rc.Provider, rc.Model = rt.targets[i].Provider, rt.targets[i].Model
 		if opts.MechaVersion != "" {
 			rc.MechaVersion = opts.MechaVersion
 		}
@@ -137,6 +169,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
+		rc.ToolSpecs = reg.TranscriptSpecs() // what this replay's model is offered
 		rc.At = now(opts.Now)
 		if err := capture.Append(&rc); err != nil {
 			return rep, err
@@ -145,7 +178,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		base += len(turn.Calls)
 		prior := &session.Session{Records: capture.records}
 		res, err := agent.Run(ctx, agent.Options{
-			Provider: opts.Provider, Tools: reg, Tracker: tracker, Config: rc, Recorder: capture,
+			Provider: rt.clients[i], Tools: reg, Tracker: tracker, Config: rc, Recorder: capture,
 			Prices: opts.Prices, Now: opts.Now, Log: log, Dispatcher: d,
 			History: agent.HistoryOf(prior),
 		}, turn.Prompt)

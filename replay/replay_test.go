@@ -75,6 +75,11 @@ func recording() *session.Session {
 	}}
 }
 
+// only answers every provider and model with one client.
+func only(p provider.Provider) ProviderFunc {
+	return func(string, string) (provider.Provider, error) { return p, nil }
+}
+
 type fixture struct {
 	prov *script
 	runs *atomic.Int64
@@ -105,7 +110,7 @@ func run(t *testing.T, mode Mode, answers ...[]transcript.Block) (*Report, *fixt
 	t.Helper()
 	f := &fixture{prov: &script{answers: answers}, runs: &atomic.Int64{}}
 	rep, err := Replay(context.Background(), Options{
-		Session: recording(), Provider: f.prov, ProviderName: "fake", Model: "new-model", Mode: mode,
+		Session: recording(), Providers: only(f.prov), Override: Override{Model: "new-model"}, Mode: mode,
 		Tools: f.tools("fs_read", "fs_write"), Recorder: f,
 	})
 	return rep, f, err
@@ -229,13 +234,13 @@ func TestReplayLiveAfterDivergenceSendsRealResults(t *testing.T) {
 func TestReplayRefusals(t *testing.T) {
 	t.Parallel()
 	f := &fixture{prov: &script{}, runs: &atomic.Int64{}}
-	rep, err := Replay(context.Background(), Options{Session: recording(), Provider: f.prov, Mode: ModeStop, Tools: f.tools("fs_read")})
+	rep, err := Replay(context.Background(), Options{Session: recording(), Providers: only(f.prov), Mode: ModeStop, Tools: f.tools("fs_read")})
 	var ref *refusal
 	if !errors.As(err, &ref) || rep.Status != StatusRefused || !strings.Contains(rep.Reason, `"fs_write"`) {
 		t.Errorf("missing tool: %+v, %v", rep, err)
 	}
 	noConfig := &session.Session{Records: []transcript.Record{msg("user", text("x"))}}
-	rep, err = Replay(context.Background(), Options{Session: noConfig, Provider: f.prov, Tools: f.tools("fs_read")})
+	rep, err = Replay(context.Background(), Options{Session: noConfig, Providers: only(f.prov), Tools: f.tools("fs_read")})
 	if !errors.Is(err, ErrNoConfig) || rep.Status != StatusRefused {
 		t.Errorf("no config: %+v, %v", rep, err)
 	}

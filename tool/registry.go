@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mecha-agent/mecha/transcript"
 )
 
 // ErrUnknownTool is wrapped by the error Restrict returns when it is asked
@@ -88,6 +90,18 @@ func (r *Registry) Specs() []Spec {
 	specs := make([]Spec, len(r.tools))
 	for i, t := range r.tools {
 		specs[i] = t.Spec()
+	}
+	return specs
+}
+
+// TranscriptSpecs returns the specs in registration order as a config
+// record stores them. It is never nil: an empty registry records that no
+// tool was offered.
+func (r *Registry) TranscriptSpecs() []transcript.ToolSpec {
+	specs := make([]transcript.ToolSpec, len(r.tools))
+	for i, t := range r.tools {
+		s := t.Spec()
+		specs[i] = transcript.ToolSpec{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}
 	}
 	return specs
 }

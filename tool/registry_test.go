@@ -32,6 +32,14 @@ func TestRegistryOrder(t *testing.T) {
 	if !slices.Equal(specNames, want) {
 		t.Errorf("Specs() names = %v, want %v", specNames, want)
 	}
+	var recorded []string
+	for _, s := range r.TranscriptSpecs() {
+		recorded = append(recorded, s.Name+": "+s.Description+" "+string(s.InputSchema))
+	}
+	if want := []string{"fs_read: fake fs_read {\"type\":\"object\"}", "fs_list: fake fs_list {\"type\":\"object\"}",
+		"shell: fake shell {\"type\":\"object\"}", "fs_write: fake fs_write {\"type\":\"object\"}"}; !slices.Equal(recorded, want) {
+		t.Errorf("TranscriptSpecs() = %q, want %q", recorded, want)
+	}
 	if got := len(r.Tools()); got != 4 || r.Len() != 4 {
 		t.Errorf("Tools() has %d, Len() = %d; want 4", got, r.Len())
 	}
@@ -49,6 +57,9 @@ func TestRegistryZeroValue(t *testing.T) {
 	var r Registry
 	if _, ok := r.Get("x"); ok {
 		t.Error("zero registry found a tool")
+	}
+	if specs := r.TranscriptSpecs(); specs == nil || len(specs) != 0 {
+		t.Errorf("zero registry's TranscriptSpecs() = %#v, want empty and not nil", specs)
 	}
 	if len(r.Names()) != 0 || len(r.Specs()) != 0 {
 		t.Error("zero registry is not empty")

@@ -21,7 +21,8 @@ func TestRoundTrip(t *testing.T) {
 		&Meta{Format: 1, ID: "20260805T091500-3f2a1b7c", CreatedAt: at, Provider: "mock", Model: "mock-1", Workspace: "/w", Title: "t <&>"},
 		&Config{MechaVersion: "dev", Provider: "mock", Model: "mock-1", Workspace: "/w", SystemPrompt: ptr("be brief\nand kind"),
 			Tools: []string{"fs_read"}, Temperature: ptr(0.0), Seed: ptr(uint64(42)), MaxTokens: 100, MaxTurns: 3,
-			PermissionMode: "ask", Trifecta: "refuse", Sandbox: "none", At: at},
+			PermissionMode: "ask", Trifecta: "off", Sandbox: "none", At: at,
+			ToolSpecs: []ToolSpec{{Name: "fs_read", Description: "Read a <file>", InputSchema: json.RawMessage(`{"type":"object","required":["path"]}`)}}},
 		&Message{Role: RoleUser, Content: []Block{TextBlock("hello\nworld")}, At: at},
 		&Message{Role: RoleAssistant, Content: []Block{
 			{Type: BlockThinking, Thinking: "hmm", Signature: "s"},
@@ -82,6 +83,41 @@ func TestConfigNullsNotInvented(t *testing.T) {
 	if _, present := m["at"]; present {
 		t.Errorf("zero at should be omitted: %s", line)
 	}
+	// tool_specs is absent when not recorded, and [] when nothing was offered.
+	if _, present := m["tool_specs"]; present {
+		t.Errorf("nil tool_specs should be omitted: %s", line)
+	}
+	line, err = Encode(&Config{Provider: "p", ToolSpecs: []ToolSpec{}})
+	if err != nil || !strings.Contains(string(line), `"tool_specs":[]`) {
+		t.Errorf("empty tool_specs encodes as %s, %v", line, err)
+	}
+	back, err := Decode(line)
+	if err != nil || back.(*Config).ToolSpecs == nil {
+		t.Errorf("empty tool_specs decodes as %#v, %v", back, err)
+	}
+}
+
+func TestConfigToolSpecsStayOnOneLine(t *testing.T) {
+	t.Parallel()
+	schema := json.RawMessage("{\n  \"type\": \"object\",\n  \"properties\": {\"path\": {\"type\": \"string\"}}\n}")
+	line, err := Encode(&Config{ToolSpecs: []ToolSpec{{Name: "fs_read", Description: "Read a file.\nPaths are relative.", InputSchema: schema}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(line, []byte("\n")) != 1 {
+		t.Fatalf("not one line: %q", line)
+	}
+	c := must(Decode(line)).(*Config)
+	if c.ToolSpecs[0].Description != "Read a file.\nPaths are relative." || string(c.ToolSpecs[0].InputSchema) != `{"type":"object","properties":{"path":{"type":"string"}}}` {
+		t.Errorf("tool spec came back as %+v (%s)", c.ToolSpecs[0], c.ToolSpecs[0].InputSchema)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func TestBlockShapes(t *testing.T) {
@@ -175,6 +211,9 @@ func TestFrozenV1Basic(t *testing.T) {
 		t.Errorf("meta = %+v", m)
 	}
 	c := recs[1].(*Config)
+	if c.ToolSpecs != nil {
+		t.Errorf("a config that predates tool_specs has specs %+v", c.ToolSpecs)
+	}
 	if c.SystemPrompt == nil || *c.SystemPrompt != "You are mecha." || c.Temperature != nil || c.MaxCostUSD == nil || *c.MaxCostUSD != 2.5 || !reflect.DeepEqual(c.Tools, []string{"fs_read", "fs_list"}) {
 		t.Errorf("config = %+v", c)
 	}

@@ -53,28 +53,41 @@ type Meta struct {
 // request or constrains the run. Optional values that were not set are
 // encoded as null, never as an invented default.
 type Config struct {
-	MechaVersion      string    `json:"mecha_version"`
-	Provider          string    `json:"provider"`
-	Model             string    `json:"model"`
-	Workspace         string    `json:"workspace"`
-	SystemPrompt      *string   `json:"system_prompt"`
-	Tools             []string  `json:"tools"`
-	Effort            *string   `json:"effort"`
-	Temperature       *float64  `json:"temperature"`
-	Seed              *uint64   `json:"seed"`
-	Thinking          bool      `json:"thinking"`
-	CachePrompt       bool      `json:"cache_prompt"`
-	MaxTokens         int       `json:"max_tokens"`
-	MaxTurns          int       `json:"max_turns"`
-	MaxOutputTokens   *uint64   `json:"max_output_tokens"`
-	MaxCostUSD        *float64  `json:"max_cost_usd"`
-	CompactAtTokens   *uint64   `json:"compact_at_tokens"`
-	CompactKeepRecent int       `json:"compact_keep_recent"`
-	PermissionMode    string    `json:"permission_mode"`
-	Trifecta          string    `json:"trifecta"`
-	Sandbox           string    `json:"sandbox"`
-	SandboxNetwork    bool      `json:"sandbox_network"`
-	At                time.Time `json:"at,omitzero"`
+	MechaVersion      string   `json:"mecha_version"`
+	Provider          string   `json:"provider"`
+	Model             string   `json:"model"`
+	Workspace         string   `json:"workspace"`
+	SystemPrompt      *string  `json:"system_prompt"`
+	Tools             []string `json:"tools"`
+	Effort            *string  `json:"effort"`
+	Temperature       *float64 `json:"temperature"`
+	Seed              *uint64  `json:"seed"`
+	Thinking          bool     `json:"thinking"`
+	CachePrompt       bool     `json:"cache_prompt"`
+	MaxTokens         int      `json:"max_tokens"`
+	MaxTurns          int      `json:"max_turns"`
+	MaxOutputTokens   *uint64  `json:"max_output_tokens"`
+	MaxCostUSD        *float64 `json:"max_cost_usd"`
+	CompactAtTokens   *uint64  `json:"compact_at_tokens"`
+	CompactKeepRecent int      `json:"compact_keep_recent"`
+	PermissionMode    string   `json:"permission_mode"`
+	Trifecta          string   `json:"trifecta"`
+	Sandbox           string   `json:"sandbox"`
+	SandboxNetwork    bool     `json:"sandbox_network"`
+	// ToolSpecs is what the model was told about each offered tool, in
+	// registry order; it comes last because it is by far the longest.
+	// Nil in transcripts that predate it (the field is then absent);
+	// empty when no tool was offered.
+	ToolSpecs []ToolSpec `json:"tool_specs,omitzero"`
+	At        time.Time  `json:"at,omitzero"`
+}
+
+// ToolSpec is what the model was told about one tool: the name it calls it
+// by, its description and the JSON Schema of its input.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
 }
 
 // Message is one conversation message.

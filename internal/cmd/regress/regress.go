@@ -206,7 +206,7 @@ func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, m
 		return nil, err
 	}
 	defer job.Cleanup()
-	if job.ProviderName() == openai.NameLocal && !*checked && !opts.SkipSlotCheck {
+	if job.Uses(openai.NameLocal) && !*checked && !opts.SkipSlotCheck {
 		if err := checkSlots(ctx, opts.Env); err != nil {
 			return nil, err
 		}

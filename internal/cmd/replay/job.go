@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/replay"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
@@ -33,26 +35,15 @@ type Job struct {
 	cfg      *config.Config
 	s        *session.Session
 	set      Settings
-	provName string
-	model    string
+	override replay.Override // -p and -m; each turn otherwise goes to its attach's own
 	tools    replay.ToolsFunc
 	tmp      string // a stand-in workspace, removed by cleanup
 }
 
 func NewJob(env *cmdutil.Env, cfg *config.Config, s *session.Session, set Settings) (*Job, error) {
 	j := &Job{env: env, cfg: cfg, s: s, set: set}
-	last := lastConfig(s)
-	j.provName, j.model = s.Meta.Provider, s.Meta.Model
-	if last != nil {
-		j.provName, j.model = last.Provider, last.Model
-	}
-	if set.Provider != "" && set.Provider != j.provName {
-		// The recorded model name means nothing to another provider.
-		j.provName, j.model = set.Provider, cmdutil.DefaultModel(cfg, set.Provider)
-	}
-	if set.Model != "" {
-		j.model = set.Model
-	}
+	j.override = replay.Override{Provider: set.Provider, Model: set.Model,
+		DefaultModel: func(name string) string { return cmdutil.DefaultModel(cfg, name) }}
 	j.tools = func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) {
 		if set.Permission != "" {
 			rc.PermissionMode = string(set.Permission)
@@ -65,6 +56,11 @@ func NewJob(env *cmdutil.Env, cfg *config.Config, s *session.Session, set Settin
 		return cmdutil.BuildTools(env, rc, cmdutil.ToolSetup{})
 	}
 	return j, nil
+}
+
+// Uses reports whether any attach is replayed on the named provider.
+func (j *Job) Uses(name string) bool {
+	return slices.ContainsFunc(replay.Targets(j.s, j.override), func(t replay.Target) bool { return t.Provider == name })
 }
 
 // workspace is where live calls run. In stop and error modes nothing runs,
@@ -96,12 +92,11 @@ func (j *Job) Cleanup() {
 
 // Run replays the session once, recording the replay unless told not to.
 func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
-	prov, err := cmdutil.NewProvider(j.env, j.provName, cmdutil.ProviderSetup{MockScript: j.set.MockScript})
-	if err != nil {
-		return nil, err
+	providers := func(name, _ string) (provider.Provider, error) {
+		return cmdutil.NewProvider(j.env, name, cmdutil.ProviderSetup{MockScript: j.set.MockScript})
 	}
 	opts := replay.Options{
-		Session: j.s, Provider: prov, ProviderName: j.provName, Model: j.model, Mode: j.set.Mode,
+		Session: j.s, Providers: providers, Override: j.override, Mode: j.set.Mode,
 		MechaVersion: cmdutil.Version(), PermissionMode: string(j.set.Permission), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Now, Log: log,
 	}
 	var lw *lazyWriter
@@ -112,12 +107,19 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 		}
 		// The session is created with the replay's first record, so a
 		// replay that is refused leaves nothing behind.
-		lw = &lazyWriter{create: func() (*session.Writer, error) {
+		lw = &lazyWriter{create: func(first transcript.Record) (*session.Writer, error) {
+			// The first record is the first turn's config: the meta names
+			// who the replay started on, as a session's names who it was
+			// created with.
+			var prov, model string
+			if c, ok := first.(*transcript.Config); ok {
+				prov, model = c.Provider, c.Model
+			}
 			store := &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
-			w, err := store.Create(transcript.Meta{Provider: j.provName, Model: j.model, Workspace: j.s.Meta.Workspace,
+			w, err := store.Create(transcript.Meta{Provider: prov, Model: model, Workspace: j.s.Meta.Workspace,
 				Title: textfmt.Clip("replay of "+j.s.Meta.ID+": "+textfmt.OneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
 			if err == nil {
-				fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, j.provName, j.model)
+				fmt.Fprintf(log, "session: %s replays %s (%s/%s)\n", w.ID(), j.s.Meta.ID, prov, model)
 			}
 			return w, err
 		}}
@@ -137,13 +139,16 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 
 // lazyWriter creates its session on the first record it is given.
 type lazyWriter struct {
-	create func() (*session.Writer, error)
+	create func(first transcript.Record) (*session.Writer, error)
 	w      *session.Writer
 }
 
 func (l *lazyWriter) Append(recs ...transcript.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
 	if l.w == nil {
-		w, err := l.create()
+		w, err := l.create(recs[0])
 		if err != nil {
 			return err
 		}
@@ -158,16 +163,5 @@ func (l *lazyWriter) Sync() error {
 	}
 	return l.w.Sync()
 }
-
-func lastConfig(s *session.Session) *transcript.Config {
-	cs := s.Configs()
-	if len(cs) == 0 {
-		return nil
-	}
-	return cs[len(cs)-1]
-}
-
-// ProviderName is the provider the replay runs against.
-func (j *Job) ProviderName() string { return j.provName }
 
 var _ agent.Recorder = (*lazyWriter)(nil)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,10 +54,14 @@ extra (calls past the recording), missing (the replay stopped early).
   live   abandon the recording and go on against the real tools, under the
          recorded permission mode (or --yes / --read-only)
 
-Provider and model default to the recorded ones; -p alone picks that
-provider's default model. A replay is recorded as a session of its own that
-names the one it replays. Against a sampling server one divergent replay is
-a sample, not a regression: --repeat N replays N times and counts.`,
+Each turn goes to the provider and model of the attach that recorded it (a
+session resumed on another provider replays on both); -p and -m replace
+them for every turn, and -p alone picks that provider's default model for
+turns recorded on another provider. A tool whose description or input
+schema changed since the recording is noted; the model is offered today's.
+A replay is recorded as a session of its own that names the one it
+replays. Against a sampling server one divergent replay is a sample, not a
+regression: --repeat N replays N times and counts.`,
 		Args: cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
@@ -175,10 +180,12 @@ func replayExit(mode replay.Mode, reports []*replay.Report) error {
 
 // printReport writes the report for a person.
 func printReport(w io.Writer, st cmdutil.Style, r *replay.Report) {
-	fmt.Fprintf(w, "replay of %s on %s/%s (--on-divergence=%s)\n", r.Session, r.Provider, r.Model, r.Mode)
+	fmt.Fprintf(w, "replay of %s on %s (--on-divergence=%s)\n", r.Session, replayedOn(r.Provider, r.Model, r.Attaches), r.Mode)
+	printAttaches(w, r.Attaches)
 	if r.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
+	printSpecChanges(w, r.ToolSpecChanges)
 	if len(r.Divergences) == 0 {
 		fmt.Fprintf(w, "%s: the replay made the %d recorded %s, in order, with the same arguments\n",
 			st.Bold("clean"), r.CallsExpected, cmdutil.Plural(r.CallsExpected, "call", "calls"))
@@ -194,6 +201,45 @@ func printReport(w io.Writer, st cmdutil.Style, r *replay.Report) {
 	}
 	if r.Replay != "" {
 		fmt.Fprintf(w, "recorded as session %s\n", r.Replay)
+	}
+}
+
+// replayedOn names who answered a replay: one provider/model, or each
+// distinct one in the order the attaches used them.
+func replayedOn(prov, model string, attaches []replay.Attach) string {
+	if len(attaches) == 0 {
+		return prov + "/" + model
+	}
+	var names []string
+	for _, a := range attaches {
+		if n := a.Provider + "/" + a.Model; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// printAttaches says who answered each attach, when not all the same.
+func printAttaches(w io.Writer, attaches []replay.Attach) {
+	for _, a := range attaches {
+		turns := fmt.Sprintf("turn %d", a.FirstTurn)
+		if a.LastTurn != a.FirstTurn {
+			turns = fmt.Sprintf("turns %d-%d", a.FirstTurn, a.LastTurn)
+		}
+		fmt.Fprintf(w, "  attach %d, %s: %s/%s", a.Attach, turns, a.Provider, a.Model)
+		if a.Provider != a.RecordedProvider || a.Model != a.RecordedModel {
+			fmt.Fprintf(w, " (recorded on %s/%s)", a.RecordedProvider, a.RecordedModel)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// printSpecChanges notes, one line per tool, the specs that changed since
+// the recording.
+func printSpecChanges(w io.Writer, changes []replay.SpecChange) {
+	for _, c := range changes {
+		fmt.Fprintf(w, "note: %s: %s changed since the recording; the model was offered today's\n",
+			c.Tool, strings.ReplaceAll(strings.Join(c.Changed, " and "), "_", " "))
 	}
 }
 
@@ -218,15 +264,18 @@ func PrintDivergence(w io.Writer, d replay.Divergence) {
 
 // repeatSummary is the outcome of --repeat N.
 type repeatSummary struct {
-	Session  string           `json:"session"`
-	Provider string           `json:"provider"`
-	Model    string           `json:"model"`
-	Mode     replay.Mode      `json:"mode"`
-	Steered  bool             `json:"steered"`
-	Repeats  int              `json:"repeats"`
-	Diverged int              `json:"diverged"`
-	Where    []divergenceAt   `json:"where"`
-	Reports  []*replay.Report `json:"reports"`
+	Session  string          `json:"session"`
+	Provider string          `json:"provider"`
+	Model    string          `json:"model"`
+	Attaches []replay.Attach `json:"attaches,omitempty"`
+	Mode     replay.Mode     `json:"mode"`
+	Steered  bool            `json:"steered"`
+	// ToolSpecChanges is the same for every repeat: the specs do not move.
+	ToolSpecChanges []replay.SpecChange `json:"tool_spec_changes"`
+	Repeats         int                 `json:"repeats"`
+	Diverged        int                 `json:"diverged"`
+	Where           []divergenceAt      `json:"where"`
+	Reports         []*replay.Report    `json:"reports"`
 }
 
 // divergenceAt counts the replays whose first divergence was at one place.
@@ -238,8 +287,9 @@ type divergenceAt struct {
 
 func summarizeRepeats(reports []*replay.Report) repeatSummary {
 	first := reports[0]
-	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Mode: first.Mode,
-		Steered: first.Steered, Repeats: len(reports), Reports: reports, Where: []divergenceAt{}}
+	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Attaches: first.Attaches,
+		Mode: first.Mode, Steered: first.Steered, ToolSpecChanges: first.ToolSpecChanges,
+		Repeats: len(reports), Reports: reports, Where: []divergenceAt{}}
 	counts := map[[2]string]*divergenceAt{}
 	for _, r := range reports {
 		if len(r.Divergences) == 0 {
@@ -266,10 +316,12 @@ func summarizeRepeats(reports []*replay.Report) repeatSummary {
 }
 
 func printRepeats(w io.Writer, st cmdutil.Style, s repeatSummary) {
-	fmt.Fprintf(w, "replay of %s on %s/%s, %d times (--on-divergence=%s)\n", s.Session, s.Provider, s.Model, s.Repeats, s.Mode)
+	fmt.Fprintf(w, "replay of %s on %s, %d times (--on-divergence=%s)\n", s.Session, replayedOn(s.Provider, s.Model, s.Attaches), s.Repeats, s.Mode)
+	printAttaches(w, s.Attaches)
 	if s.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
+	printSpecChanges(w, s.ToolSpecChanges)
 	word := st.Bold("clean")
 	if s.Diverged > 0 {
 		word = st.Red("diverged")

@@ -185,6 +185,7 @@ func runRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	rc.Tools = tools.Names()
+	rc.ToolSpecs = tools.TranscriptSpecs()
 	w, history, err := openRecord(opts, &rc, prev)
 	if err != nil {
 		return err

@@ -378,6 +378,12 @@ func (r *renderer) config(n int, prev, c *transcript.Config) {
 				changes = append(changes, "system prompt changed")
 				continue
 			}
+			if k == "tool_specs" {
+				if a[k] != nil { // specs recorded for the first time are no change
+					changes = append(changes, "tool specs changed")
+				}
+				continue
+			}
 			changes = append(changes, fmt.Sprintf("%s %s → %s", k, showValue(a[k]), showValue(b[k])))
 		}
 		summary := "unchanged"
