@@ -75,6 +75,23 @@ func (e *benchEnv) tools(rc transcript.Config) (*tool.Registry, *tool.Tracker, e
 	return reg, tr, err
 }
 
+// startFake starts a fake server, which stopFake stops and verifies: not
+// fakellm.New, whose cleanups would pile up over a benchmark's iterations.
+func startFake(b *testing.B, script *fakellm.Script) *fakellm.Server {
+	srv, err := fakellm.Start(script, fakellm.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return srv
+}
+
+func stopFake(b *testing.B, srv *fakellm.Server) {
+	srv.Close()
+	if err := srv.Verify(); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // live records one run the way mecha run does and returns its session file.
 func (e *benchEnv) live(b *testing.B, srv *fakellm.Server) string {
 	prov, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: srv.URL()})
@@ -108,19 +125,19 @@ func (e *benchEnv) live(b *testing.B, srv *fakellm.Server) string {
 // transcript, comparing each call, answering from the recording.
 func BenchmarkReplayPerTurn(b *testing.B) {
 	e := newBenchEnv(b)
-	srv := fakellm.New(e.script, fakellm.Options{})
+	srv := startFake(b, e.script)
 	recorded := e.live(b, srv)
-	srv.Close()
+	stopFake(b, srv)
 	turns := float64(benchCalls + 1)
 
 	b.Run("run", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
-			srv := fakellm.New(e.script, fakellm.Options{})
+			srv := startFake(b, e.script)
 			b.StartTimer()
 			e.live(b, srv)
 			b.StopTimer()
-			srv.Close()
+			stopFake(b, srv)
 			b.StartTimer()
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/turns, "ns/turn")
@@ -128,7 +145,7 @@ func BenchmarkReplayPerTurn(b *testing.B) {
 	b.Run("replay", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
-			srv := fakellm.New(e.script, fakellm.Options{})
+			srv := startFake(b, e.script)
 			prov, _ := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: srv.URL()})
 			b.StartTimer()
 			s, err := session.Load(recorded)
@@ -146,7 +163,7 @@ func BenchmarkReplayPerTurn(b *testing.B) {
 				b.Fatalf("%v, %+v", err, rep)
 			}
 			b.StopTimer()
-			srv.Close()
+			stopFake(b, srv)
 			b.StartTimer()
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/turns, "ns/turn")

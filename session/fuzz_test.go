@@ -3,7 +3,6 @@ package session
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -11,8 +10,7 @@ import (
 // must never panic, must agree on the summaries, and the loader must only
 // fail when the first line is not a header.
 func FuzzLoad(f *testing.F) {
-	files, _ := filepath.Glob("../transcript/testdata/v1/*.jsonl")
-	for _, name := range files {
+	for _, name := range v1Fixtures(f) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

@@ -180,7 +180,7 @@ func TestTaintTimeline(t *testing.T) {
 func TestReadSummariesMatchesLoad(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	fixtures, _ := filepath.Glob("../transcript/testdata/v1/*.jsonl")
+	fixtures := v1Fixtures(t)
 	w := newSession(t, dir)
 	w.Append(&transcript.Summary{Turns: 1, Usage: transcript.Usage{InputTokens: 3}}, numbered("x", 0, 1<<20),
 		&transcript.Summary{Turns: 2, Provider: "other"})

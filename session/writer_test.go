@@ -278,7 +278,7 @@ func TestFailedWriteIsRolledBackAndRecordingStops(t *testing.T) {
 
 func TestLoadEveryTruncation(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../transcript/testdata/v1/basic.jsonl")
+	data, err := os.ReadFile(filepath.Join(v1Dir, "basic.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

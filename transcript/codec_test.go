@@ -179,7 +179,7 @@ func TestPeekKind(t *testing.T) {
 // 1-based numbers of lines that did not decode.
 func decodeFile(t *testing.T, name string) (recs []Record, bad []int) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "v1", name))
+	f, err := os.Open(filepath.Join(v1Dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,15 +3,13 @@ package transcript
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
 
 func TestFastMetaTakesCanonicalHeaders(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob(filepath.Join("testdata", "v1", "*.jsonl"))
-	for _, name := range files {
+	for _, name := range v1Fixtures(t) {
 		data, _ := os.ReadFile(name)
 		line, _, _ := bytes.Cut(data, []byte("\n"))
 		m, err := DecodeMeta(line)

@@ -3,15 +3,13 @@ package transcript
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
 // FuzzDecode checks that Decode never panics, and that whatever it accepts
 // encodes to one line that decodes to the same kind.
 func FuzzDecode(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "v1", "*.jsonl"))
-	for _, name := range files {
+	for _, name := range v1Fixtures(f) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

@@ -34,6 +34,13 @@
 // for its key (401) or its shape (400) consumes no turn. A request beyond
 // the last turn is answered 400 with "fakellm: script exhausted: ...".
 //
+// A test expects the whole script to be played, like an HTTP fake that
+// fails on unused stubs: Verify reports the turns not played and the model
+// requests that came after the last turn, New fails the test with it when
+// the test ends, and the command exits 1 with it. A test whose client stops
+// early on purpose (a replay that stops at a divergence) gives the fake only
+// the turns it will ask for.
+//
 // The answer fields use the same vocabulary as the mock provider's scripts:
 //
 //	text               the text, streamed in deltas split at spaces
@@ -123,5 +130,7 @@
 //
 // It prints the base URL (http://127.0.0.1:PORT, without /v1) on stdout,
 // writes it with no newline to -url-file through a rename (a reader sees
-// the whole URL or no file), and serves until SIGINT or SIGTERM.
+// the whole URL or no file), and serves until SIGINT or SIGTERM. It then
+// exits 1, with one line on stderr, when the script was not played exactly
+// (as Verify reports it), so that a testscript's "wait" on it fails.
 package fakellm

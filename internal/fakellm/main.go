@@ -14,8 +14,11 @@ import (
 )
 
 // Main is the fakellm command: it serves a script until interrupted or
-// terminated, and returns the exit code (0 after a signal, 1 when the
-// server cannot start, 2 for bad usage). args excludes the program name.
+// terminated, and returns the exit code: 0 after a signal when the script
+// was played exactly, 1 when it was not (with one line on stderr naming the
+// turns not played or the requests that came late; see Server.Verify) or
+// when the server cannot start, 2 for bad usage. args excludes the program
+// name.
 //
 //	fakellm -script FILE [-addr 127.0.0.1:0] [-url-file FILE] [-log FILE]
 //	        [-slots N] [-no-index] [-split N] [-key KEY]
@@ -73,6 +76,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, srv.URL())
 	<-ctx.Done()
+	srv.Close()
+	if err := srv.Verify(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
 	return 0
 }
 

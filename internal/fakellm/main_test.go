@@ -108,3 +108,66 @@ func TestRunUsage(t *testing.T) {
 		t.Errorf("non-loopback: %d %s", code, stderr.String())
 	}
 }
+
+// TestRunVerifies checks that the command fails at shutdown, with one line,
+// when the script was not played exactly.
+func TestRunVerifies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		script   string
+		requests int
+		code     int
+		stderr   string
+	}{
+		{"played", `{"turns":[{"text":"a"}]}`, 1, 0, ""},
+		{"unplayed", `{"turns":[{"text":"a"},{"text":"b"},{"text":"c"}]}`, 1, 1, "fakellm: turns 2-3 of 3 were not played\n"},
+		{"late", `{"turns":[{"text":"a"}]}`, 2, 1,
+			"fakellm: model request 2 (POST /v1/chat/completions) came after the script ended (it has 1 turn)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			script := filepath.Join(dir, "script.json")
+			if err := os.WriteFile(script, []byte(tt.script), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			urlFile := filepath.Join(dir, "url")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var stderr bytes.Buffer
+			done := make(chan int)
+			go func() {
+				done <- run(ctx, []string{"-script", script, "-url-file", urlFile}, io.Discard, &stderr)
+			}()
+			url := waitURL(t, urlFile, done, &stderr)
+			for range tt.requests {
+				resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(oHello))
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			cancel()
+			if code := <-done; code != tt.code || stderr.String() != tt.stderr {
+				t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr.String(), tt.code, tt.stderr)
+			}
+		})
+	}
+}
+
+// waitURL waits for the command to write its URL file, or to end without.
+func waitURL(t *testing.T, path string, done <-chan int, stderr *bytes.Buffer) string {
+	t.Helper()
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			return string(b)
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("fakellm exited %d before listening: %s", code, stderr)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}

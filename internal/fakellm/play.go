@@ -71,7 +71,7 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, body []byte,
 		} `json:"stream_options"`
 	}
 	json.Unmarshal(body, &req) // validate has parsed it already
-	t, n, ok := s.next()
+	t, n, ok := s.next(r)
 	if !ok {
 		s.record(r, body, http.StatusBadRequest, 0)
 		msg := fmt.Sprintf("fakellm: script exhausted: this is model request %d and the script has %d turns", n, len(s.script.Turns))

@@ -58,18 +58,38 @@ type Server struct {
 
 	mu     sync.Mutex
 	played int
+	late   []string // the model requests that came after the last turn
 	ids    int
 	reqs   []Request
 	log    *os.File
 }
 
-// New starts a server playing script, and panics if it cannot, as
-// httptest.NewServer does. A nil script has no turns.
-func New(script *Script, opts Options) *Server {
+// TB is the part of testing.TB that New uses.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// New starts a server playing script for the test t, and stops it when the
+// test ends. The test fails then, through t.Errorf, when the script was not
+// played exactly (see Verify), as an HTTP fake with unused stubs fails. A
+// nil script has no turns.
+func New(t TB, script *Script, opts Options) *Server {
+	t.Helper()
 	s, err := Start(script, opts)
 	if err != nil {
-		panic(err)
+		t.Fatalf("%v", err)
+		return nil
 	}
+	t.Cleanup(func() {
+		t.Helper()
+		s.Close()
+		if err := s.Verify(); err != nil {
+			t.Errorf("%v", err)
+		}
+	})
 	return s
 }
 
@@ -112,6 +132,41 @@ func Start(script *Script, opts Options) (*Server, error) {
 // URL returns the server's base URL, http://127.0.0.1:PORT, without /v1.
 func (s *Server) URL() string { return s.url }
 
+// Verify reports, in one line, whether the script was played exactly: an
+// error names the turns not played or the model requests that came after
+// the last turn was played. Call it after Close, or when the client is
+// done.
+func (s *Server) Verify() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var probs []string
+	if n := len(s.script.Turns); s.played < n {
+		if s.played+1 == n {
+			probs = append(probs, fmt.Sprintf("turn %d of %d was not played", n, n))
+		} else {
+			probs = append(probs, fmt.Sprintf("turns %d-%d of %d were not played", s.played+1, n, n))
+		}
+	}
+	if len(s.late) > 0 {
+		what := "model request " + s.late[0]
+		if len(s.late) > 1 {
+			what = "model requests " + strings.Join(s.late, ", ")
+		}
+		probs = append(probs, fmt.Sprintf("%s came after the script ended (it has %s)", what, plural(len(s.script.Turns), "turn")))
+	}
+	if probs == nil {
+		return nil
+	}
+	return errors.New("fakellm: " + strings.Join(probs, "; "))
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // Close stops the server, cutting any request in flight.
 func (s *Server) Close() error {
 	err := s.srv.Close()
@@ -145,12 +200,15 @@ func (s *Server) Remaining() int {
 	return len(s.script.Turns) - s.played
 }
 
-// next takes the next turn; ok is false when the script is exhausted.
-func (s *Server) next() (t *Turn, n int, ok bool) {
+// next takes the next turn for r; ok is false when the script is
+// exhausted, and r is then kept as a late request.
+func (s *Server) next(r *http.Request) (t *Turn, n int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.played >= len(s.script.Turns) {
-		return nil, s.played + 1, false
+		n = s.played + len(s.late) + 1
+		s.late = append(s.late, fmt.Sprintf("%d (%s %s)", n, r.Method, r.URL.Path))
+		return nil, n, false
 	}
 	s.played++
 	return &s.script.Turns[s.played-1], s.played, true

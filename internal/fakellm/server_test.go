@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,9 +68,7 @@ func start(t *testing.T, script string, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(sc, opts)
-	t.Cleanup(func() { s.Close() })
-	return s
+	return New(t, sc, opts)
 }
 
 const (
@@ -113,10 +114,121 @@ func TestUnstreamed(t *testing.T) {
 	if code != 200 || !jsonEqual(got, want) {
 		t.Errorf("openai: %d\n got %s\nwant %s", code, got, want)
 	}
-	code, got = post(t, s, "/v1/chat/completions", oHello)
-	if code != 400 || !strings.Contains(got, "fakellm: script exhausted: this is model request 3 and the script has 2 turns") {
-		t.Errorf("exhausted: %d %s", code, got)
+}
+
+// fakeTB records what New does with its test.
+type fakeTB struct {
+	cleanups []func()
+	errs     []string
+}
+
+func (f *fakeTB) Helper()           {}
+func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+func (f *fakeTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+
+// end runs the cleanups, as the end of a test does.
+func (f *fakeTB) end() {
+	for _, fn := range slices.Backward(f.cleanups) {
+		fn()
 	}
+}
+
+func TestVerify(t *testing.T) {
+	t.Parallel()
+	const (
+		two   = `{"turns":[{"text":"a"},{"text":"b"}]}`
+		three = `{"turns":[{"text":"a"},{"text":"b"},{"text":"c"}]}`
+	)
+	type req struct{ path, body string }
+	tests := []struct {
+		name   string
+		script string
+		opts   Options
+		reqs   []req
+		codes  []int  // the status of each request
+		want   string // the test's failure, "" for none
+	}{
+		{"all played", two, Options{}, []req{{"/v1/messages", aHello}, {"/v1/chat/completions", oHello}}, []int{200, 200}, ""},
+		{"none played", two, Options{}, nil, nil, "fakellm: turns 1-2 of 2 were not played"},
+		{"last not played", three, Options{}, []req{{"/v1/messages", aHello}, {"/v1/messages", aHello}}, []int{200, 200},
+			"fakellm: turn 3 of 3 was not played"},
+		{"one late", `{"turns":[{"text":"a"}]}`, Options{}, []req{{"/v1/messages", aHello}, {"/v1/chat/completions", oHello}}, []int{200, 400},
+			"fakellm: model request 2 (POST /v1/chat/completions) came after the script ended (it has 1 turn)"},
+		{"late, no turns", `{"turns":[]}`, Options{},
+			[]req{{"/v1/messages", aHello}, {"/v1/chat/completions", oHello}}, []int{400, 400},
+			"fakellm: model requests 1 (POST /v1/messages), 2 (POST /v1/chat/completions) came after the script ended (it has 0 turns)"},
+		{"refused requests are not late", `{"turns":[]}`, Options{APIKey: "k"},
+			[]req{{"/v1/messages", aHello}, {"/v1/chat/completions", `{"model":"m"}`}}, []int{401, 401}, ""},
+		{"invalid requests are not late", `{"turns":[]}`, Options{}, []req{{"/v1/chat/completions", `{"model":"m"}`}}, []int{400}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := ParseScript([]byte(tt.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb := &fakeTB{}
+			s := New(tb, sc, tt.opts)
+			for i, r := range tt.reqs {
+				if code, body := post(t, s, r.path, r.body); code != tt.codes[i] {
+					t.Errorf("request %d: %d %s, want status %d", i+1, code, body, tt.codes[i])
+				}
+			}
+			if len(tb.errs) > 0 {
+				t.Errorf("failed before the end: %q", tb.errs)
+			}
+			tb.end()
+			var want []string
+			if tt.want != "" {
+				want = []string{tt.want}
+			}
+			if !slices.Equal(tb.errs, want) {
+				t.Errorf("at the end the test failed with %q, want %q", tb.errs, want)
+			}
+			if err := s.Verify(); fmt.Sprint(err) != fmt.Sprint(cmpErr(tt.want)) {
+				t.Errorf("Verify() = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func cmpErr(s string) error {
+	if s == "" {
+		return nil
+	}
+	return errors.New(s)
+}
+
+func TestExhausted(t *testing.T) {
+	t.Parallel()
+	sc, _ := ParseScript([]byte(`{"turns":[{"text":"a"},{"text":"b"}]}`))
+	s, err := Start(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	post(t, s, "/v1/messages", aHello)
+	post(t, s, "/v1/messages", aHello)
+	for _, n := range []string{"3", "4"} {
+		code, got := post(t, s, "/v1/chat/completions", oHello)
+		if code != 400 || !strings.Contains(got, "fakellm: script exhausted: this is model request "+n+" and the script has 2 turns") {
+			t.Errorf("exhausted: %d %s", code, got)
+		}
+	}
+}
+
+func TestNewCannotStart(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "not a loopback address") {
+			t.Errorf("New on a public address: %v", r)
+		}
+	}()
+	New(&fakeTB{}, nil, Options{Addr: "0.0.0.0:0"})
 }
 
 func jsonEqual(a, b string) bool {

@@ -174,9 +174,8 @@ func TestKeyRefused(t *testing.T) {
 	forEach(t, func(t *testing.T, f flavour) {
 		f.fake.APIKey = "the-right-key"
 		f.key = "" // start uses it for both sides; set the client's below
-		s, _ := fakellm.ParseScript([]byte(`{"turns":[{"text":"never"}]}`))
-		srv := fakellm.New(s, f.fake)
-		defer srv.Close()
+		// No turns: a refused key consumes none.
+		srv := fakellm.New(t, nil, f.fake)
 		p := f.make(srv.URL(), testKey)
 		_, _, err := ask(p, nil)
 		perr := asError(t, err)

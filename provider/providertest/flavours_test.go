@@ -64,8 +64,7 @@ func (f flavour) start(t *testing.T, script string) (provider.Provider, *fakellm
 	}
 	opts := f.fake
 	opts.APIKey = f.key
-	srv := fakellm.New(s, opts)
-	t.Cleanup(func() { srv.Close() })
+	srv := fakellm.New(t, s, opts)
 	base := srv.URL()
 	if f.newBase != nil {
 		base = f.newBase(base)

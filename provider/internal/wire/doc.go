@@ -6,7 +6,9 @@
 //     JSON request and turns a non-2xx answer into a *provider.Error;
 //     ReadAnswer reads a whole unstreamed answer; Fail, TransportError,
 //     HTTPError and StreamError build every other error.
-//   - Redact, OneLine and ErrorBody: the pieces those errors are made of.
+//   - Redact, OneLine and ErrorBody: the pieces those errors are made of;
+//     RetryableStatus and RetryAfterFromHeader (ParseRetryAfter): whether
+//     and when an HTTP answer says to retry.
 //   - Reader: a text/event-stream reader, by event (Next) or by data line
 //     (NextData).
 //   - ToolInput: a tool call's streamed arguments made into its input.
@@ -22,9 +24,9 @@
 //
 // A non-2xx answer carries its status, the error type and message read from
 // its body by ErrorBody (else the body itself, else the status text), and
-// the server's wait read by provider.RetryAfterFromHeader. 401 and 403 say
+// the server's wait read by RetryAfterFromHeader. 401 and 403 say
 // that the key was refused, or that the server wants one when none is set.
-// Retryable is provider.RetryableStatus of the status, or the client's
+// Retryable is RetryableStatus of the status, or the client's
 // RetryableType of the error type: which types are transient is the wire
 // format's business, not this package's.
 //

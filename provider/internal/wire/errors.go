@@ -122,8 +122,8 @@ func (w *Client) HTTPError(resp *http.Response) *provider.Error {
 		Status:     resp.StatusCode,
 		Type:       w.clean(typ),
 		Message:    w.clean(msg),
-		Retryable:  provider.RetryableStatus(resp.StatusCode) || w.retryableType(typ),
-		RetryAfter: provider.RetryAfterFromHeader(resp.Header, w.now()),
+		Retryable:  RetryableStatus(resp.StatusCode) || w.retryableType(typ),
+		RetryAfter: RetryAfterFromHeader(resp.Header, w.now()),
 	}
 }
 
