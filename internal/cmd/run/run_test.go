@@ -97,18 +97,23 @@ func recorded(cfg transcript.Config) *session.Session {
 
 func ptr[T any](v T) *T { return &v }
 
+// lastAttach is a config that sets every field away from its default.
+func lastAttach(ws string) transcript.Config {
+	return transcript.Config{
+		Provider: "local", Model: "qwen", Workspace: ws, SystemPrompt: ptr("recorded prompt"), Tools: []string{"fs_read"},
+		Effort: ptr("high"), Temperature: ptr(0.5), Seed: ptr(uint64(9)), Thinking: true, CachePrompt: false,
+		MaxTokens: 100, MaxTurns: 5, MaxOutputTokens: ptr(uint64(1000)), MaxCostUSD: ptr(2.0),
+		CompactAtTokens: ptr(uint64(5000)), CompactKeepRecent: 3, PermissionMode: "yes",
+	}
+}
+
 // TestResumeInheritance checks what a resumed run takes from the session's
 // last config and what the command line overrides.
 func TestResumeInheritance(t *testing.T) {
 	t.Parallel()
 	ws, other := t.TempDir(), t.TempDir()
-	prompt := "recorded prompt"
-	last := transcript.Config{
-		Provider: "local", Model: "qwen", Workspace: ws, SystemPrompt: &prompt, Tools: []string{"fs_read"},
-		Effort: ptr("high"), Temperature: ptr(0.5), Seed: ptr(uint64(9)), Thinking: true, CachePrompt: false,
-		MaxTokens: 100, MaxTurns: 5, MaxOutputTokens: ptr(uint64(1000)), MaxCostUSD: ptr(2.0),
-		CompactAtTokens: ptr(uint64(5000)), CompactKeepRecent: 3, PermissionMode: "yes",
-	}
+	last := lastAttach(ws)
+	prompt := *last.SystemPrompt
 	for _, tc := range []struct {
 		name  string
 		args  []string
