@@ -132,14 +132,13 @@ func under(p, dir string) (string, bool) {
 	switch {
 	case !ok:
 		return "", false
-	case rest == "" || rest == sep:
-		return ".", true
-	case dir == sep:
-		return rest, true
-	case !strings.HasPrefix(rest, sep):
-		return "", false
+	case dir != sep && rest != "" && !strings.HasPrefix(rest, sep):
+		return "", false // a sibling: /ws-old for /ws
 	}
-	return strings.TrimLeft(rest, sep), true
+	if rest = strings.TrimLeft(rest, sep); rest == "" {
+		return ".", true
+	}
+	return rest, true
 }
 
 // escapes reports whether err is os.Root's refusal of a path that leaves

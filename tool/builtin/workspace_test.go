@@ -60,6 +60,7 @@ func TestWorkspacePaths(t *testing.T) {
 		{path: root + "//sub/b.txt", want: "sub/b.txt"},
 		{path: root, want: "."},
 		{path: root + "/", want: "."},
+		{path: root + "//", want: "."},
 		{path: "linkin/b.txt", want: "sub/b.txt"},
 		{path: "linkin/../a.txt", want: "a.txt"}, // ".." after a link climbs from its target
 
