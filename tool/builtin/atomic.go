@@ -4,22 +4,29 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // newFileMode is the mode of a file fs_write creates.
 const newFileMode fs.FileMode = 0o644
 
-// writeAtomic replaces the file at path (an absolute, resolved path) with
-// data: it writes a temporary file in the same directory, syncs it, gives
-// it the mode of the file it replaces (newFileMode for a new file) and
-// renames it over path, so that a reader sees the old content or the new,
-// never a mix. Parent directories are created. It reports whether the file
-// existed. Ownership and hard links of a replaced file are not preserved.
-func writeAtomic(path string, data []byte) (existed bool, err error) {
+// writeAtomic replaces the file name (relative to the workspace root, with
+// no symbolic link in its last element: see Workspace.target) with data:
+// it writes a temporary file in the same directory, syncs it, gives it the
+// mode of the file it replaces (newFileMode for a new file) and renames it
+// over name, so that a reader sees the old content or the new, never a mix.
+// Parent directories are created. The directory is opened once, through the
+// root, and the temporary file is created, renamed and (on failure) removed
+// by its name in that open directory, so that a directory swapped meanwhile
+// can neither split them nor leave the temporary file behind. It reports
+// whether the file existed. Ownership and hard links of a replaced file are
+// not preserved.
+func (w Workspace) writeAtomic(name string, data []byte) (existed bool, err error) {
 	mode := newFileMode
-	fi, err := os.Stat(path)
+	fi, err := w.fs.Stat(name)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
 		if fi.IsDir() {
@@ -32,11 +39,19 @@ func writeAtomic(path string, data []byte) (existed bool, err error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return false, err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dirName, base := parent(name), filepath.Base(name)
+	if base == "." || base == ".." {
+		return false, errors.New("is a directory")
+	}
+	if err := w.fs.MkdirAll(dirName, 0o755); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	dir, err := w.fs.OpenRoot(dirName)
+	if err != nil {
+		return false, err
+	}
+	defer dir.Close()
+	tmp, tmpName, err := createTemp(dir, "."+base+".tmp-")
 	if err != nil {
 		return false, err
 	}
@@ -44,12 +59,13 @@ func writeAtomic(path string, data []byte) (existed bool, err error) {
 	defer func() {
 		if !committed {
 			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
+			_ = dir.Remove(tmpName)
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
 		return false, err
 	}
+	// On the descriptor: os.Root.Chmod follows a link swapped in meanwhile.
 	if err := tmp.Chmod(mode); err != nil {
 		return false, err
 	}
@@ -59,8 +75,8 @@ func writeAtomic(path string, data []byte) (existed bool, err error) {
 	if err := tmp.Close(); err != nil {
 		return false, err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := dir.Rename(tmpName, base); err != nil {
+		_ = dir.Remove(tmpName)
 		committed = true // closed and removed already
 		return false, err
 	}
@@ -69,10 +85,23 @@ func writeAtomic(path string, data []byte) (existed bool, err error) {
 	return existed, nil
 }
 
+// createTemp creates a new file in the directory of dir named prefix and a
+// random number, like os.CreateTemp, which os.Root lacks.
+func createTemp(dir *os.Root, prefix string) (*os.File, string, error) {
+	for try := 0; ; try++ {
+		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, name, err
+	}
+}
+
 // syncDir makes a rename in dir durable. Failure is not reported: some file
 // systems cannot sync a directory, and the data itself is already synced.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
+func syncDir(dir *os.Root) {
+	d, err := dir.Open(".")
 	if err != nil {
 		return
 	}
@@ -81,7 +110,7 @@ func syncDir(dir string) {
 }
 
 // pathErr renders an OS error about a path for the model without repeating
-// the resolved absolute path: `a.txt: permission denied`.
+// the name it was given to the OS: `a.txt: permission denied`.
 func pathErr(rel string, err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

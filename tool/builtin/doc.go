@@ -3,16 +3,27 @@
 //
 // # Workspace confinement
 //
-// The file tools only touch files inside a Workspace. A path argument is
-// relative to the workspace root or absolute inside it, and must still be
-// inside once every symbolic link in it is followed. Resolution walks the
-// path component by component the way the kernel does, and it does not need
-// the path to exist: a new file under a symlinked directory that points
-// outside is refused, and a dangling link is judged by its target. The
-// tools then operate on the resolved path, so what is checked is what is
-// opened. A refused path is an error result (not a Go error) naming the
-// path and saying it is outside the workspace. The workspace root itself may
-// be a symbolic link; it is resolved once, by NewWorkspace.
+// The file tools only touch files inside a Workspace, and every access goes
+// through an os.Root opened on it once, by NewWorkspace. A path argument is
+// relative to the workspace root, or absolute and starting with the
+// workspace directory (as given or resolved); one that climbs out as
+// written ("../x", "a/../../x") is refused before anything is looked up.
+// The rest is the kernel's: each element is resolved relative to the open
+// directory, symbolic links and ".." like the kernel does, and a step out
+// of the root fails. A symbolic link inside the workspace works when its
+// target is relative and stays inside; one that leads out, and one whose
+// target is absolute (os.Root refuses those even when they point inside),
+// is refused. There is no check before the use for a process to race with:
+// a directory swapped for a link to outside, before a call or during it,
+// can make the call fail but never lets it reach outside.
+//
+// A refused path is an error result (not a Go error) naming the path as
+// given and saying it is outside the workspace. Writes follow links in the
+// last element of the path (through the root) and replace the file they
+// lead to, keeping the link; they write a temporary file next to it and
+// rename it into place, both inside the root. The workspace root itself may
+// be a symbolic link; it is resolved once, by NewWorkspace, and the tools
+// keep using the directory it led to even if it is moved.
 //
 // The shell tool runs commands with the workspace root as working directory
 // but does not confine them: it declares every capability.

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/mecha-agent/mecha/tool"
@@ -72,14 +72,21 @@ func (t *fsEdit) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 	case *p.OldString == *p.NewString:
 		return errorResult("invalid input: old_string and new_string are the same; there is nothing to change"), nil
 	}
-	abs, bad, err := t.ws.regularFile(p.Path, ", not a file")
+	name, err := t.ws.name(p.Path)
 	if err != nil {
-		return tool.Result{}, err
+		return nameFailed(err)
 	}
+	// The file a link leads to, so that the write below replaces it.
+	file, err := t.ws.target(name)
+	if err != nil {
+		return failure(p.Path, "", err), nil
+	}
+	f, bad := t.ws.openRegular(p.Path, file, ", not a file")
 	if bad != nil {
 		return *bad, nil
 	}
-	data, err := os.ReadFile(abs)
+	data, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return errorResult("%s", pathErr(p.Path, err)), nil
 	}
@@ -99,10 +106,10 @@ func (t *fsEdit) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 	} else {
 		text = strings.Replace(text, old, repl, 1)
 	}
-	if _, err := writeAtomic(abs, []byte(text)); err != nil {
-		return errorResult("cannot write %s", pathErr(p.Path, err)), nil
+	if _, err := t.ws.writeAtomic(file, []byte(text)); err != nil {
+		return failure(p.Path, "cannot write ", err), nil
 	}
-	return tool.Result{Content: fmt.Sprintf("replaced %s in %s", plural(n, "occurrence"), t.ws.Rel(abs))}, nil
+	return tool.Result{Content: fmt.Sprintf("replaced %s in %s", plural(n, "occurrence"), display(file))}, nil
 }
 
 func plural(n int, noun string) string {

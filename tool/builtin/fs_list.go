@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mecha-agent/mecha/tool"
@@ -69,31 +69,51 @@ func (t *fsList) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 		}
 		depth = *p.Depth
 	}
-	abs, err := t.ws.Resolve(p.Path)
+	name, err := t.ws.name(p.Path)
 	if err != nil {
-		return resolveFailed(err)
+		return nameFailed(err)
 	}
-	fi, err := os.Stat(abs)
+	fi, err := t.ws.fs.Stat(name)
 	if err != nil {
-		return errorResult("%s", pathErr(p.Path, err)), nil
+		return failure(p.Path, "", err), nil
 	}
 	if !fi.IsDir() {
 		return errorResult("%s is not a directory; use fs_read to read a file", p.Path), nil
 	}
-	entries, err := os.ReadDir(abs)
+	// The directory is opened as a root of its own, and so is each
+	// subdirectory listed: entries are looked up in the directory they
+	// were read from, never again by a path from the workspace root.
+	dir, err := t.ws.fs.OpenRoot(name)
+	if err != nil {
+		return failure(p.Path, "", err), nil
+	}
+	defer dir.Close()
+	entries, err := readDir(dir)
 	if err != nil {
 		return errorResult("%s", pathErr(p.Path, err)), nil
 	}
 	l := &lister{ctx: ctx, max: t.opts.MaxResultBytes, depth: depth}
-	prefix := t.ws.Rel(abs) + "/"
+	prefix := display(name) + "/"
 	if prefix == "./" {
 		prefix = ""
 	}
-	l.list(abs, prefix, entries, 1)
+	l.list(dir, prefix, entries, 1)
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, fmt.Errorf("builtin: %s: %w", NameFSList, err)
 	}
 	return tool.Result{Content: l.String()}, nil
+}
+
+// readDir returns the entries of the root directory of r sorted by name.
+func readDir(r *os.Root) ([]fs.DirEntry, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }
 
 // lister accumulates listing lines within a byte budget and counts the
@@ -107,7 +127,9 @@ type lister struct {
 	omitted int
 }
 
-func (l *lister) list(dir, prefix string, entries []fs.DirEntry, level int) {
+// list adds entries, those of the directory dir, and those of their
+// subdirectories down to l.depth.
+func (l *lister) list(dir *os.Root, prefix string, entries []fs.DirEntry, level int) {
 	for _, e := range entries {
 		if l.ctx.Err() != nil {
 			return
@@ -117,10 +139,9 @@ func (l *lister) list(dir, prefix string, entries []fs.DirEntry, level int) {
 			continue
 		}
 		rel := prefix + name
-		full := filepath.Join(dir, name)
 		switch {
 		case e.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(full)
+			target, err := dir.Readlink(name)
 			if err != nil {
 				target = "?"
 			}
@@ -128,16 +149,30 @@ func (l *lister) list(dir, prefix string, entries []fs.DirEntry, level int) {
 		case e.IsDir():
 			l.add(rel + "/")
 			if level < l.depth {
-				sub, err := os.ReadDir(full)
-				if err != nil {
-					l.add(fmt.Sprintf("[cannot list %s/: %s]", rel, strings.TrimPrefix(pathErr("", err), ": ")))
-				}
-				l.list(full, rel+"/", sub, level+1)
+				l.sub(dir, name, rel, level)
 			}
 		default:
 			l.add(rel)
 		}
 	}
+}
+
+// sub lists the subdirectory name of dir.
+func (l *lister) sub(dir *os.Root, name, rel string, level int) {
+	cannot := func(err error) {
+		l.add(fmt.Sprintf("[cannot list %s/: %s]", rel, strings.TrimPrefix(pathErr("", err), ": ")))
+	}
+	sub, err := dir.OpenRoot(name)
+	if err != nil {
+		cannot(err)
+		return
+	}
+	defer sub.Close()
+	entries, err := readDir(sub)
+	if err != nil {
+		cannot(err)
+	}
+	l.list(sub, rel+"/", entries, level+1)
 }
 
 func (l *lister) add(line string) {

@@ -3,6 +3,7 @@ package builtin
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -12,6 +13,7 @@ func TestFSList(t *testing.T) {
 		name    string
 		input   string
 		max     int
+		links   map[string]string // more symbolic links: name -> target
 		want    string
 		wantErr bool
 	}{
@@ -23,6 +25,8 @@ func TestFSList(t *testing.T) {
 		{name: "subdirectory", input: `{"path":"b"}`, want: "b/c.txt\nb/d/\n"},
 		{name: "subdirectory with slash", input: `{"path":"b/","depth":5}`, want: "b/c.txt\nb/d/\nb/d/e.txt\n"},
 		{name: "empty directory", input: `{"path":"empty"}`, want: "[empty directory]"},
+		{name: "through a link inside", input: `{"path":"blink"}`, links: map[string]string{"blink": "b"}, want: "blink/c.txt\nblink/d/\n"},
+		{name: "absolute", input: `{"path":"ROOT/b/d"}`, want: "b/d/e.txt\n"},
 		{
 			name: "truncated", input: `{}`, max: 12,
 			want: "B.txt\na.txt\n[... 3 more entries omitted (2 shown): the 12-byte output limit was reached; list a subdirectory or use a smaller depth]",
@@ -49,7 +53,10 @@ func TestFSList(t *testing.T) {
 				t.Fatal(err)
 			}
 			symlink(t, "a.txt", filepath.Join(root, "link"))
-			res := run(t, NewFSList(ws, Options{MaxResultBytes: tt.max}), tt.input)
+			for name, target := range tt.links {
+				symlink(t, target, filepath.Join(root, name))
+			}
+			res := run(t, NewFSList(ws, Options{MaxResultBytes: tt.max}), strings.ReplaceAll(tt.input, "ROOT", root))
 			if res.IsError != tt.wantErr || res.Content != tt.want {
 				t.Errorf("result = %+v\nwant IsError=%v %q", res, tt.wantErr, tt.want)
 			}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/mecha-agent/mecha/tool"
@@ -77,16 +76,13 @@ func (t *fsRead) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 		}
 		limit = *p.Limit
 	}
-	abs, bad, err := t.ws.regularFile(p.Path, "; use fs_list to list it")
+	name, err := t.ws.name(p.Path)
 	if err != nil {
-		return tool.Result{}, err
+		return nameFailed(err)
 	}
+	f, bad := t.ws.openRegular(p.Path, name, "; use fs_list to list it")
 	if bad != nil {
 		return *bad, nil
-	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return errorResult("%s", pathErr(p.Path, err)), nil
 	}
 	defer f.Close()
 	sel, err := selectLines(f, offset, limit, t.opts.MaxResultBytes)

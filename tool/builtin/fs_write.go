@@ -59,17 +59,22 @@ func (t *fsWrite) Run(ctx context.Context, input json.RawMessage) (tool.Result, 
 	if p.Content == nil {
 		return errorResult("%v", missing("content")), nil
 	}
-	abs, err := t.ws.Resolve(p.Path)
+	name, err := t.ws.name(p.Path)
 	if err != nil {
-		return resolveFailed(err)
+		return nameFailed(err)
 	}
-	existed, err := writeAtomic(abs, []byte(*p.Content))
+	// The file a link leads to, so that the link stays a link.
+	file, err := t.ws.target(name)
 	if err != nil {
-		return errorResult("cannot write %s", pathErr(p.Path, err)), nil
+		return failure(p.Path, "cannot write ", err), nil
+	}
+	existed, err := t.ws.writeAtomic(file, []byte(*p.Content))
+	if err != nil {
+		return failure(p.Path, "cannot write ", err), nil
 	}
 	verb := "created"
 	if existed {
 		verb = "overwrote"
 	}
-	return tool.Result{Content: fmt.Sprintf("%s %s (%d bytes written)", verb, t.ws.Rel(abs), len(*p.Content))}, nil
+	return tool.Result{Content: fmt.Sprintf("%s %s (%d bytes written)", verb, display(file), len(*p.Content))}, nil
 }

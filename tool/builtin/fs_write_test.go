@@ -25,6 +25,11 @@ func TestFSWrite(t *testing.T) {
 		{name: "empty content", input: `{"path":"old.txt","content":""}`, want: "overwrote old.txt (0 bytes written)", file: "old.txt", content: "", wantMode: 0o600},
 		{name: "absolute inside", input: `{"path":"ROOT/abs.txt","content":"a"}`, want: "created abs.txt (1 bytes written)", file: "abs.txt", content: "a", wantMode: 0o644},
 		{name: "through a link inside", input: `{"path":"link","content":"via link"}`, want: "overwrote old.txt (8 bytes written)", file: "old.txt", content: "via link", wantMode: 0o600},
+		{name: "through a dangling link inside", input: `{"path":"dangling","content":"new"}`, want: "created fresh.txt (3 bytes written)", file: "fresh.txt", content: "new", wantMode: 0o644},
+		{name: "through a link climbing out of its directory", input: `{"path":"dir/up","content":"up"}`, want: "overwrote old.txt (2 bytes written)", file: "old.txt", content: "up", wantMode: 0o600},
+		{name: "trailing slash", input: `{"path":"x/","content":"a"}`, want: "created x (1 bytes written)", file: "x", content: "a", wantMode: 0o644},
+		{name: "absolute link inside", input: `{"path":"abslink","content":"x"}`, want: `path "abslink" ` + reasonLink, wantErr: true},
+		{name: "dot dot", input: `{"path":"dir/..","content":"x"}`, want: "cannot write dir/..: is a directory", wantErr: true},
 		{name: "directory", input: `{"path":"dir","content":"x"}`, want: "cannot write dir: is a directory", wantErr: true},
 		{name: "parent is a file", input: `{"path":"old.txt/x","content":"x"}`, want: "cannot write old.txt/x: not a directory", wantErr: true},
 		{name: "missing content", input: `{"path":"a.txt"}`, want: `invalid input: missing required field "content"`, wantErr: true},
@@ -43,6 +48,9 @@ func TestFSWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			symlink(t, "old.txt", filepath.Join(root, "link"))
+			symlink(t, "fresh.txt", filepath.Join(root, "dangling"))
+			symlink(t, "../old.txt", filepath.Join(root, "dir", "up"))
+			symlink(t, filepath.Join(root, "old.txt"), filepath.Join(root, "abslink"))
 			input := strings.ReplaceAll(tt.input, "ROOT", root)
 			res := run(t, NewFSWrite(ws, Options{}), input)
 			if res.IsError != tt.wantErr || res.Content != tt.want {

@@ -18,6 +18,7 @@ func testWorkspace(t *testing.T) (Workspace, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = ws.Close() })
 	return ws, ws.Root()
 }
 
@@ -69,4 +70,16 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// toolNamed returns the built-in tool called name, on ws.
+func toolNamed(t *testing.T, ws Workspace, name string) tool.Tool {
+	t.Helper()
+	for _, tl := range All(ws, Options{}) {
+		if tl.Spec().Name == name {
+			return tl
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return nil
 }

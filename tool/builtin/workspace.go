@@ -12,21 +12,26 @@ import (
 	"github.com/mecha-agent/mecha/tool"
 )
 
-// maxSymlinks bounds how many symbolic links resolving one path may follow,
-// like the kernel's limit.
+// maxSymlinks bounds how many symbolic links following the last element of
+// a path for a write may take, like the kernel's limit.
 const maxSymlinks = 40
 
-// Workspace is the directory the tools are confined to. Every path a tool
-// is given is relative to it, or absolute and inside it, and must stay
-// inside it once symbolic links are followed.
+// Workspace is the directory the file tools are confined to. Every access
+// goes through an os.Root opened on it once, by NewWorkspace: the kernel
+// resolves each path relative to that open directory, one element at a
+// time, and refuses any step out of it. There is no separate check to race
+// with, so a directory swapped for a symbolic link to outside (by the
+// unconfined shell, say) cannot redirect a call.
 type Workspace struct {
-	dir  string // as given, cleaned
-	root string // dir with every symbolic link resolved
+	dir  string   // as given, cleaned
+	root string   // dir with every symbolic link resolved
+	fs   *os.Root // opened on root
 }
 
 // NewWorkspace returns the workspace rooted at dir, which must be an
 // absolute path to an existing directory. dir may itself be (or pass
-// through) a symbolic link: it is resolved once, here.
+// through) a symbolic link: it is resolved once, here, and the directory
+// it leads to is opened. Close releases it.
 func NewWorkspace(dir string) (Workspace, error) {
 	if !filepath.IsAbs(dir) {
 		return Workspace{}, fmt.Errorf("builtin: workspace %q is not an absolute path", dir)
@@ -43,18 +48,31 @@ func NewWorkspace(dir string) (Workspace, error) {
 	if !fi.IsDir() {
 		return Workspace{}, fmt.Errorf("builtin: workspace %q is not a directory", dir)
 	}
-	return Workspace{dir: dir, root: root}, nil
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return Workspace{}, fmt.Errorf("builtin: workspace: %w", err)
+	}
+	return Workspace{dir: dir, root: root, fs: r}, nil
+}
+
+// Close releases the open workspace directory. The file tools built on w
+// fail afterwards; the shell does not use it.
+func (w Workspace) Close() error {
+	if w.fs == nil {
+		return nil
+	}
+	return w.fs.Close()
 }
 
 // Dir returns the workspace directory as given to NewWorkspace (cleaned).
 func (w Workspace) Dir() string { return w.dir }
 
-// Root returns the workspace directory with symbolic links resolved. Paths
-// returned by Resolve are under it.
+// Root returns the workspace directory with symbolic links resolved: the
+// shell's working directory.
 func (w Workspace) Root() string { return w.root }
 
-// PathError is returned by Resolve for a path the tools must not touch.
-// Its message names the path as the model gave it.
+// PathError is the refusal of a path the tools must not touch. Its message
+// names the path as the model gave it.
 type PathError struct {
 	Path   string // as given
 	Reason string
@@ -62,19 +80,21 @@ type PathError struct {
 
 func (e *PathError) Error() string { return fmt.Sprintf("path %q %s", e.Path, e.Reason) }
 
-// Resolve maps a path argument to an absolute path inside the workspace
-// with every symbolic link in it resolved, so that the caller operates on
-// exactly the file that was checked. The path need not exist: symbolic
-// links are followed as far as the path exists (a dangling link is
-// followed to where it points), so creating a file under a link that leads
-// outside is refused as well. Errors are *PathError, except on a zero
-// Workspace.
-//
-// The check and the later use are not atomic: a process that swaps a
-// directory for a symbolic link in between (only the unconfined shell tool
-// could) can still redirect a call.
-func (w Workspace) Resolve(p string) (string, error) {
-	if w.root == "" {
+// Refusal reasons.
+const (
+	reasonOutside = "is outside the workspace"
+	reasonLink    = "is outside the workspace (a symbolic link on it leads out, or is absolute; links must be relative and stay inside)"
+)
+
+// name maps a path argument to a name relative to the workspace root, for
+// w.fs. It does not look at the file system: an absolute path must start
+// with the workspace directory, as given or resolved, and loses that
+// prefix; a relative path is kept. The name must not climb out as written
+// ("a/../../x"); otherwise ".." and symbolic links are resolved by the
+// kernel, through the root. Trailing slashes are dropped. Errors are
+// *PathError, except on a zero Workspace.
+func (w Workspace) name(p string) (string, error) {
+	if w.fs == nil {
 		return "", errors.New("builtin: workspace not initialised (use NewWorkspace)")
 	}
 	if p == "" {
@@ -83,28 +103,72 @@ func (w Workspace) Resolve(p string) (string, error) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", &PathError{Path: p, Reason: "contains a NUL byte"}
 	}
-	abs := p
-	if !filepath.IsAbs(p) {
-		// Not filepath.Join: it would clean "link/.." lexically, and the
-		// kernel would not.
-		abs = w.root + string(filepath.Separator) + p
-	}
-	resolved, err := resolvePath(abs)
-	if err != nil {
-		return "", &PathError{Path: p, Reason: "cannot be resolved: " + err.Error()}
-	}
-	if !w.contains(resolved) {
-		if filepath.Clean(abs) == resolved {
-			return "", &PathError{Path: p, Reason: "is outside the workspace"}
+	name := p
+	if filepath.IsAbs(p) {
+		var ok bool
+		if name, ok = under(p, w.root); !ok {
+			if name, ok = under(p, w.dir); !ok {
+				return "", &PathError{Path: p, Reason: reasonOutside}
+			}
 		}
-		return "", &PathError{Path: p, Reason: fmt.Sprintf("is outside the workspace (it resolves to %s)", resolved)}
 	}
-	return resolved, nil
+	if trimmed := strings.TrimRight(name, string(filepath.Separator)); trimmed != "" {
+		name = trimmed
+	}
+	if !filepath.IsLocal(name) {
+		// Climbing out as written is refused here, with a clearer message
+		// than the root's (which would often be "no such file"), even in
+		// the rare case where a link on the way would bring it back.
+		return "", &PathError{Path: p, Reason: reasonOutside}
+	}
+	return name, nil
 }
 
-// resolveFailed turns a Resolve error into a tool's return values: a path
-// the model must not use is an error result, anything else a harness error.
-func resolveFailed(err error) (tool.Result, error) {
+// under returns p relative to dir, without cleaning it, when p is dir or
+// starts with dir and a separator.
+func under(p, dir string) (string, bool) {
+	sep := string(filepath.Separator)
+	rest, ok := strings.CutPrefix(p, dir)
+	switch {
+	case !ok:
+		return "", false
+	case dir != sep && rest != "" && !strings.HasPrefix(rest, sep):
+		return "", false // a sibling: /ws-old for /ws
+	}
+	if rest = strings.TrimLeft(rest, sep); rest == "" {
+		return ".", true
+	}
+	return rest, true
+}
+
+// escapes reports whether err is os.Root's refusal of a path that leaves
+// it, or target's of an absolute link. The standard library does not export
+// its error; the text is pinned by TestEscapeIsRecognised.
+func escapes(err error) bool {
+	if errors.Is(err, errAbsLink) {
+		return true
+	}
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
+}
+
+// refused returns the PathError for p when err is an escape from the root.
+// Names that climb out as written never get that far (see name), so the
+// escape is through a symbolic link.
+func refused(p string, err error) *PathError {
+	if !escapes(err) {
+		return nil
+	}
+	return &PathError{Path: p, Reason: reasonLink}
+}
+
+// nameFailed turns a name error into a tool's return values: a path the
+// model must not use is an error result, anything else a harness error.
+func nameFailed(err error) (tool.Result, error) {
 	var pe *PathError
 	if errors.As(err, &pe) {
 		return errorResult("%v", err), nil
@@ -112,99 +176,87 @@ func resolveFailed(err error) (tool.Result, error) {
 	return tool.Result{}, err
 }
 
-// Rel returns abs, a path returned by Resolve, relative to the workspace
-// root, with "/" separators; the root itself is ".".
-func (w Workspace) Rel(abs string) string {
-	rel, err := filepath.Rel(w.root, abs)
+// failure renders an error from an access to the path p for the model: the
+// refusal when the root refused it, else prefix and the OS error without
+// the name given to the OS.
+func failure(p, prefix string, err error) tool.Result {
+	if pe := refused(p, err); pe != nil {
+		return errorResult("%v", pe)
+	}
+	return errorResult("%s%s", prefix, pathErr(p, err))
+}
+
+// display returns name cleaned, with "/" separators, for a result.
+func display(name string) string { return filepath.ToSlash(filepath.Clean(name)) }
+
+// openRegular opens name (the path p as given, mapped by Workspace.name)
+// for reading when it is a regular file. When it is not one, the result is
+// the error for the model; isDir is what to tell it about a directory. The
+// file is opened without blocking (a FIFO would otherwise wait for a
+// writer) and checked on the open descriptor, so what was checked is what
+// is read.
+func (w Workspace) openRegular(p, name, isDir string) (*os.File, *tool.Result) {
+	fail := func(r tool.Result) (*os.File, *tool.Result) { return nil, &r }
+	f, err := w.fs.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return abs
+		return fail(failure(p, "", err))
 	}
-	return filepath.ToSlash(rel)
-}
-
-func (w Workspace) contains(p string) bool {
-	if p == w.root {
-		return true
-	}
-	prefix := w.root
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, prefix)
-}
-
-// resolvePath resolves every symbolic link in the absolute path p the way
-// the kernel would, component by component, and returns a clean absolute
-// path. Unlike filepath.EvalSymlinks it does not require the path to exist:
-// a missing component is taken literally (a following ".." removes it), and
-// a dangling link is replaced by its target.
-func resolvePath(p string) (string, error) {
-	sep := string(filepath.Separator)
-	pending := strings.Split(p, sep)
-	cur := sep
-	links := 0
-	for len(pending) > 0 {
-		c := pending[0]
-		pending = pending[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, c)
-		// Every component is looked up, even below a missing one: a later
-		// ".." can climb back to an existing directory and a link in it.
-		fi, err := os.Lstat(next)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-			cur = next
-			continue
-		case err != nil:
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		links++
-		if links > maxSymlinks {
-			return "", errors.New("too many levels of symbolic links")
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(target) {
-			cur = sep
-		}
-		pending = append(strings.Split(target, sep), pending...)
-	}
-	return cur, nil
-}
-
-// regularFile resolves a path argument to a regular file in the workspace.
-// When it is not one, bad is the error result for the model (or err a
-// harness error). isDir is what to tell the model about a directory.
-func (w Workspace) regularFile(rel, isDir string) (abs string, bad *tool.Result, err error) {
-	fail := func(r tool.Result) (string, *tool.Result, error) { return "", &r, nil }
-	abs, err = w.Resolve(rel)
-	if err != nil {
-		r, err := resolveFailed(err)
-		if err != nil {
-			return "", nil, err
-		}
-		return fail(r)
-	}
-	fi, err := os.Stat(abs)
+	fi, err := f.Stat()
 	switch {
 	case err != nil:
-		return fail(errorResult("%s", pathErr(rel, err)))
+		f.Close()
+		return fail(errorResult("%s", pathErr(p, err)))
 	case fi.IsDir():
-		return fail(errorResult("%s is a directory%s", rel, isDir))
+		f.Close()
+		return fail(errorResult("%s is a directory%s", p, isDir))
 	case !fi.Mode().IsRegular():
-		return fail(errorResult("%s is not a regular file", rel))
+		f.Close()
+		return fail(errorResult("%s is not a regular file", p))
 	}
-	return abs, nil, nil
+	return f, nil
+}
+
+// target follows symbolic links in the last element of name, through the
+// root, and returns the name of the file they lead to (existing or not), so
+// that a write replaces that file rather than the link. A link with an
+// absolute target is refused like os.Root refuses one on the way.
+func (w Workspace) target(name string) (string, error) {
+	for range maxSymlinks {
+		fi, err := w.fs.Lstat(name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return name, nil
+		case err != nil:
+			return "", err
+		case fi.Mode()&fs.ModeSymlink == 0:
+			return name, nil
+		}
+		link, err := w.fs.Readlink(name)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(link) {
+			return "", &fs.PathError{Op: "readlink", Path: name, Err: errAbsLink}
+		}
+		// Not filepath.Join: it would clean "link/.." lexically, and the
+		// kernel would not.
+		if dir := parent(name); dir != "." {
+			link = dir + string(filepath.Separator) + link
+		}
+		name = link
+	}
+	return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.ELOOP}
+}
+
+// errAbsLink is target's refusal of a link os.Root would refuse on the way.
+var errAbsLink = errors.New("symbolic link is absolute")
+
+// parent returns name without its last element, without cleaning it; "."
+// when name has one element.
+func parent(name string) string {
+	i := strings.LastIndexByte(name, filepath.Separator)
+	if i <= 0 {
+		return "."
+	}
+	return name[:i]
 }
