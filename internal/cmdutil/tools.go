@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,10 +33,41 @@ type ToolSetup struct {
 	Only []string
 }
 
+// Workspaces opens each workspace directory once, however many tool
+// surfaces are built on it (a replay builds one per turn), and closes them
+// all when the command is done. The zero value is ready to use.
+type Workspaces struct{ open map[string]builtin.Workspace }
+
+// Open returns the workspace rooted at dir, opening it the first time.
+func (w *Workspaces) Open(dir string) (builtin.Workspace, error) {
+	if ws, ok := w.open[dir]; ok {
+		return ws, nil
+	}
+	ws, err := builtin.NewWorkspace(dir)
+	if err != nil {
+		return ws, err
+	}
+	if w.open == nil {
+		w.open = map[string]builtin.Workspace{}
+	}
+	w.open[dir] = ws
+	return ws, nil
+}
+
+// Close closes every workspace opened.
+func (w *Workspaces) Close() error {
+	var errs []error
+	for dir, ws := range w.open {
+		errs = append(errs, ws.Close())
+		delete(w.open, dir)
+	}
+	return errors.Join(errs...)
+}
+
 // BuildTools builds the tools of a run: the built-ins confined to the
 // workspace, each tracked for taint and gated by the permission mode.
-func BuildTools(env *Env, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
-	ws, err := builtin.NewWorkspace(rc.Workspace)
+func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
+	ws, err := wss.Open(rc.Workspace)
 	if err != nil {
 		return nil, nil, err
 	}

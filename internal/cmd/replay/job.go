@@ -37,7 +37,8 @@ type Job struct {
 	set      Settings
 	override replay.Override // -p and -m; each turn otherwise goes to its attach's own
 	tools    replay.ToolsFunc
-	tmp      string // a stand-in workspace, removed by cleanup
+	tmp      string // a stand-in workspace, removed by Cleanup
+	wss      cmdutil.Workspaces
 }
 
 func NewJob(env *cmdutil.Env, cfg *config.Config, s *session.Session, set Settings) (*Job, error) {
@@ -53,7 +54,7 @@ func NewJob(env *cmdutil.Env, cfg *config.Config, s *session.Session, set Settin
 			return nil, nil, err
 		}
 		rc.Workspace = ws
-		return cmdutil.BuildTools(env, rc, cmdutil.ToolSetup{})
+		return cmdutil.BuildTools(env, &j.wss, rc, cmdutil.ToolSetup{})
 	}
 	return j, nil
 }
@@ -85,6 +86,7 @@ func (j *Job) workspace(recorded string) (string, error) {
 }
 
 func (j *Job) Cleanup() {
+	j.wss.Close()
 	if j.tmp != "" {
 		os.RemoveAll(j.tmp)
 	}

@@ -180,7 +180,9 @@ func runRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tools, tracker, err := cmdutil.BuildTools(opts.Env, rc, cmdutil.ToolSetup{Only: opts.Tools})
+	var wss cmdutil.Workspaces
+	defer wss.Close()
+	tools, tracker, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{Only: opts.Tools})
 	if err != nil {
 		return err
 	}
