@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"testing"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/cmdutil/cmdtest"
 )
 
 func TestShardsCoverEveryPinOnce(t *testing.T) {
@@ -58,11 +58,8 @@ func TestRegressFlags(t *testing.T) {
 	parse := func(args ...string) (*RegressOptions, error) {
 		var got *RegressOptions
 		cmd := NewCmdRegress(&cmdutil.Env{}, func(_ context.Context, o *RegressOptions) error { got = o; return nil })
-		cmd.SetArgs(args)
-		cmd.SetOut(io.Discard)
-		cmd.SetErr(io.Discard)
-		cmd.SilenceUsage, cmd.SilenceErrors = true, true
-		return got, cmd.Execute()
+		err := cmdtest.Execute(cmd, args...)
+		return got, err
 	}
 	o, err := parse("--shard", "2/3", "--junit", "j.xml", "--on-divergence", "stop", "a", "b")
 	if err != nil || o.Shard != "2/3" || o.JUnit != "j.xml" || o.OnDivergence != "stop" || len(o.IDs) != 2 {

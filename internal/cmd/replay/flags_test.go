@@ -3,22 +3,19 @@ package replay
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/cmdutil/cmdtest"
 	"github.com/mecha-agent/mecha/replay"
 )
 
 func parse(args ...string) (*ReplayOptions, error) {
 	var got *ReplayOptions
 	cmd := NewCmdReplay(&cmdutil.Env{}, func(_ context.Context, o *ReplayOptions) error { got = o; return nil })
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	return got, cmd.Execute()
+	err := cmdtest.Execute(cmd, args...)
+	return got, err
 }
 
 func TestReplayFlags(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/cmdutil/cmdtest"
 	"github.com/mecha-agent/mecha/internal/config"
 	"github.com/mecha-agent/mecha/provider/mock"
 	"github.com/mecha-agent/mecha/session"
@@ -31,11 +32,7 @@ func parse(t *testing.T, args ...string) (*Options, error) {
 	t.Helper()
 	var got *Options
 	cmd := NewCmdRun(testEnv(t), func(_ context.Context, o *Options) error { got = o; return nil })
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.ExecuteContext(context.Background())
+	err := cmdtest.Execute(cmd, args...)
 	return got, err
 }
 

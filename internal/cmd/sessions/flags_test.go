@@ -2,40 +2,32 @@ package sessions
 
 import (
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/cmdutil/cmdtest"
 )
-
-func execute(cmd *cobra.Command, args ...string) error {
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	return cmd.Execute()
-}
 
 func TestSessionsFlags(t *testing.T) {
 	t.Parallel()
 	env := &cmdutil.Env{}
 	var list *ListOptions
-	if err := execute(NewCmdList(env, func(o *ListOptions) error { list = o; return nil }), "--json", "-n", "5"); err != nil || !list.JSON || list.Limit != 5 {
+	if err := cmdtest.Execute(NewCmdList(env, func(o *ListOptions) error { list = o; return nil }), "--json", "-n", "5"); err != nil || !list.JSON || list.Limit != 5 {
 		t.Errorf("list: %v %+v", err, list)
 	}
 	var show *ShowOptions
-	if err := execute(NewCmdShow(env, func(o *ShowOptions) error { show = o; return nil }), "--full", "2026"); err != nil || !show.Full || show.ID != "2026" {
+	if err := cmdtest.Execute(NewCmdShow(env, func(o *ShowOptions) error { show = o; return nil }), "--full", "2026"); err != nil || !show.Full || show.ID != "2026" {
 		t.Errorf("show: %v %+v", err, show)
 	}
 	var stats *StatsOptions
-	if err := execute(NewCmdStats(env, func(o *StatsOptions) error { stats = o; return nil }), "--days", "30", "--json"); err != nil || stats.Days != 30 || !stats.JSON {
+	if err := cmdtest.Execute(NewCmdStats(env, func(o *StatsOptions) error { stats = o; return nil }), "--days", "30", "--json"); err != nil || stats.Days != 30 || !stats.JSON {
 		t.Errorf("stats: %v %+v", err, stats)
 	}
 	var path *PathOptions
-	if err := execute(NewCmdPath(env, func(o *PathOptions) error { path = o; return nil }), "last"); err != nil || path.ID != "last" {
+	if err := cmdtest.Execute(NewCmdPath(env, func(o *PathOptions) error { path = o; return nil }), "last"); err != nil || path.ID != "last" {
 		t.Errorf("path: %v %+v", err, path)
 	}
 }
@@ -54,7 +46,7 @@ func TestSessionsFlagsRefused(t *testing.T) {
 		{NewCmdShow(env, func(*ShowOptions) error { t.Error("the command ran despite bad usage"); return nil }), nil, "needs one session id"},
 		{NewCmdPath(env, func(*PathOptions) error { t.Error("the command ran despite bad usage"); return nil }), []string{"a", "b"}, "needs one session id"},
 	} {
-		err := execute(tc.cmd, tc.args...)
+		err := cmdtest.Execute(tc.cmd, tc.args...)
 		var ue *cmdutil.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %q: %v, want a usage error containing %q", tc.cmd.Name(), tc.args, err, tc.want)
