@@ -15,4 +15,9 @@
 // command), and NonStandard matches any package outside the standard
 // library. The graph is the one that builds into binaries; imports made only
 // by tests are not checked.
+//
+// One more written rule is checked at the source level: commands take the
+// environment, clock, time zone, HTTP client, streams and GC settings from
+// their cmdutil.Env (CheckWorldReads), never from os, time, net/http or
+// runtime/debug directly.
 package importrules

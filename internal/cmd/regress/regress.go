@@ -137,10 +137,10 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 		if opts.Env.OutTTY && !opts.JSON {
 			fmt.Fprintf(opts.Env.Err, "\r\x1b[K[%d/%d] replaying %s", i+1, len(ids), id)
 		}
-		start := time.Now()
+		start := opts.Env.Time()
 		res := regressResult{ID: id}
 		rep, err := regressOne(ctx, opts, cfg, mode, id, &res, &checked)
-		res.Time = time.Since(start).Seconds()
+		res.Time = opts.Env.Time().Sub(start).Seconds()
 		res.Report = rep
 		switch {
 		case errors.Is(err, context.Canceled):
