@@ -61,9 +61,12 @@ func PeekMeta(path string) (transcript.Meta, error) {
 	}
 }
 
+// openRead opens a file for reading with one system call. O_NONBLOCK keeps
+// a FIFO from blocking the open until a writer comes; on a regular file it
+// changes nothing.
 func openRead(path string) (int, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err != syscall.EINTR {
 			return fd, err
 		}
