@@ -197,18 +197,18 @@ func removeStatsStores() {
 // statsSummaries reads every summary in dir as sessions stats does and
 // returns how many it found.
 func statsSummaries(dir string) (int, error) {
-	l, err := List(dir)
+	read, err := ReadDirSummaries(dir, nil)
 	if err != nil {
 		return 0, err
 	}
-	var found atomic.Int64
-	errs := make([]error, len(l.Sessions))
-	Parallel(len(l.Sessions), func(i int) {
-		_, sums, err := ReadSummaries(l.Sessions[i].Path)
-		errs[i] = err
-		found.Add(int64(len(sums)))
-	})
-	return int(found.Load()), errors.Join(errs...)
+	found := 0
+	for _, r := range read {
+		if r.Err != nil {
+			return found, r.Err
+		}
+		found += len(r.Summaries)
+	}
+	return found, nil
 }
 
 // BenchmarkStats reads every summary of each store in statsShapes as

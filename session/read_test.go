@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -237,7 +238,7 @@ func TestReadSummariesMatchesLoad(t *testing.T) {
 		// Small buffers put line ends, line starts and record kinds on
 		// every side of a read's edge.
 		for _, size := range []int{1, 5, 19, 64, 4093} {
-			_, sums, err := readSummaries(iotest.HalfReader(bytes.NewReader(data)), make([]byte, size), path)
+			_, sums, err := readSummaries(iotest.HalfReader(bytes.NewReader(data)), make([]byte, size), path, 0, nil)
 			if err != nil || !reflect.DeepEqual(sums, s.Summaries()) {
 				t.Errorf("%s, buffer of %d: readSummaries = %+v, %v; Load = %+v", filepath.Base(path), size, sums, err, s.Summaries())
 			}
@@ -266,5 +267,71 @@ func TestReadSummariesNotRegular(t *testing.T) {
 	}
 	if _, err := PeekMeta(fifo); !errors.Is(err, ErrNotSession) {
 		t.Errorf("PeekMeta of a FIFO: %v, want %v", err, ErrNotSession)
+	}
+}
+
+// TestReadDirSummariesMatchesList: the one pass over a directory finds
+// what List and then ReadSummaries on each listed session find, in the
+// same order, and leaves out what List leaves out.
+func TestReadDirSummariesMatchesList(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	day := time.Date(2026, 8, 5, 9, 15, 0, 0, time.UTC)
+	sum := `{"record":"summary","turns":1}` + "\n"
+	for i, content := range []string{
+		metaLine("20260805T091500-00000001", day, "one") + sum + sum,
+		metaLine("20260805T091500-00000002", day, "same time, other id"),
+		metaLine("20260806T091500-00000003", day.Add(24*time.Hour), "newer") + strings.Repeat(`{"record":"message"}`+"\n", 20000) + sum,
+		metaLine("20260701T091500-00000004", day.AddDate(0, -1, 0), "older, torn") + `{"record":"summary","tur`,
+		`{"record":"message"}` + "\n",
+		"",
+		`{"record":"meta","id":"` + strings.Repeat("x", maxHeader) + `"}` + "\n" + sum,
+		`{"record":"meta","id":"` + strings.Repeat("x", 2*summaryBufSize) + `"}` + "\n" + sum,
+	} {
+		writeFile(t, dir, fmt.Sprintf("%d.jsonl", i), content)
+	}
+	writeFile(t, dir, "notes.txt", "not a transcript")
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "dir.jsonl"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		keep     func(transcript.Meta) bool
+		sessions int
+	}{
+		{"all", nil, 4},
+		{"since day 5", func(m transcript.Meta) bool { return !m.CreatedAt.Before(day) }, 3},
+	} {
+		keep := tc.keep
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := List(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []Summarized
+			for _, info := range l.Sessions {
+				if keep != nil && !keep(info.Meta) {
+					continue
+				}
+				_, sums, err := ReadSummaries(info.Path)
+				want = append(want, Summarized{Info: info, Summaries: sums, Err: err})
+			}
+			got, err := ReadDirSummaries(dir, keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tc.sessions {
+				t.Errorf("%d sessions, want %d", len(got), tc.sessions)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("ReadDirSummaries:\n%+v\nList and ReadSummaries:\n%+v", got, want)
+			}
+		})
+	}
+	if got, err := ReadDirSummaries(filepath.Join(dir, "missing"), nil); got != nil || err != nil {
+		t.Errorf("missing directory: %v, %v", got, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"sync"
 	"syscall"
 
@@ -50,8 +51,68 @@ func ReadSummaries(path string) (transcript.Meta, []*transcript.Summary, error) 
 	}
 	bp := summaryBufs.Get().(*[]byte)
 	defer summaryBufs.Put(bp)
-	return readSummaries(fdReader{fd, path}, *bp, path)
+	return readSummaries(&fdReader{fd, path, st.Size}, *bp, path, 0, nil)
 }
+
+// Summarized is a session's header and summary records.
+type Summarized struct {
+	Info
+	Summaries []*transcript.Summary
+	// Err says why the file could not be read to its end; its summaries
+	// are then not to be trusted.
+	Err error
+}
+
+// ReadDirSummaries reads the header and summaries of every session in dir
+// whose header keep accepts (nil keeps all), newest first as List orders
+// them, with what ReadSummaries does to each file but in one pass: one
+// open, one fstat and a few large reads per file, the header coming from
+// the first read. What List would not list is left out: files that are
+// not sessions, cannot be opened or are not regular files, and headers
+// longer than 64 KiB. A missing directory has no sessions.
+func ReadDirSummaries(dir string, keep func(transcript.Meta) bool) ([]Summarized, error) {
+	paths, err := sessionPaths(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	all := make([]Summarized, len(paths))
+	listed := make([]bool, len(paths))
+	Parallel(len(paths), func(i int) {
+		s := &all[i]
+		s.Path = paths[i]
+		fd, err := openRead(s.Path)
+		if err != nil {
+			return
+		}
+		defer syscall.Close(fd)
+		var st syscall.Stat_t
+		if fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			return
+		}
+		bp := summaryBufs.Get().(*[]byte)
+		defer summaryBufs.Put(bp)
+		s.Meta, s.Summaries, s.Err = readSummaries(&fdReader{fd, s.Path, st.Size}, *bp, s.Path, maxHeader, keep)
+		listed[i] = !errors.Is(s.Err, ErrNotSession) && !errors.Is(s.Err, errNotKept) && !errors.Is(s.Err, errHeader)
+	})
+	out := all[:0]
+	for i := range all {
+		if listed[i] {
+			out = append(out, all[i])
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return newerFirst(out[i].Meta, out[j].Meta) })
+	return out, nil
+}
+
+var (
+	errNotKept = errors.New("session: not kept")
+	// errHeader is a failure to read a file's first line, which List
+	// counts as not a session.
+	errHeader = errors.New("session: cannot read the header")
+)
 
 var errNotRegular = errors.New("not a regular file")
 
@@ -64,13 +125,17 @@ func fstat(fd int, st *syscall.Stat_t) error {
 }
 
 // fdReader reads a file descriptor with plain system calls, its errors
-// worded as os.File's.
+// worded as os.File's. When fstat gave the file a size, the read that
+// reaches it reports the end of the file too, which saves a read(2) that
+// would return nothing; a file that grows meanwhile is read as it was at
+// fstat, its last line possibly torn, as at any other moment.
 type fdReader struct {
 	fd   int
 	path string
+	left int64 // bytes to the size fstat gave; none known when it gave 0
 }
 
-func (r fdReader) Read(p []byte) (int, error) {
+func (r *fdReader) Read(p []byte) (int, error) {
 	n, err := readSome(r.fd, p)
 	if err != nil {
 		return n, &os.PathError{Op: "read", Path: r.path, Err: err}
@@ -78,23 +143,39 @@ func (r fdReader) Read(p []byte) (int, error) {
 	if n == 0 && len(p) > 0 {
 		return 0, io.EOF
 	}
+	if r.left > 0 {
+		if r.left -= int64(n); r.left <= 0 {
+			return n, io.EOF
+		}
+	}
 	return n, nil
 }
 
 // readSummaries is ReadSummaries over any reader, scanning with buf (of
-// any length above zero).
-func readSummaries(r io.Reader, buf []byte, path string) (transcript.Meta, []*transcript.Summary, error) {
+// any length above zero). A first line longer than maxHead (0: no limit)
+// is not a session's header, and is not read past its first buffer. When
+// keep (nil: keep all) refuses the header, reading stops with errNotKept.
+func readSummaries(r io.Reader, buf []byte, path string, maxHead int, keep func(transcript.Meta) bool) (transcript.Meta, []*transcript.Summary, error) {
 	s := &chunkScanner{r: r, buf: buf}
-	first, _, err := s.next(nil)
+	first, tooLong, err := s.next(func(start []byte) bool { return maxHead == 0 || len(start) <= maxHead })
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return transcript.Meta{}, nil, fmt.Errorf("%w: %s", ErrNotSession, path)
 		}
+		if maxHead > 0 {
+			return transcript.Meta{}, nil, fmt.Errorf("%w: %w", errHeader, err)
+		}
 		return transcript.Meta{}, nil, fmt.Errorf("session: %w", err)
+	}
+	if tooLong || (maxHead > 0 && len(first) > maxHead) {
+		return transcript.Meta{}, nil, fmt.Errorf("%w: header longer than %d bytes: %s", ErrNotSession, maxHead, path)
 	}
 	meta, err := decodeMeta(first, path)
 	if err != nil {
 		return meta, nil, err
+	}
+	if keep != nil && !keep(meta) {
+		return meta, nil, errNotKept
 	}
 	var sums []*transcript.Summary
 	for {
@@ -151,102 +232,4 @@ func mayBeSummary(line []byte) bool {
 		return summary
 	}
 	return bytes.Contains(line, summaryNeedle) || bytes.Contains(line, escapeNeedle)
-}
-
-// chunkScanner yields the lines of a reader through one buffer: reads fill
-// it whole, lines that fit are returned in place, the unfinished line at
-// the end moves to the front before the next read, and a line longer than
-// the buffer is either skipped as it streams past or gathered in long.
-type chunkScanner struct {
-	r    io.Reader
-	buf  []byte
-	p, e int    // buf[p:e] is read and not yet returned
-	eof  bool   // r has nothing more
-	long []byte // a line longer than buf, gathered
-	n    int    // number of the line last returned, 1-based
-}
-
-// next returns the next line without its newline; io.EOF after the last.
-// keep, when non-nil, sees the start of a line longer than the buffer and
-// says whether the whole line is wanted; when it says no, the line is read
-// past and returned as nil with skipped=true. The line is valid until the
-// next call.
-func (s *chunkScanner) next(keep func(start []byte) bool) (line []byte, skipped bool, err error) {
-	from := s.p // buf[s.p:from] is known to hold no newline
-	for {
-		if i := bytes.IndexByte(s.buf[from:s.e], '\n'); i >= 0 {
-			line = s.buf[s.p : from+i]
-			s.p = from + i + 1
-			s.n++
-			return line, false, nil
-		}
-		if s.eof {
-			if s.p == s.e {
-				return nil, false, io.EOF
-			}
-			line = s.buf[s.p:s.e]
-			s.p = s.e
-			s.n++
-			return line, false, nil
-		}
-		if s.p == 0 && s.e == len(s.buf) {
-			return s.longLine(keep)
-		}
-		seen := s.e - s.p
-		if err := s.fill(); err != nil {
-			return nil, false, err
-		}
-		from = s.p + seen
-	}
-}
-
-// fill moves the unreturned bytes to the front of the buffer and reads
-// after them until it has at least one more byte or r is exhausted.
-func (s *chunkScanner) fill() error {
-	if s.p > 0 {
-		s.e = copy(s.buf, s.buf[s.p:s.e])
-		s.p = 0
-	}
-	for !s.eof && s.e < len(s.buf) {
-		m, err := s.r.Read(s.buf[s.e:])
-		s.e += m
-		if errors.Is(err, io.EOF) {
-			s.eof = true
-		} else if err != nil {
-			return err
-		}
-		if m > 0 {
-			return nil
-		}
-	}
-	return nil
-}
-
-// longLine handles a line that starts with the whole buffer.
-func (s *chunkScanner) longLine(keep func(start []byte) bool) (line []byte, skipped bool, err error) {
-	s.n++
-	want := keep == nil || keep(s.buf)
-	if want {
-		s.long = append(s.long[:0], s.buf...)
-	}
-	for {
-		s.p, s.e = 0, 0
-		if err := s.fill(); err != nil {
-			return nil, !want, err
-		}
-		i := bytes.IndexByte(s.buf[:s.e], '\n')
-		if i < 0 {
-			i = s.e
-		}
-		if want {
-			s.long = append(s.long, s.buf[:i]...)
-		}
-		if i < s.e || s.eof {
-			s.p = min(i+1, s.e)
-			if !want {
-				return nil, true, nil
-			}
-			return s.long, false, nil
-		}
-	}
 }

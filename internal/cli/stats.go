@@ -49,12 +49,6 @@ type statsRow struct {
 	CostUSD          *float64 `json:"cost_usd"`
 }
 
-type sessionSums struct {
-	meta transcript.Meta
-	sums []*transcript.Summary
-	err  error
-}
-
 func statsRun(opts *StatsOptions) error {
 	if opts.Days < 0 {
 		return usagef("--days must not be negative")
@@ -67,26 +61,15 @@ func statsRun(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := session.List(dir)
+	var keep func(transcript.Meta) bool
+	if opts.Days > 0 {
+		since := opts.Env.now().Add(-time.Duration(opts.Days) * 24 * time.Hour)
+		keep = func(m transcript.Meta) bool { return !m.CreatedAt.Before(since) }
+	}
+	read, err := session.ReadDirSummaries(dir, keep)
 	if err != nil {
 		return err
 	}
-	infos := l.Sessions
-	if opts.Days > 0 {
-		since := opts.Env.now().Add(-time.Duration(opts.Days) * 24 * time.Hour)
-		kept := infos[:0:0]
-		for _, s := range infos {
-			if !s.Meta.CreatedAt.Before(since) {
-				kept = append(kept, s)
-			}
-		}
-		infos = kept
-	}
-	read := make([]sessionSums, len(infos))
-	session.Parallel(len(infos), func(i int) {
-		m, sums, err := session.ReadSummaries(infos[i].Path)
-		read[i] = sessionSums{m, sums, err}
-	})
 	type key struct{ prov, model string }
 	rows := map[key]*statsRow{}
 	get := func(k key) *statsRow {
@@ -97,18 +80,18 @@ func statsRun(opts *StatsOptions) error {
 	}
 	failed := 0
 	for _, r := range read {
-		if r.err != nil {
+		if r.Err != nil {
 			failed++
-			fmt.Fprintf(opts.Env.Err, "warning: %s\n", oneLine(r.err.Error()))
+			fmt.Fprintf(opts.Env.Err, "warning: %s\n", oneLine(r.Err.Error()))
 			continue
 		}
 		seen := map[key]bool{}
-		if len(r.sums) == 0 {
-			seen[key{r.meta.Provider, r.meta.Model}] = true
-			get(key{r.meta.Provider, r.meta.Model})
+		if len(r.Summaries) == 0 {
+			seen[key{r.Meta.Provider, r.Meta.Model}] = true
+			get(key{r.Meta.Provider, r.Meta.Model})
 		}
-		for _, s := range r.sums {
-			p, m := attribute(r.meta, s)
+		for _, s := range r.Summaries {
+			p, m := attribute(r.Meta, s)
 			k := key{p, m}
 			seen[k] = true
 			row := get(k)
