@@ -3,12 +3,14 @@ package session
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,9 +42,9 @@ func benchSessions() int {
 }
 
 // body returns the records after the header of a transcript of about size
-// bytes: a config, a user turn, tool calls and results, an answer, a taint
-// checkpoint and a summary, like a real run.
-func body(size int) []byte {
+// bytes: a config, a user turn, tool calls and results of about line bytes
+// each, an answer, a taint checkpoint and a summary, like a real run.
+func body(size, line int) []byte {
 	var sb strings.Builder
 	add := func(r transcript.Record) {
 		line, err := transcript.Encode(r)
@@ -60,7 +62,7 @@ func body(size int) []byte {
 		id := fmt.Sprintf("toolu_%d", i)
 		add(&transcript.Message{Role: transcript.RoleAssistant, Content: []transcript.Block{
 			transcript.ToolUseBlock(id, "fs_read", json.RawMessage(`{"path":"src/file.go"}`))}})
-		chunk := min(64<<10, max(size-600-sb.Len(), 16))
+		chunk := min(line, max(size-600-sb.Len(), 16))
 		add(&transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{
 			transcript.ToolResultBlock(id, strings.Repeat("package main // a line of source\n", chunk/33+1)[:chunk], false)}})
 	}
@@ -81,29 +83,31 @@ func store(b *testing.B, n, size int) string {
 	}
 	b.Logf("writing %d sessions of %d bytes to %s (once)", n, size, dir)
 	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := writeStore(dir, n, size, 64<<10); err != nil {
 		b.Fatal(err)
 	}
-	rest := body(size)
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	Parallel(n, func(i int) {
-		id := fmt.Sprintf("%s-%08x", base.Add(time.Duration(i)*time.Minute).Format(idLayout), i)
-		head, _ := transcript.Encode(&transcript.Meta{Format: 1, ID: id, CreatedAt: base.Add(time.Duration(i) * time.Minute),
-			Provider: "anthropic", Model: "claude-opus-5", Workspace: "/home/you/project", Title: "summarize what changed"})
-		f, err := os.Create(filepath.Join(dir, id+Ext))
-		if err != nil {
-			panic(err)
-		}
-		f.Write(head)
-		f.Write(rest)
-		if err := f.Close(); err != nil {
-			panic(err)
-		}
-	})
 	if err := os.WriteFile(done, nil, 0o600); err != nil {
 		b.Fatal(err)
 	}
 	return dir
+}
+
+// writeStore writes n sessions of about size bytes, whose tool results are
+// about line bytes each, into dir.
+func writeStore(dir string, n, size, line int) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	rest := body(size, line)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	errs := make([]error, n)
+	Parallel(n, func(i int) {
+		id := fmt.Sprintf("%s-%08x", base.Add(time.Duration(i)*time.Minute).Format(idLayout), i)
+		head, _ := transcript.Encode(&transcript.Meta{Format: 1, ID: id, CreatedAt: base.Add(time.Duration(i) * time.Minute),
+			Provider: "anthropic", Model: "claude-opus-5", Workspace: "/home/you/project", Title: "summarize what changed"})
+		errs[i] = os.WriteFile(filepath.Join(dir, id+Ext), append(head, rest...), 0o600)
+	})
+	return errors.Join(errs...)
 }
 
 func sessionFiles(b *testing.B, dir string) []string {
@@ -142,46 +146,122 @@ func BenchmarkList(b *testing.B) {
 	}
 }
 
-// BenchmarkStats reads every summary of the 1 MB store, as sessions stats
-// does; the baseline is grep for the same lines over the same files.
-func BenchmarkStats(b *testing.B) {
-	n := benchSessions()
-	dir := store(b, n, 1<<20)
-	files := sessionFiles(b, dir)
-	var total int64
-	for _, f := range files {
-		st, _ := os.Stat(f)
-		total += st.Size()
+// statsShapes are the stores sessions stats is held to: many small
+// transcripts of short lines, where what is paid per file and per line
+// shows, and fewer large ones of 64 KB lines, where reading the bytes is
+// nearly all of it. Both are about 1 GB.
+var statsShapes = []struct {
+	name          string
+	n, size, line int
+}{
+	{"10000x100KB-lines4KB", 10000, 100 << 10, 4 << 10},
+	{"1000x1MB-lines64KB", 1000, 1 << 20, 64 << 10},
+}
+
+var statsStores struct {
+	sync.Mutex
+	root string // removed by TestMain
+	dirs map[string]string
+}
+
+// statsStore returns the store of a shape, writing it the first time this
+// process asks, under a temporary directory TestMain removes.
+func statsStore(b *testing.B, name string, n, size, line int) string {
+	b.Helper()
+	statsStores.Lock()
+	defer statsStores.Unlock()
+	if d, ok := statsStores.dirs[name]; ok {
+		return d
 	}
-	b.Run("mecha", func(b *testing.B) {
-		b.SetBytes(total)
-		for b.Loop() {
-			l, err := List(dir)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var found atomic.Int64
-			Parallel(len(l.Sessions), func(i int) {
-				_, sums, err := ReadSummaries(l.Sessions[i].Path)
-				if err != nil {
-					panic(err)
+	if statsStores.root == "" {
+		root, err := os.MkdirTemp("", "mecha-bench-stats-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		statsStores.root, statsStores.dirs = root, map[string]string{}
+	}
+	dir := filepath.Join(statsStores.root, name)
+	if err := writeStore(dir, n, size, line); err != nil {
+		b.Fatal(err)
+	}
+	statsStores.dirs[name] = dir
+	return dir
+}
+
+func removeStatsStores() {
+	if statsStores.root != "" {
+		os.RemoveAll(statsStores.root)
+	}
+}
+
+// statsSummaries reads every summary in dir as sessions stats does and
+// returns how many it found.
+func statsSummaries(dir string) (int, error) {
+	read, err := ReadDirSummaries(dir, nil)
+	if err != nil {
+		return 0, err
+	}
+	found := 0
+	for _, r := range read {
+		if r.Err != nil {
+			return found, r.Err
+		}
+		found += len(r.Summaries)
+	}
+	return found, nil
+}
+
+// BenchmarkStats reads every summary of each store in statsShapes as
+// sessions stats does, and as its baseline runs grep -rhF for the same
+// lines over the same directory in the same iteration, alternating which
+// goes first so the machine's drift weighs on both. It reports the median
+// of each and the ratio of the medians; run it with -benchtime=5x.
+func BenchmarkStats(b *testing.B) {
+	for _, sh := range statsShapes {
+		dir := statsStore(b, sh.name, sh.n, sh.size, sh.line)
+		b.Run(sh.name, func(b *testing.B) {
+			var mecha, grep []time.Duration
+			runMecha := func() {
+				start := time.Now()
+				found, err := statsSummaries(dir)
+				mecha = append(mecha, time.Since(start))
+				if err != nil || found != sh.n {
+					b.Fatalf("%d summaries in %d sessions: %v", found, sh.n, err)
 				}
-				found.Add(int64(len(sums)))
-			})
-			if found.Load() != int64(n) {
-				b.Fatalf("%d summaries", found.Load())
 			}
-		}
-	})
-	b.Run("grep", func(b *testing.B) {
-		b.SetBytes(total)
-		for b.Loop() {
-			cmd := exec.Command("grep", append([]string{"-hF", `{"record":"summary"`}, files...)...)
-			if err := cmd.Run(); err != nil {
-				b.Fatal(err)
+			runGrep := func() {
+				start := time.Now()
+				if err := exec.Command("grep", "-rhF", `{"record":"summary"`, dir).Run(); err != nil {
+					b.Fatal(err)
+				}
+				grep = append(grep, time.Since(start))
 			}
-		}
-	})
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					runMecha()
+					runGrep()
+				} else {
+					runGrep()
+					runMecha()
+				}
+				i++
+			}
+			m, g := median(mecha), median(grep)
+			b.ReportMetric(float64(m.Nanoseconds()), "mecha-ns")
+			b.ReportMetric(float64(g.Nanoseconds()), "grep-ns")
+			b.ReportMetric(float64(m)/float64(g), "mecha/grep")
+		})
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // big returns a transcript of about size bytes in which every tool result
@@ -202,7 +282,7 @@ func big(b *testing.B, size int) string {
 	w := bufio.NewWriterSize(f, 1<<20)
 	head, _ := transcript.Encode(&transcript.Meta{Format: 1, ID: "20260101T000000-00000000", CreatedAt: time.Now().UTC(), Provider: "anthropic", Model: "m", Title: "big"})
 	w.Write(head)
-	chunk := body(4 << 20)
+	chunk := body(4<<20, 64<<10)
 	for written := 0; written < size; written += len(chunk) {
 		w.Write(chunk)
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -26,12 +27,16 @@ func FuzzLoad(f *testing.F) {
 		if s.Skipped < len(s.SkippedLines) || len(s.SkippedLines) > maxSkippedDetail {
 			t.Fatalf("skipped %d with %d details", s.Skipped, len(s.SkippedLines))
 		}
-		_, sums, err := readSummaries(bytes.NewReader(data), "fuzz")
-		if err != nil {
-			t.Fatalf("Load accepted what ReadSummaries refused: %v", err)
-		}
-		if len(sums) != len(s.Summaries()) {
-			t.Fatalf("ReadSummaries found %d summaries, Load %d", len(sums), len(s.Summaries()))
+		// A buffer of a few bytes sends most lines down the paths for
+		// lines longer than the buffer.
+		for _, size := range []int{summaryBufSize, 7} {
+			_, sums, err := readSummaries(bytes.NewReader(data), make([]byte, size), "fuzz", 0, nil)
+			if err != nil {
+				t.Fatalf("buffer of %d: Load accepted what ReadSummaries refused: %v", size, err)
+			}
+			if !reflect.DeepEqual(sums, s.Summaries()) {
+				t.Fatalf("buffer of %d: ReadSummaries found %+v, Load %+v", size, sums, s.Summaries())
+			}
 		}
 		s.TaintTimeline()
 		s.UsageTotals()

@@ -61,9 +61,12 @@ func PeekMeta(path string) (transcript.Meta, error) {
 	}
 }
 
+// openRead opens a file for reading with one system call. O_NONBLOCK keeps
+// a FIFO from blocking the open until a writer comes; on a regular file it
+// changes nothing.
 func openRead(path string) (int, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err != syscall.EINTR {
 			return fd, err
 		}
@@ -109,18 +112,12 @@ type Listing struct {
 // sessions newest first. Its cost is one small read per file whatever the
 // size of the transcripts. A missing directory lists as empty.
 func List(dir string) (*Listing, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return &Listing{}, nil
-		}
-		return nil, fmt.Errorf("session: %w", err)
+	paths, err := sessionPaths(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Listing{}, nil
 	}
-	var paths []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), Ext) {
-			paths = append(paths, filepath.Join(dir, e.Name()))
-		}
+	if err != nil {
+		return nil, err
 	}
 	infos := make([]Info, len(paths))
 	errs := make([]error, len(paths))
@@ -136,14 +133,32 @@ func List(dir string) (*Listing, error) {
 		}
 		l.Sessions = append(l.Sessions, infos[i])
 	}
-	sort.SliceStable(l.Sessions, func(i, j int) bool {
-		a, b := l.Sessions[i].Meta, l.Sessions[j].Meta
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.After(b.CreatedAt)
-		}
-		return a.ID > b.ID
-	})
+	sort.SliceStable(l.Sessions, func(i, j int) bool { return newerFirst(l.Sessions[i].Meta, l.Sessions[j].Meta) })
 	return l, nil
+}
+
+// sessionPaths returns the paths of the .jsonl files in dir that are not
+// directories.
+func sessionPaths(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	var paths []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), Ext) {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	return paths, nil
+}
+
+// newerFirst is the order of listings: newest first, then by id.
+func newerFirst(a, b transcript.Meta) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.After(b.CreatedAt)
+	}
+	return a.ID > b.ID
 }
 
 // Parallel calls fn(0..n-1) on one goroutine per processor.

@@ -18,13 +18,17 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("MECHA_SESSION_TEST_CHILD") {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		removeStatsStores()
+		os.Exit(code)
 	case "append":
 		os.Exit(childAppend())
 	case "append-forever":
 		os.Exit(childAppendForever())
 	case "append-past-limit":
 		os.Exit(childAppendPastLimit())
+	case "write-store":
+		os.Exit(childWriteStore())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown child mode")
 		os.Exit(3)
@@ -114,6 +118,26 @@ func childAppendPastLimit() int {
 	err2 := w.Append(numbered("small", 2, 10))
 	out, _ := json.Marshal(map[string]string{"first": errString(err1), "second": errString(err2)})
 	fmt.Println(string(out))
+	return 0
+}
+
+// childWriteStore writes a benchmark store for scripts/stats-vs-grep.sh:
+// MECHA_STORE_N sessions of about MECHA_STORE_SIZE bytes whose tool results
+// are about MECHA_STORE_LINE bytes, into MECHA_STORE_DIR.
+func childWriteStore() int {
+	var nums [3]int
+	for i, name := range []string{"MECHA_STORE_N", "MECHA_STORE_SIZE", "MECHA_STORE_LINE"} {
+		n, err := strconv.Atoi(os.Getenv(name))
+		if err != nil || n <= 0 {
+			fmt.Fprintf(os.Stderr, "%s: want a positive number\n", name)
+			return 2
+		}
+		nums[i] = n
+	}
+	if err := writeStore(os.Getenv("MECHA_STORE_DIR"), nums[0], nums[1], nums[2]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	return 0
 }
 

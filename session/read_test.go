@@ -1,12 +1,16 @@
 package session
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/mecha-agent/mecha/transcript"
@@ -185,11 +189,37 @@ func TestReadSummariesMatchesLoad(t *testing.T) {
 	w.Append(&transcript.Summary{Turns: 1, Usage: transcript.Usage{InputTokens: 3}}, numbered("x", 0, 1<<20),
 		&transcript.Summary{Turns: 2, Provider: "other"})
 	w.Close()
-	odd := writeFile(t, dir, "odd.jsonl", metaLine("20260805T091500-0000000a", time.Now(), "odd")+
+	head := metaLine("20260805T091500-0000000a", time.Now(), "odd")
+	long := strings.Repeat("x", 3*summaryBufSize)
+	odd := writeFile(t, dir, "odd.jsonl", head+
 		`{"turns":4,"record":"summary","usage":{"output_tokens":9}}`+"\n"+
 		`{"record":"message","role":"user","content":[{"type":"text","text":"the word \"summary\" in a message"}]}`+"\n"+
 		`{"record":"summary","usage":{"output_tokens":1},"turns":1`)
-	for _, path := range append(fixtures, w.Path(), odd) {
+	cases := map[string]string{
+		"odd.jsonl": "",
+		// Another layout, the kind behind an escape: only decoding tells.
+		"escaped.jsonl": head + `{"turns":5,"record":"summ\u0061ry"}` + "\n",
+		// Summaries first, in the middle, last without a newline; blank
+		// lines, CRLF, indented lines and lines longer than the buffer.
+		"anywhere.jsonl": head + `{"record":"summary","turns":1}` + "\r\n\n" +
+			`{"record":"message","role":"user","content":[{"type":"text","text":"` + long + `"}]}` + "\n" +
+			"  \t" + `{"record":"summary","turns":2,"model":"` + long + `"}` + "\n" +
+			`{"model":"` + long + `","record":"summary","turns":3}` + "\n" +
+			`{"model":"` + long + `","turns":3}` + "\n" +
+			`{"record":"taint","private":true}` + "\n" +
+			`{"record":"summary","turns":4}`,
+		// A torn summary longer than the buffer is skipped.
+		"torn-long.jsonl": head + `{"record":"summary","turns":1}` + "\n" + `{"record":"summary","model":"` + long,
+		// A header with no newline is a session of one line.
+		"header-only.jsonl": strings.TrimSuffix(head, "\n"),
+	}
+	paths := append(fixtures, w.Path(), odd)
+	for name, content := range cases {
+		if content != "" {
+			paths = append(paths, writeFile(t, dir, name, content))
+		}
+	}
+	for _, path := range paths {
 		s, err := Load(path)
 		if err != nil {
 			t.Fatal(err)
@@ -201,5 +231,107 @@ func TestReadSummariesMatchesLoad(t *testing.T) {
 		if meta.ID != s.Meta.ID || !reflect.DeepEqual(sums, s.Summaries()) {
 			t.Errorf("%s: ReadSummaries = %+v, Load = %+v", filepath.Base(path), sums, s.Summaries())
 		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Small buffers put line ends, line starts and record kinds on
+		// every side of a read's edge.
+		for _, size := range []int{1, 5, 19, 64, 4093} {
+			_, sums, err := readSummaries(iotest.HalfReader(bytes.NewReader(data)), make([]byte, size), path, 0, nil)
+			if err != nil || !reflect.DeepEqual(sums, s.Summaries()) {
+				t.Errorf("%s, buffer of %d: readSummaries = %+v, %v; Load = %+v", filepath.Base(path), size, sums, err, s.Summaries())
+			}
+		}
+	}
+}
+
+// TestReadSummariesNotRegular: a FIFO or a directory named like a
+// transcript is refused without being read, and a FIFO does not block.
+func TestReadSummariesNotRegular(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "dir.jsonl")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, sub} {
+		_, _, err := ReadSummaries(path)
+		if !errors.Is(err, errNotRegular) {
+			t.Errorf("%s: %v, want %v", filepath.Base(path), err, errNotRegular)
+		}
+	}
+	if _, err := PeekMeta(fifo); !errors.Is(err, ErrNotSession) {
+		t.Errorf("PeekMeta of a FIFO: %v, want %v", err, ErrNotSession)
+	}
+}
+
+// TestReadDirSummariesMatchesList: the one pass over a directory finds
+// what List and then ReadSummaries on each listed session find, in the
+// same order, and leaves out what List leaves out.
+func TestReadDirSummariesMatchesList(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	day := time.Date(2026, 8, 5, 9, 15, 0, 0, time.UTC)
+	sum := `{"record":"summary","turns":1}` + "\n"
+	for i, content := range []string{
+		metaLine("20260805T091500-00000001", day, "one") + sum + sum,
+		metaLine("20260805T091500-00000002", day, "same time, other id"),
+		metaLine("20260806T091500-00000003", day.Add(24*time.Hour), "newer") + strings.Repeat(`{"record":"message"}`+"\n", 20000) + sum,
+		metaLine("20260701T091500-00000004", day.AddDate(0, -1, 0), "older, torn") + `{"record":"summary","tur`,
+		`{"record":"message"}` + "\n",
+		"",
+		`{"record":"meta","id":"` + strings.Repeat("x", maxHeader) + `"}` + "\n" + sum,
+		`{"record":"meta","id":"` + strings.Repeat("x", 2*summaryBufSize) + `"}` + "\n" + sum,
+	} {
+		writeFile(t, dir, fmt.Sprintf("%d.jsonl", i), content)
+	}
+	writeFile(t, dir, "notes.txt", "not a transcript")
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "dir.jsonl"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		keep     func(transcript.Meta) bool
+		sessions int
+	}{
+		{"all", nil, 4},
+		{"since day 5", func(m transcript.Meta) bool { return !m.CreatedAt.Before(day) }, 3},
+	} {
+		keep := tc.keep
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := List(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []Summarized
+			for _, info := range l.Sessions {
+				if keep != nil && !keep(info.Meta) {
+					continue
+				}
+				_, sums, err := ReadSummaries(info.Path)
+				want = append(want, Summarized{Info: info, Summaries: sums, Err: err})
+			}
+			got, err := ReadDirSummaries(dir, keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tc.sessions {
+				t.Errorf("%d sessions, want %d", len(got), tc.sessions)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("ReadDirSummaries:\n%+v\nList and ReadSummaries:\n%+v", got, want)
+			}
+		})
+	}
+	if got, err := ReadDirSummaries(filepath.Join(dir, "missing"), nil); got != nil || err != nil {
+		t.Errorf("missing directory: %v, %v", got, err)
 	}
 }

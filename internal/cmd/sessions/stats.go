@@ -62,12 +62,6 @@ type statsRow struct {
 	CostUSD          *float64 `json:"cost_usd"`
 }
 
-type sessionSums struct {
-	meta transcript.Meta
-	sums []*transcript.Summary
-	err  error
-}
-
 func statsRun(opts *StatsOptions) error {
 	dir, err := opts.Env.SessionDir()
 	if err != nil {
@@ -77,16 +71,10 @@ func statsRun(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := session.List(dir)
+	read, err := session.ReadDirSummaries(dir, createdSince(opts.Env.Time(), opts.Days))
 	if err != nil {
 		return err
 	}
-	infos := createdSince(l.Sessions, opts.Env.Time(), opts.Days)
-	read := make([]sessionSums, len(infos))
-	session.Parallel(len(infos), func(i int) {
-		m, sums, err := session.ReadSummaries(infos[i].Path)
-		read[i] = sessionSums{m, sums, err}
-	})
 	rows, failed := rollUp(read, opts.Env.Err)
 	out := priced(rows, cfg.Prices)
 	if opts.JSON {
@@ -99,20 +87,14 @@ func statsRun(opts *StatsOptions) error {
 	return printStats(opts, out, len(read)-failed)
 }
 
-// createdSince keeps the sessions created in the last days days (all of
-// them when days is 0).
-func createdSince(infos []session.Info, now time.Time, days int) []session.Info {
+// createdSince keeps the sessions created in the last days days (nil,
+// all of them, when days is 0).
+func createdSince(now time.Time, days int) func(transcript.Meta) bool {
 	if days <= 0 {
-		return infos
+		return nil
 	}
 	since := now.Add(-time.Duration(days) * 24 * time.Hour)
-	kept := infos[:0:0]
-	for _, s := range infos {
-		if !s.Meta.CreatedAt.Before(since) {
-			kept = append(kept, s)
-		}
-	}
-	return kept
+	return func(m transcript.Meta) bool { return !m.CreatedAt.Before(since) }
 }
 
 type statsKey struct{ prov, model string }
@@ -120,7 +102,7 @@ type statsKey struct{ prov, model string }
 // rollUp sums the summaries of every session by provider and model; a
 // session counts once in each row it has tokens in. Sessions that could not
 // be read are warned about and counted in failed.
-func rollUp(read []sessionSums, warn io.Writer) (rows map[statsKey]*statsRow, failed int) {
+func rollUp(read []session.Summarized, warn io.Writer) (rows map[statsKey]*statsRow, failed int) {
 	rows = map[statsKey]*statsRow{}
 	get := func(k statsKey) *statsRow {
 		if rows[k] == nil {
@@ -129,19 +111,19 @@ func rollUp(read []sessionSums, warn io.Writer) (rows map[statsKey]*statsRow, fa
 		return rows[k]
 	}
 	for _, r := range read {
-		if r.err != nil {
+		if r.Err != nil {
 			failed++
-			fmt.Fprintf(warn, "warning: %s\n", textfmt.OneLine(r.err.Error()))
+			fmt.Fprintf(warn, "warning: %s\n", textfmt.OneLine(r.Err.Error()))
 			continue
 		}
 		seen := map[statsKey]bool{}
-		if len(r.sums) == 0 {
-			k := statsKey{r.meta.Provider, r.meta.Model}
+		if len(r.Summaries) == 0 {
+			k := statsKey{r.Meta.Provider, r.Meta.Model}
 			seen[k] = true
 			get(k)
 		}
-		for _, s := range r.sums {
-			p, m := attribute(r.meta, s)
+		for _, s := range r.Summaries {
+			p, m := attribute(r.Meta, s)
 			k := statsKey{p, m}
 			seen[k] = true
 			row := get(k)
