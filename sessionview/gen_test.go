@@ -15,9 +15,13 @@ import (
 
 // genOptions shape a generated transcript.
 type genOptions struct {
-	Exchanges int // assistant/results exchanges
-	ResultLen int // bytes of a typical tool result
+	Exchanges int  // assistant/results exchanges
+	ResultLen int  // bytes of a typical tool result
+	Exact     bool // every successful result exactly ResultLen bytes
 	Odd       bool
+	// Plain writes text like source code (ASCII, a newline every few
+	// dozen bytes, tabs and quotes) instead of text full of escapes.
+	Plain bool
 }
 
 // generate writes a transcript shaped like real runs: attaches with
@@ -50,10 +54,13 @@ func generate(tb testing.TB, path string, seed uint64, o genOptions) {
 		Model: "claude-opus-5", Workspace: "/home/you/project", Title: "  summarize\nwhat  changed ", ReplayOf: pick(rng, "", "", "20260101T000000-00000000")})
 	text := func(n int) string {
 		words := []string{"package", "main", "func", "<b>", "&amp;", "naïve", "日本語", "\u2028", "\t", "x", "return", "\"q\"", `\`}
+		if o.Plain {
+			words = []string{"\tif", "err", "!=", "nil", "{", "}", "return", ":=", "fmt.Errorf(\"read %s: %w\",", "path,", "x)", "//", "the", "file", "func", "(r", "*Reader)", "Next()", "\t\t", "0", "len(b)"}
+		}
 		var sb strings.Builder
 		for sb.Len() < n {
 			sb.WriteString(words[rng.IntN(len(words))])
-			if rng.IntN(8) == 0 {
+			if rng.IntN(7) == 0 {
 				sb.WriteByte('\n')
 			} else {
 				sb.WriteByte(' ')
@@ -161,7 +168,11 @@ func generate(tb testing.TB, path string, seed uint64, o genOptions) {
 			case 1:
 				results = append(results, transcript.ToolResultBlock(c.ID, "", false))
 			default:
-				results = append(results, transcript.ToolResultBlock(c.ID, text(o.ResultLen/2+rng.IntN(o.ResultLen+1)), false))
+				n := o.ResultLen/2 + rng.IntN(o.ResultLen+1)
+				if o.Exact {
+					n = o.ResultLen
+				}
+				results = append(results, transcript.ToolResultBlock(c.ID, strings.ToValidUTF8(text(n)[:n], ""), false))
 			}
 		}
 		if o.Odd && rng.IntN(8) == 0 {

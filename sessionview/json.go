@@ -24,8 +24,9 @@ import (
 func WriteJSON(w io.Writer, path string, prices pricing.Table) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var (
-		line, out bytes.Buffer
-		n         int
+		line bytes.Buffer
+		buf  []byte
+		n    int
 	)
 	t, err := totals(path, prices, func(_ int, rec transcript.Record) error {
 		if m, ok := rec.(*transcript.Meta); ok { // the header, first
@@ -35,19 +36,15 @@ func WriteJSON(w io.Writer, path string, prices pricing.Table) error {
 		if err := transcript.AppendEncode(&line, rec); err != nil {
 			return err
 		}
-		out.Reset()
+		sep := ",\n    "
 		if n == 0 {
-			out.WriteString("\n    ")
-		} else {
-			out.WriteString(",\n    ")
+			sep = "\n    "
 		}
 		n++
 		// The record sits at depth 2 of the object: indent it as the
 		// encoder indents a nested value.
-		if err := json.Indent(&out, bytes.TrimSuffix(line.Bytes(), []byte("\n")), "    ", "  "); err != nil {
-			return err
-		}
-		_, err := bw.Write(out.Bytes())
+		buf = appendIndented(append(buf[:0], sep...), bytes.TrimSuffix(line.Bytes(), []byte("\n")), "    ")
+		_, err := bw.Write(buf)
 		return err
 	})
 	if err != nil {
@@ -117,4 +114,77 @@ func indented(v any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// appendIndented appends src, one value of compact JSON as encoding/json
+// writes it, indented as json.Indent(dst, src, prefix, "  ") would indent
+// it. It copies strings whole, finding their ends with bytes.IndexByte, so
+// a record of long tool results is indented at the speed of memchr rather
+// than through the JSON scanner byte by byte. src must be valid compact
+// JSON: it is not checked (transcript.AppendEncode's output is).
+func appendIndented(dst, src []byte, prefix string) []byte {
+	depth, open := 0, false
+	newline := func() {
+		dst = append(dst, '\n')
+		dst = append(dst, prefix...)
+		for range depth {
+			dst = append(dst, "  "...)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if open && c != '}' && c != ']' {
+			// The first element of a non-empty object or array.
+			open = false
+			depth++
+			newline()
+		}
+		switch c {
+		case '"':
+			end := stringEnd(src, i)
+			dst = append(dst, src[i:end]...)
+			i = end - 1
+		case '{', '[':
+			open = true // an empty one stays {} or []
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				depth--
+				newline()
+			}
+			dst = append(dst, c)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// stringEnd returns the index just after the string literal that starts
+// at src[i]: after the first quote not escaped by an odd run of
+// backslashes.
+func stringEnd(src []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(src[j:], '"')
+		if k < 0 {
+			return len(src)
+		}
+		j += k
+		n := 0
+		for b := j - 1; b > i && src[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
 }

@@ -36,7 +36,7 @@ func fixtures(t *testing.T) []string {
 	paths = append(paths, p)
 	for seed := range uint64(40) {
 		p := filepath.Join(dir, "gen-"+string(rune('a'+seed%26))+string(rune('0'+seed/26))+".jsonl")
-		generate(t, p, seed, genOptions{Exchanges: int(seed%7) * 6, ResultLen: []int{40, 700, 3000}[seed%3], Odd: seed%2 == 1})
+		generate(t, p, seed, genOptions{Exchanges: int(seed%7) * 6, ResultLen: []int{40, 700, 3000}[seed%3], Odd: seed%2 == 1, Plain: seed%4 == 2})
 		paths = append(paths, p)
 	}
 	return paths

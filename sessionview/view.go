@@ -234,7 +234,7 @@ func (b *builder) add(line int, rec transcript.Record) error {
 	case *transcript.Config:
 		b.attach++
 		a := &Attach{At: at, N: b.attach, Config: r, Prev: b.prev}
-		if b.prev != nil {
+		if b.prev != nil && b.emit != nil { // only items show them
 			a.Changes = changes(b.prev, r)
 		}
 		b.prev = r
