@@ -18,15 +18,15 @@ type Item interface {
 	Line() int
 }
 
-// At is the position of an item's record.
-type At struct{ N int }
+// Pos is where an item's record is in the file.
+type Pos struct{ N int }
 
 // Line returns the record's line.
-func (a At) Line() int { return a.N }
+func (p Pos) Line() int { return p.N }
 
 // Header is the session's meta record, always the first item.
 type Header struct {
-	At
+	Pos
 	Meta transcript.Meta
 	Path string
 }
@@ -35,7 +35,7 @@ type Header struct {
 // it. N counts attaches from 1; Prev is the config of the attach before
 // (nil for the first) and Changes what differs from it.
 type Attach struct {
-	At
+	Pos
 	N       int
 	Config  *transcript.Config
 	Prev    *transcript.Config
@@ -54,7 +54,7 @@ type Change struct {
 // the harness returning tool results, in which case any text beside them is
 // steering added mid-run.
 type User struct {
-	At
+	Pos
 	// Index counts message records from 0, in file order.
 	Index   int
 	Message *transcript.Message
@@ -73,7 +73,7 @@ func (u *User) Prompt() bool { return !u.Results && u.Text() != "" }
 
 // Reply is an assistant message, with its tool calls paired with results.
 type Reply struct {
-	At
+	Pos
 	Index   int
 	Message *transcript.Message
 	// Calls are the message's tool_use blocks in call order.
@@ -142,7 +142,7 @@ func (c Call) Outcome() Outcome {
 // Index): those written since the checkpoint before it. Merged is the
 // union of every checkpoint so far, the provenance of those messages.
 type Checkpoint struct {
-	At
+	Pos
 	Taint    transcript.Taint
 	Merged   transcript.Taint
 	From, To int
@@ -152,7 +152,7 @@ type Checkpoint struct {
 // session's, for summaries that predate those fields) and priced at the
 // table's prices.
 type RunEnd struct {
-	At
+	Pos
 	Summary         *transcript.Summary
 	Provider, Model string
 	CostUSD         float64
@@ -161,13 +161,13 @@ type RunEnd struct {
 
 // Compacted is a compaction record.
 type Compacted struct {
-	At
+	Pos
 	Compaction *transcript.Compaction
 }
 
 // Other is a record of a kind this build does not know.
 type Other struct {
-	At
+	Pos
 	Record *transcript.Unknown
 }
 
@@ -192,10 +192,6 @@ type Totals struct {
 	Priced  bool
 	Skips   session.Skips
 }
-
-// TaintState returns the merged taint and whether every message is covered
-// by a checkpoint.
-func (t *Totals) TaintState() (transcript.Taint, bool) { return t.Taint, t.Uncovered == 0 }
 
 // builder turns records, fed in file order, into items handed to emit in
 // file order. To pair calls with results it holds back a reply with
@@ -226,14 +222,14 @@ func newBuilder(prices pricing.Table, path string, emit func(Item) error) *build
 }
 
 func (b *builder) add(line int, rec transcript.Record) error {
-	at := At{line}
+	at := Pos{line}
 	switch r := rec.(type) {
 	case *transcript.Meta:
 		b.meta = *r
-		return b.out(&Header{At: at, Meta: *r, Path: b.path})
+		return b.out(&Header{Pos: at, Meta: *r, Path: b.path})
 	case *transcript.Config:
 		b.attach++
-		a := &Attach{At: at, N: b.attach, Config: r, Prev: b.prev}
+		a := &Attach{Pos: at, N: b.attach, Config: r, Prev: b.prev}
 		if b.prev != nil && b.emit != nil { // only items show them
 			a.Changes = changes(b.prev, r)
 		}
@@ -243,11 +239,11 @@ func (b *builder) add(line int, rec transcript.Record) error {
 		return b.message(at, r)
 	case *transcript.Taint:
 		b.merged = b.merged.Merge(*r)
-		c := &Checkpoint{At: at, Taint: *r, Merged: b.merged, From: b.covered, To: b.messages}
+		c := &Checkpoint{Pos: at, Taint: *r, Merged: b.merged, From: b.covered, To: b.messages}
 		b.covered = b.messages
 		return b.out(c)
 	case *transcript.Summary:
-		e := &RunEnd{At: at, Summary: r}
+		e := &RunEnd{Pos: at, Summary: r}
 		e.Provider, e.Model = Attribute(b.meta, r)
 		e.CostUSD, e.Priced = b.prices.Cost(e.Provider, e.Model, r.Usage)
 		b.summary = true
@@ -258,14 +254,14 @@ func (b *builder) add(line int, rec transcript.Record) error {
 		b.t.Priced = b.t.Priced && e.Priced
 		return b.out(e)
 	case *transcript.Compaction:
-		return b.out(&Compacted{At: at, Compaction: r})
+		return b.out(&Compacted{Pos: at, Compaction: r})
 	case *transcript.Unknown:
-		return b.out(&Other{At: at, Record: r})
+		return b.out(&Other{Pos: at, Record: r})
 	}
 	return nil
 }
 
-func (b *builder) message(at At, m *transcript.Message) error {
+func (b *builder) message(at Pos, m *transcript.Message) error {
 	index := b.messages
 	b.messages++
 	if m.Role != transcript.RoleUser {
@@ -273,7 +269,7 @@ func (b *builder) message(at At, m *transcript.Message) error {
 		if err := b.flush(); err != nil {
 			return err
 		}
-		r := &Reply{At: at, Index: index, Message: m}
+		r := &Reply{Pos: at, Index: index, Message: m}
 		for i, blk := range m.Content {
 			if blk.Type == transcript.BlockToolUse {
 				r.Calls = append(r.Calls, Call{Block: i, ID: blk.ID, Name: blk.Name, Input: blk.Input})
@@ -295,7 +291,7 @@ func (b *builder) message(at At, m *transcript.Message) error {
 		b.held = append(b.held, r)
 		return nil
 	}
-	u := &User{At: at, Index: index, Message: m}
+	u := &User{Pos: at, Index: index, Message: m}
 	for _, blk := range m.Content {
 		if blk.Type != transcript.BlockToolResult {
 			continue
