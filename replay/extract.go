@@ -3,9 +3,9 @@ package replay
 import (
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/sessionview"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -57,83 +57,51 @@ func (t *Trajectory) Calls() []Call {
 
 // Extract reduces a session to its trajectory. A user message that carries
 // tool results is the harness feeding results back, not a turn; text in
-// such a message is steering. Results are matched to calls by id, because
-// parallel calls are answered in no promised order.
+// such a message is steering. Calls and their results are paired by
+// sessionview (by id, because parallel calls are answered in no promised
+// order), the one place that pairs them.
 func Extract(s *session.Session) (*Trajectory, error) {
-	results := map[string]transcript.Block{}
-	for _, m := range s.Messages() {
-		for _, b := range m.Content {
-			if b.Type == transcript.BlockToolResult {
-				results[b.ToolUseID] = b
-			}
-		}
-	}
 	t := &Trajectory{}
 	var cfg *transcript.Config
-	var cur *Turn
-	for _, r := range s.Records {
-		switch r := r.(type) {
-		case *transcript.Config:
-			cfg = r
-		case *transcript.Message:
-			switch r.Role {
-			case transcript.RoleUser:
-				text, hasResults := userText(r)
-				if hasResults {
-					if text != "" {
-						t.Steered = true
-					}
-					continue
-				}
-				if text == "" {
-					continue
-				}
-				if cfg == nil {
-					return nil, ErrNoConfig
-				}
+	_, err := sessionview.Walk(s, nil, func(it sessionview.Item) error {
+		switch it := it.(type) {
+		case *sessionview.Attach:
+			cfg = it.Config
+		case *sessionview.User:
+			text := it.Text()
+			switch {
+			case it.Results:
+				t.Steered = t.Steered || text != ""
+			case text == "":
+			case cfg == nil:
+				return ErrNoConfig
+			default:
 				t.Turns = append(t.Turns, Turn{Prompt: text, Config: cfg})
-				cur = &t.Turns[len(t.Turns)-1]
-			case transcript.RoleAssistant:
-				if cur == nil {
-					continue // an answer to nothing we can replay
+			}
+		case *sessionview.Reply:
+			if len(t.Turns) == 0 {
+				return nil // an answer to nothing we can replay
+			}
+			cur := &t.Turns[len(t.Turns)-1]
+			for _, c := range it.Calls {
+				call := Call{ID: c.ID, Name: c.Name, Input: c.Input}
+				if r := c.Result; r != nil {
+					call.Result, call.IsError, call.HasResult = r.Content, r.IsError, true
 				}
-				for _, b := range r.Content {
-					if b.Type != transcript.BlockToolUse {
-						continue
-					}
-					c := Call{ID: b.ID, Name: b.Name, Input: b.Input}
-					if res, ok := results[b.ID]; ok {
-						c.Result, c.IsError, c.HasResult = res.Content, res.IsError, true
-					}
-					cur.Calls = append(cur.Calls, c)
-				}
-				if txt := transcript.TextOf(r.Content); txt != "" {
-					cur.Text = txt
-					t.Text = txt
-				}
+				cur.Calls = append(cur.Calls, call)
+			}
+			if txt := transcript.TextOf(it.Message.Content); txt != "" {
+				cur.Text = txt
+				t.Text = txt
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if cfg == nil {
 		return nil, ErrNoConfig
 	}
 	return t, nil
-}
-
-// userText returns the text of a user message and whether it carries tool
-// results.
-func userText(m *transcript.Message) (string, bool) {
-	var parts []string
-	results := false
-	for _, b := range m.Content {
-		switch b.Type {
-		case transcript.BlockText:
-			if b.Text != "" {
-				parts = append(parts, b.Text)
-			}
-		case transcript.BlockToolResult:
-			results = true
-		}
-	}
-	return strings.Join(parts, "\n"), results
 }

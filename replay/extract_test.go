@@ -95,3 +95,24 @@ func TestExtractNeedsConfig(t *testing.T) {
 		t.Errorf("empty: err = %v", err)
 	}
 }
+
+// A result is looked for only before the model's next message, where the
+// harness records it; sessionview does the pairing for show and replay alike.
+func TestExtractPairsWithinAnExchange(t *testing.T) {
+	t.Parallel()
+	s := &session.Session{Records: []transcript.Record{
+		&transcript.Config{},
+		msg("user", text("task")),
+		msg("assistant", use("a", "fs_read", `{}`)),
+		msg("assistant", use("b", "fs_read", `{}`)),
+		msg("user", result("b", "rb"), result("a", "late")),
+	}}
+	traj, err := Extract(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := traj.Calls()
+	if len(calls) != 2 || calls[0].HasResult || calls[1].Result != "rb" {
+		t.Errorf("calls = %+v", calls)
+	}
+}

@@ -1,9 +1,10 @@
 // Package session is mecha's transcript store: where session files live,
 // how ids are made and resolved, how records are appended so that neither a
 // crash nor a concurrent writer can corrupt a line, and how transcripts are
-// read back: tolerantly in full (Load), by their header only (PeekMeta,
-// List), or by their summaries only, one file (ReadSummaries) or a whole
-// directory in one pass (ReadDirSummaries).
+// read back: record by record without holding the file (Scan), tolerantly
+// in full (Load, built on Scan), by their header only (PeekMeta, List), or
+// by their summaries only, one file (ReadSummaries) or a whole directory in
+// one pass (ReadDirSummaries).
 //
 // Durability: each record is encoded whole and written with a single
 // write(2) on a file opened O_APPEND, under an exclusive flock, so two

@@ -16,7 +16,7 @@ var ErrNotSession = errors.New("session: not a session transcript (first line is
 // maxSkippedDetail bounds how many skipped lines are described one by one.
 const maxSkippedDetail = 20
 
-// SkippedLine describes one line Load could not parse.
+// SkippedLine describes one line Load or Scan could not parse.
 type SkippedLine struct {
 	Line int    // 1-based line number
 	Torn bool   // the final line, cut short without its newline
@@ -54,49 +54,20 @@ func Load(path string) (*Session, error) {
 }
 
 func read(r io.Reader) (*Session, error) {
-	lr := newLineReader(r, 256<<10)
-	first, _, err := lr.next(nil)
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, ErrNotSession
-		}
-		return nil, fmt.Errorf("session: read: %w", err)
-	}
-	head, err := transcript.Decode(first)
-	if err != nil {
-		return nil, ErrNotSession
-	}
-	meta, ok := head.(*transcript.Meta)
-	if !ok {
-		return nil, ErrNotSession
-	}
-	s := &Session{Meta: *meta}
-	for {
-		line, _, err := lr.next(nil)
-		if errors.Is(err, io.EOF) {
-			return s, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("session: read line %d: %w", lr.n, err)
-		}
-		if isBlank(line) {
-			continue
-		}
-		rec, err := transcript.Decode(line)
-		if err == nil {
-			if _, dup := rec.(*transcript.Meta); dup {
-				err = errors.New("a second meta record")
-			}
-		}
-		if err != nil {
-			s.Skipped++
-			if len(s.SkippedLines) < maxSkippedDetail {
-				s.SkippedLines = append(s.SkippedLines, SkippedLine{Line: lr.n, Torn: lr.torn, Err: err.Error()})
-			}
-			continue
+	s := &Session{}
+	sk, err := scan(r, func(_ int, rec transcript.Record) error {
+		if m, ok := rec.(*transcript.Meta); ok { // only the header reaches here
+			s.Meta = *m
+			return nil
 		}
 		s.Records = append(s.Records, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	s.Skipped, s.SkippedLines = sk.Count, sk.Lines
+	return s, nil
 }
 
 func isBlank(b []byte) bool {

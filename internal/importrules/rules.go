@@ -43,6 +43,12 @@ var Rules = []Rule{
 		Forbid:   []string{"./internal/cmd/..."},
 	},
 	{
+		Name:       "sessionview stays below replay and off the network",
+		Packages:   []string{"./sessionview"},
+		Forbid:     []string{"./replay", "./agent", "./provider/...", "net/http"},
+		Transitive: true,
+	},
+	{
 		Name:       "providers never reach agent or session",
 		Packages:   []string{"./provider/..."},
 		Forbid:     []string{"./agent", "./session"},

@@ -125,7 +125,8 @@ var clean = []string{
 	mod + "/provider/internal/wire: " + mod + "/provider net/http",
 	mod + "/provider/anthropic: " + mod + "/provider/internal/wire",
 	mod + "/agent: " + mod + "/provider " + mod + "/session",
-	mod + "/replay: " + mod + "/agent " + mod + "/pricing",
+	mod + "/sessionview: " + mod + "/session " + mod + "/pricing",
+	mod + "/replay: " + mod + "/agent " + mod + "/pricing " + mod + "/sessionview",
 	mod + "/internal/cmdutil: net/http " + mod + "/session",
 	mod + "/internal/cmd/run: " + mod + "/internal/cmdutil " + mod + "/agent " + mod + "/provider/anthropic",
 	mod + "/internal/cmd/root: " + mod + "/internal/cmd/run",
@@ -170,6 +171,7 @@ func TestCheck(t *testing.T) {
 			"session reaches net/http through the standard library",
 			with(mod+"/session: "+mod+"/transcript net/rpc", "net/rpc: net/http"),
 			[]string{
+				`rule "sessionview stays below replay and off the network": example.com/m/sessionview -> example.com/m/session -> net/rpc -> net/http`,
 				`rule "transcript, session, pricing and replay stay off net/http": example.com/m/replay -> example.com/m/agent -> example.com/m/session -> net/rpc -> net/http`,
 				`rule "transcript, session, pricing and replay stay off net/http": example.com/m/session -> net/rpc -> net/http`,
 			},
@@ -178,6 +180,7 @@ func TestCheck(t *testing.T) {
 			"pricing imports net/http",
 			with(mod + "/pricing: net/http"),
 			[]string{
+				`rule "sessionview stays below replay and off the network": example.com/m/sessionview -> example.com/m/pricing -> net/http`,
 				`rule "transcript, session, pricing and replay stay off net/http": example.com/m/pricing -> net/http`,
 				`rule "transcript, session, pricing and replay stay off net/http": example.com/m/replay -> example.com/m/pricing -> net/http`,
 			},
@@ -194,6 +197,11 @@ func TestCheck(t *testing.T) {
 			"cmdutil is not under internal/cmd",
 			with(mod + "/internal/cmdutil: " + mod + "/internal/cmd/root"),
 			[]string{`rule "only cmd/mecha and internal/cmd/... import internal/cmd/...": example.com/m/internal/cmdutil -> example.com/m/internal/cmd/root`},
+		},
+		{
+			"sessionview reaches agent",
+			with(mod + "/sessionview: " + mod + "/session " + mod + "/agent"),
+			[]string{`rule "sessionview stays below replay and off the network": example.com/m/sessionview -> example.com/m/agent`},
 		},
 		{
 			"a provider imports agent",
@@ -234,6 +242,7 @@ func TestEveryRuleFires(t *testing.T) {
 		with(mod + "/pricing: net/http"),
 		with(mod + "/agent: " + mod + "/internal/cmd/run"),
 		with(mod + "/provider: " + mod + "/agent"),
+		with(mod + "/sessionview: " + mod + "/provider"),
 	} {
 		for _, v := range Check(mod, g, Rules) {
 			fired[v.Rule] = true

@@ -1,11 +1,14 @@
-// Package textfmt shortens text for one-line display: progress lines,
-// reports and error messages. It is the one home of these cuts, shared by
-// the libraries and the commands.
+// Package textfmt formats text for a person: one-line cuts for progress
+// lines, reports and error messages, counts and costs, bounded excerpts,
+// and terminal emphasis. It is the one home of these, shared by the
+// libraries, the renderers and the commands.
 package textfmt
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -30,4 +33,86 @@ func JSON(raw []byte, n int) string {
 		return Clip(OneLine(string(raw)), n)
 	}
 	return Clip(buf.String(), n)
+}
+
+// Style adds terminal emphasis when On and nothing otherwise.
+type Style struct{ On bool }
+
+func (s Style) wrap(code, text string) string {
+	if !s.On || text == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+// Bold, Dim and Red emphasise text.
+func (s Style) Bold(t string) string { return s.wrap("1", t) }
+func (s Style) Dim(t string) string  { return s.wrap("2", t) }
+func (s Style) Red(t string) string  { return s.wrap("31", t) }
+
+// Count formats an integer with thousands separators.
+func Count[T ~int | ~uint64 | ~int64](n T) string {
+	s := strconv.FormatUint(uint64(max(n, 0)), 10)
+	if n < 0 {
+		s = strconv.FormatInt(int64(n), 10)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && c != '-' && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Plural picks the word for n things.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Dollars formats a cost; costs under a dollar keep four decimals.
+func Dollars(usd float64) string {
+	if usd != 0 && usd < 1 {
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
+
+// Bounded returns at most maxLines lines and maxBytes bytes of s, and a
+// note of what was left out ("" when nothing was). It finds the lines
+// without splitting all of s: a tool result can be megabytes.
+func Bounded(s string, maxLines, maxBytes int) (string, string) {
+	total := len(s)
+	out, cut := s, false
+	// s has more than maxLines lines when it has maxLines newlines.
+	end, n := 0, 0
+	for ; n < maxLines; n++ {
+		i := strings.IndexByte(s[end:], '\n')
+		if i < 0 {
+			break
+		}
+		end += i + 1
+	}
+	if n == maxLines {
+		out, cut = s[:end-1], true
+	}
+	if len(out) > maxBytes {
+		out, cut = out[:maxBytes], true
+		// Do not leave half a character at the cut.
+		for i := 0; i < 3; i++ {
+			if r, size := utf8.DecodeLastRuneInString(out); r != utf8.RuneError || size != 1 {
+				break
+			}
+			out = out[:len(out)-1]
+		}
+	}
+	if !cut {
+		return s, ""
+	}
+	restLines := strings.Count(s[len(out):], "\n")
+	return out, fmt.Sprintf("… %s more bytes, %s more lines", Count(total-len(out)), Count(restLines))
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/mecha-agent/mecha/internal/atomicfile"
 	replaycmd "github.com/mecha-agent/mecha/internal/cmd/replay"
 	"github.com/mecha-agent/mecha/internal/textfmt"
-
-	"github.com/mecha-agent/mecha/internal/cmdutil"
 )
 
 type junitSuites struct {
@@ -62,7 +60,7 @@ func writeJUnit(path string, sum regressSummary) error {
 			}
 			d := r.Report.Divergences[0]
 			c.Failure = &junitProblem{Type: d.Kind, Text: sb.String(),
-				Message: fmt.Sprintf("%d %s, the first (%s) at call #%d", len(r.Report.Divergences), cmdutil.Plural(len(r.Report.Divergences), "divergence", "divergences"), d.Kind, d.Index)}
+				Message: fmt.Sprintf("%d %s, the first (%s) at call #%d", len(r.Report.Divergences), textfmt.Plural(len(r.Report.Divergences), "divergence", "divergences"), d.Kind, d.Index)}
 		case "refused", "failed":
 			suite.Errors++
 			c.Error = &junitProblem{Type: r.Status, Message: r.Error, Text: r.Error}

@@ -178,7 +178,7 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 		printRegress(opts.Env.Out, cmdutil.NewStyle(opts.Env), sum)
 	}
 	if bad := sum.Diverged + sum.Refused + sum.Failed; bad > 0 {
-		return &cmdutil.DivergedError{Msg: fmt.Sprintf("regress: %d of %d pinned %s did not replay clean", bad, sum.Pins, cmdutil.Plural(sum.Pins, "session", "sessions"))}
+		return &cmdutil.DivergedError{Msg: fmt.Sprintf("regress: %d of %d pinned %s did not replay clean", bad, sum.Pins, textfmt.Plural(sum.Pins, "session", "sessions"))}
 	}
 	return nil
 }
@@ -306,7 +306,7 @@ func shard(ids []string, i, n int) []string {
 	return out
 }
 
-func printRegress(w io.Writer, st cmdutil.Style, sum regressSummary) {
+func printRegress(w io.Writer, st textfmt.Style, sum regressSummary) {
 	if len(sum.Results) == 0 {
 		return
 	}

@@ -175,11 +175,11 @@ func replayExit(mode replay.Mode, reports []*replay.Report) error {
 	if diverged == 0 {
 		return nil
 	}
-	return &cmdutil.DivergedError{Msg: fmt.Sprintf("%d of %d %s diverged (--on-divergence=error)", diverged, len(reports), cmdutil.Plural(len(reports), "replay", "replays"))}
+	return &cmdutil.DivergedError{Msg: fmt.Sprintf("%d of %d %s diverged (--on-divergence=error)", diverged, len(reports), textfmt.Plural(len(reports), "replay", "replays"))}
 }
 
 // printReport writes the report for a person.
-func printReport(w io.Writer, st cmdutil.Style, r *replay.Report) {
+func printReport(w io.Writer, st textfmt.Style, r *replay.Report) {
 	fmt.Fprintf(w, "replay of %s on %s (--on-divergence=%s)\n", r.Session, replayedOn(r.Provider, r.Model, r.Attaches), r.Mode)
 	printAttaches(w, r.Attaches)
 	if r.Steered {
@@ -188,9 +188,9 @@ func printReport(w io.Writer, st cmdutil.Style, r *replay.Report) {
 	printSpecChanges(w, r.ToolSpecChanges)
 	if len(r.Divergences) == 0 {
 		fmt.Fprintf(w, "%s: the replay made the %d recorded %s, in order, with the same arguments\n",
-			st.Bold("clean"), r.CallsExpected, cmdutil.Plural(r.CallsExpected, "call", "calls"))
+			st.Bold("clean"), r.CallsExpected, textfmt.Plural(r.CallsExpected, "call", "calls"))
 	} else {
-		fmt.Fprintf(w, "%s: %d of %d recorded %s answered from the recording", st.Red("diverged"), r.CallsReplayed, r.CallsExpected, cmdutil.Plural(r.CallsExpected, "call", "calls"))
+		fmt.Fprintf(w, "%s: %d of %d recorded %s answered from the recording", st.Red("diverged"), r.CallsReplayed, r.CallsExpected, textfmt.Plural(r.CallsExpected, "call", "calls"))
 		if r.CallsRun > 0 {
 			fmt.Fprintf(w, ", %d run for real", r.CallsRun)
 		}
@@ -315,7 +315,7 @@ func summarizeRepeats(reports []*replay.Report) repeatSummary {
 	return sum
 }
 
-func printRepeats(w io.Writer, st cmdutil.Style, s repeatSummary) {
+func printRepeats(w io.Writer, st textfmt.Style, s repeatSummary) {
 	fmt.Fprintf(w, "replay of %s on %s, %d times (--on-divergence=%s)\n", s.Session, replayedOn(s.Provider, s.Model, s.Attaches), s.Repeats, s.Mode)
 	printAttaches(w, s.Attaches)
 	if s.Steered {

@@ -241,7 +241,7 @@ func openRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*s
 		}
 		history = agent.HistoryOf(prev)
 		if prev.Skipped > 0 {
-			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript were skipped\n", prev.Skipped, cmdutil.Plural(prev.Skipped, "line", "lines"))
+			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript were skipped\n", prev.Skipped, textfmt.Plural(prev.Skipped, "line", "lines"))
 		}
 	default:
 		if w, err = createSession(opts, rc); err != nil {
@@ -283,8 +283,8 @@ func finish(opts *Options, w *session.Writer, res *agent.Result, runErr error) e
 		}
 		id := w.ID()
 		sessionID = &id
-		fmt.Fprintf(opts.Env.Err, "session: %s: %d %s, %s in / %s out, %s\n", id, res.Turns, cmdutil.Plural(res.Turns, "turn", "turns"),
-			cmdutil.Count(res.Usage.InputTokens), cmdutil.Count(res.Usage.OutputTokens), res.StopReason)
+		fmt.Fprintf(opts.Env.Err, "session: %s: %d %s, %s in / %s out, %s\n", id, res.Turns, textfmt.Plural(res.Turns, "turn", "turns"),
+			textfmt.Count(res.Usage.InputTokens), textfmt.Count(res.Usage.OutputTokens), res.StopReason)
 	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) {

@@ -77,7 +77,7 @@ func listRun(opts *ListOptions) error {
 	}
 	if n := len(l.NotSessions); n > 0 {
 		fmt.Fprintf(opts.Env.Err, "note: %d .jsonl %s in %s %s and %s skipped\n",
-			n, cmdutil.Plural(n, "file", "files"), dir, cmdutil.Plural(n, "is not a mecha session", "are not mecha sessions"), cmdutil.Plural(n, "was", "were"))
+			n, textfmt.Plural(n, "file", "files"), dir, textfmt.Plural(n, "is not a mecha session", "are not mecha sessions"), textfmt.Plural(n, "was", "were"))
 	}
 	if opts.JSON {
 		// An array with one compact object per line: as easy to read and

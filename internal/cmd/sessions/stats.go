@@ -9,6 +9,7 @@ import (
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/sessionview"
 
 	"github.com/spf13/cobra"
 
@@ -123,7 +124,7 @@ func rollUp(read []session.Summarized, warn io.Writer) (rows map[statsKey]*stats
 			get(k)
 		}
 		for _, s := range r.Summaries {
-			p, m := attribute(r.Meta, s)
+			p, m := sessionview.Attribute(r.Meta, s)
 			k := statsKey{p, m}
 			seen[k] = true
 			row := get(k)
@@ -169,26 +170,26 @@ func printStats(opts *StatsOptions, out []statsRow, sessions int) error {
 	for _, r := range out {
 		cost := "—"
 		if r.CostUSD != nil {
-			cost = cmdutil.Dollars(*r.CostUSD)
+			cost = textfmt.Dollars(*r.CostUSD)
 			total += *r.CostUSD
 		} else {
 			unpriced++
 		}
-		t.Add(r.Provider, r.Model, cmdutil.Count(r.Sessions), cmdutil.Count(r.Turns), cmdutil.Count(r.InputTokens), cmdutil.Count(r.OutputTokens),
-			cmdutil.Count(r.CacheReadTokens), cmdutil.Count(r.CacheWriteTokens), cost)
+		t.Add(r.Provider, r.Model, textfmt.Count(r.Sessions), textfmt.Count(r.Turns), textfmt.Count(r.InputTokens), textfmt.Count(r.OutputTokens),
+			textfmt.Count(r.CacheReadTokens), textfmt.Count(r.CacheWriteTokens), cost)
 	}
 	st := cmdutil.NewStyle(opts.Env)
 	if err := t.Write(opts.Env.Out, st); err != nil {
 		return err
 	}
-	totalWords := cmdutil.Dollars(total)
+	totalWords := textfmt.Dollars(total)
 	switch {
 	case unpriced == len(out):
 		totalWords = "— (no configured prices apply)"
 	case unpriced > 0:
-		totalWords += fmt.Sprintf(" for the priced rows (%d %s without a configured price)", unpriced, cmdutil.Plural(unpriced, "row", "rows"))
+		totalWords += fmt.Sprintf(" for the priced rows (%d %s without a configured price)", unpriced, textfmt.Plural(unpriced, "row", "rows"))
 	}
-	fmt.Fprintf(opts.Env.Out, "\n%s %s%s, total cost %s.\n", cmdutil.Count(sessions), cmdutil.Plural(sessions, "session", "sessions"), sinceWords(opts.Days), totalWords)
+	fmt.Fprintf(opts.Env.Out, "\n%s %s%s, total cost %s.\n", textfmt.Count(sessions), textfmt.Plural(sessions, "session", "sessions"), sinceWords(opts.Days), totalWords)
 	fmt.Fprintln(opts.Env.Out, st.Dim("Costs are computed at today's prices from config.toml; historical runs are re-priced, not remembered."))
 	return nil
 }
@@ -197,5 +198,5 @@ func sinceWords(days int) string {
 	if days <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" in the last %d %s", days, cmdutil.Plural(days, "day", "days"))
+	return fmt.Sprintf(" in the last %d %s", days, textfmt.Plural(days, "day", "days"))
 }

@@ -1,0 +1,54 @@
+package sessionview
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+func atSuffix(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return "  " + t.UTC().Format("15:04:05")
+}
+
+func showValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "—"
+	case string:
+		if v == "" {
+			return `""`
+		}
+		return v
+	case []any:
+		var s []string
+		for _, e := range v {
+			s = append(s, showValue(e))
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func taintWords(t transcript.Taint) string {
+	switch {
+	case t.Private && t.Untrusted:
+		return "private, untrusted"
+	case t.Private:
+		return "private"
+	case t.Untrusted:
+		return "untrusted"
+	}
+	return "clean"
+}

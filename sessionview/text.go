@@ -1,0 +1,275 @@
+package sessionview
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// TextOptions shape the text rendering.
+type TextOptions struct {
+	// Color adds terminal emphasis (bold, dim, red).
+	Color bool
+	// Full shows tool results, thinking, compaction summaries and the
+	// system prompt whole instead of their start.
+	Full bool
+}
+
+// WriteText writes the session at path for a person, as it reads the
+// file: its header, each attach's configuration and what changed, each
+// turn, each call with the start of its result, checkpoints and run ends,
+// then the totals (taint, usage, cost at prices, skipped lines).
+func WriteText(w io.Writer, path string, prices pricing.Table, opts TextOptions) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	r := &textRenderer{w: bw, st: textfmt.Style{On: opts.Color}, full: opts.Full}
+	t, err := Stream(path, prices, r.item)
+	if err != nil {
+		return err
+	}
+	r.totals(t)
+	return bw.Flush()
+}
+
+type textRenderer struct {
+	w    *bufio.Writer
+	st   textfmt.Style
+	full bool
+}
+
+func (r *textRenderer) field(name, value string) {
+	fmt.Fprintf(r.w, "%-10s %s\n", name, value)
+}
+
+func (r *textRenderer) heading(text string) {
+	r.w.WriteString("\n")
+	r.line(r.st.Bold("── " + text))
+}
+
+func (r *textRenderer) line(s string) {
+	r.w.WriteString(s)
+	r.w.WriteByte('\n')
+}
+
+// item renders one item. Writing stops being useful after a write error,
+// which bufio keeps and Flush reports; returning it ends the read early.
+func (r *textRenderer) item(it Item) error {
+	switch it := it.(type) {
+	case *Header:
+		r.header(it)
+	case *Attach:
+		r.attach(it)
+	case *User:
+		r.user(it)
+	case *Reply:
+		r.reply(it)
+	case *Checkpoint:
+		r.line(r.st.Dim("── taint checkpoint: " + taintWords(it.Taint)))
+	case *RunEnd:
+		s := it.Summary
+		line := fmt.Sprintf("── run finished: %s %s", textfmt.Count(s.Turns), textfmt.Plural(s.Turns, "turn", "turns"))
+		if s.StopReason != "" {
+			line += ", " + s.StopReason
+		}
+		line += fmt.Sprintf(" · %s in / %s out", textfmt.Count(s.Usage.InputTokens), textfmt.Count(s.Usage.OutputTokens))
+		if s.Error != "" {
+			line += " · error: " + textfmt.OneLine(s.Error)
+		}
+		r.line(r.st.Dim(line))
+	case *Compacted:
+		c := it.Compaction
+		r.line(r.st.Dim(fmt.Sprintf("── compacted: the first %s %s of the session replaced by a summary of %s chars (%s in / %s out)",
+			textfmt.Count(c.Replaces), textfmt.Plural(c.Replaces, "message", "messages"), textfmt.Count(len(c.Summary)),
+			textfmt.Count(c.Usage.InputTokens), textfmt.Count(c.Usage.OutputTokens))))
+		if r.full {
+			r.line(c.Summary)
+		}
+	case *Other:
+		r.line(r.st.Dim(fmt.Sprintf("── %q record (not known to this version of mecha)", it.Record.Kind())))
+	}
+	_, err := r.w.Write(nil)
+	return err
+}
+
+func (r *textRenderer) header(h *Header) {
+	m := h.Meta
+	r.field("session", r.st.Bold(m.ID))
+	r.field("title", textfmt.OneLine(m.Title))
+	r.field("created", m.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	r.field("model", m.Provider+"/"+m.Model)
+	r.field("workspace", m.Workspace)
+	if m.ReplayOf != "" {
+		r.field("replays", m.ReplayOf)
+	}
+	r.field("file", h.Path)
+}
+
+func (r *textRenderer) totals(t *Totals) {
+	r.w.WriteString("\n")
+	r.line(r.st.Bold("totals"))
+	r.field("taint", describeTaint(t))
+	r.field("usage", fmt.Sprintf("%s input · %s output · %s cache read · %s cache write tokens over %s %s",
+		textfmt.Count(t.Usage.InputTokens), textfmt.Count(t.Usage.OutputTokens), textfmt.Count(t.Usage.CacheReadTokens), textfmt.Count(t.Usage.CacheWriteTokens),
+		textfmt.Count(t.Turns), textfmt.Plural(t.Turns, "turn", "turns")))
+	if t.Priced {
+		r.field("cost", textfmt.Dollars(t.CostUSD)+" at today's configured prices")
+	} else {
+		r.field("cost", "— (no price configured for this model in config.toml)")
+	}
+	if t.Skips.Count > 0 {
+		var parts []string
+		for _, sk := range t.Skips.Lines {
+			what := "unparseable"
+			if sk.Torn {
+				what = "torn final line"
+			}
+			parts = append(parts, fmt.Sprintf("line %d (%s)", sk.Line, what))
+		}
+		r.field("skipped", fmt.Sprintf("%d %s: %s", t.Skips.Count, textfmt.Plural(t.Skips.Count, "line", "lines"), strings.Join(parts, ", ")))
+	}
+}
+
+func describeTaint(t *Totals) string {
+	var flags []string
+	if t.Taint.Private {
+		flags = append(flags, "private")
+	}
+	if t.Taint.Untrusted {
+		flags = append(flags, "untrusted")
+	}
+	state := "clean"
+	if len(flags) > 0 {
+		state = strings.Join(flags, ", ")
+	}
+	if t.Uncovered > 0 {
+		return state + " so far; the last messages have no checkpoint after them, so their provenance is unknown"
+	}
+	return state
+}
+
+func (r *textRenderer) user(u *User) {
+	for _, b := range u.Orphans {
+		r.heading("tool result for an unknown call " + b.ToolUseID)
+		r.result(b.Content, b.IsError)
+	}
+	var text []string
+	for _, b := range u.Message.Content {
+		if b.Type == transcript.BlockText {
+			text = append(text, b.Text)
+		}
+	}
+	if len(text) == 0 {
+		return
+	}
+	h := "user"
+	if u.Results {
+		h = "user (steering, sent mid-run with tool results)"
+	}
+	r.heading(h + r.st.Dim(atSuffix(u.Message.At)))
+	r.line(strings.Join(text, "\n"))
+}
+
+func (r *textRenderer) reply(rp *Reply) {
+	m := rp.Message
+	r.heading("assistant" + r.st.Dim(atSuffix(m.At)))
+	calls := rp.Calls
+	for _, b := range m.Content {
+		switch b.Type {
+		case transcript.BlockText:
+			r.line(b.Text)
+		case transcript.BlockThinking:
+			t := b.Thinking
+			if !r.full {
+				t, _ = textfmt.Bounded(textfmt.OneLine(t), 1, 160)
+			}
+			r.line(r.st.Dim("[thinking] " + t))
+		case transcript.BlockToolUse:
+			c := calls[0]
+			calls = calls[1:]
+			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(c.Name), textfmt.JSON(c.Input, 300))
+			if c.Result != nil {
+				r.result(c.Result.Content, c.Result.IsError)
+			} else {
+				r.line(r.st.Dim("  (no result recorded)"))
+			}
+		default:
+			r.line(r.st.Dim("[" + b.Type + " block]"))
+		}
+	}
+}
+
+func (r *textRenderer) result(text string, isError bool) {
+	note := ""
+	if !r.full {
+		text, note = textfmt.Bounded(text, 8, 600)
+	}
+	bar := "  │ "
+	if isError {
+		bar = "  " + r.st.Red("✗") + " "
+	}
+	if text == "" {
+		r.line(bar + r.st.Dim("(empty)"))
+	}
+	for line := range strings.Lines(text) {
+		r.line(bar + strings.TrimRight(line, "\n"))
+	}
+	if note != "" {
+		r.line("  " + r.st.Dim(note+" (--full shows all)"))
+	}
+}
+
+func (r *textRenderer) attach(a *Attach) {
+	c := a.Config
+	when := ""
+	if !c.At.IsZero() {
+		when = ", " + c.At.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if a.Prev != nil {
+		var changes []string
+		for _, ch := range a.Changes {
+			if ch.Field == "system_prompt" {
+				changes = append(changes, "system prompt changed")
+				continue
+			}
+			if ch.Field == "tool_specs" {
+				if ch.From != nil { // specs recorded for the first time are no change
+					changes = append(changes, "tool specs changed")
+				}
+				continue
+			}
+			changes = append(changes, fmt.Sprintf("%s %s → %s", ch.Field, showValue(ch.From), showValue(ch.To)))
+		}
+		summary := "unchanged"
+		if len(changes) > 0 {
+			summary = "changed: " + strings.Join(changes, "; ")
+		}
+		r.heading(fmt.Sprintf("config (attach %d%s) %s", a.N, when, summary))
+		if !r.full || len(changes) == 0 {
+			return
+		}
+	} else {
+		r.heading(fmt.Sprintf("config (attach %d%s)", a.N, when))
+	}
+	f := configFields(c)
+	fmt.Fprintf(r.w, "mecha %s · %s/%s · tools: %s\n", c.MechaVersion, c.Provider, c.Model, strings.Join(c.Tools, ", "))
+	fmt.Fprintf(r.w, "max_tokens %d · max_turns %d · max_output_tokens %s · max_cost_usd %s\n",
+		c.MaxTokens, c.MaxTurns, showValue(f["max_output_tokens"]), showValue(f["max_cost_usd"]))
+	fmt.Fprintf(r.w, "compact_at_tokens %s (keep %d recent) · temperature %s · seed %s · effort %s · thinking %s · cache_prompt %s\n",
+		showValue(f["compact_at_tokens"]), c.CompactKeepRecent, showValue(f["temperature"]), showValue(f["seed"]), showValue(f["effort"]),
+		onOff(c.Thinking), onOff(c.CachePrompt))
+	fmt.Fprintf(r.w, "permission %s · trifecta %s · sandbox %s (network %s)\n",
+		c.PermissionMode, c.Trifecta, c.Sandbox, onOff(c.SandboxNetwork))
+	switch {
+	case c.SystemPrompt == nil:
+		r.line("system prompt: none")
+	case r.full:
+		fmt.Fprintf(r.w, "system prompt (%s chars):\n%s\n", textfmt.Count(len(*c.SystemPrompt)), *c.SystemPrompt)
+	default:
+		p, _ := textfmt.Bounded(textfmt.OneLine(*c.SystemPrompt), 1, 100)
+		fmt.Fprintf(r.w, "system prompt (%s chars): %s\n", textfmt.Count(len(*c.SystemPrompt)), p)
+	}
+}
