@@ -90,8 +90,8 @@ func BenchmarkShow(b *testing.B) {
 			return sessionview.WriteText(io.Discard, path, prices, sessionview.TextOptions{Full: true})
 		})
 		run("json", func() error { return sessionview.WriteJSON(io.Discard, path, prices) })
-		run("old-text", func() error { return oracleShow(io.Discard, path, prices, false, false, false) })
-		run("old-json", func() error { return oracleShow(io.Discard, path, prices, true, false, false) })
+		run("old-text", func() error { return sessionview.OracleShow(io.Discard, path, prices, false, false, false) })
+		run("old-json", func() error { return sessionview.OracleShow(io.Discard, path, prices, true, false, false) })
 		if _, err := exec.LookPath("jq"); err == nil {
 			run("jq-c", func() error {
 				cmd := exec.Command("jq", "-c", ".", path)

@@ -1,4 +1,4 @@
-package sessionview_test
+package sessionview
 
 // A copy of the show command as it was before sessionview (commit
 // 8bfd48b: everything loaded, then printed), with the two changes made to
@@ -8,16 +8,12 @@ package sessionview_test
 // byte.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
@@ -30,7 +26,7 @@ import (
 func sessionCost(table pricing.Table, s *session.Session) (usd float64, ok bool) {
 	ok = true
 	for _, sum := range s.Summaries() {
-		prov, model := attribute(s.Meta, sum)
+		prov, model := Attribute(s.Meta, sum)
 		c, priced := table.Cost(prov, model, sum.Usage)
 		ok = ok && priced
 		usd += c
@@ -39,19 +35,6 @@ func sessionCost(table pricing.Table, s *session.Session) (usd float64, ok bool)
 		_, ok = table.Lookup(s.Meta.Provider, s.Meta.Model)
 	}
 	return usd, ok
-}
-
-// attribute says whose tokens a summary counts: its own provider and model,
-// or the session's for summaries that predate those fields.
-func attribute(m transcript.Meta, s *transcript.Summary) (string, string) {
-	prov, model := s.Provider, s.Model
-	if prov == "" {
-		prov = m.Provider
-	}
-	if model == "" {
-		model = m.Model
-	}
-	return prov, model
 }
 
 type showJSON struct {
@@ -64,10 +47,10 @@ type showJSON struct {
 	Turns   int               `json:"turns"`
 	CostUSD *float64          `json:"cost_usd"`
 	Skipped int               `json:"skipped_lines"`
-	Details []skippedJSON     `json:"skipped,omitempty"`
+	Details []oracleSkipped   `json:"skipped,omitempty"`
 }
 
-type skippedJSON struct {
+type oracleSkipped struct {
 	Line  int    `json:"line"`
 	Torn  bool   `json:"torn"`
 	Error string `json:"error"`
@@ -75,7 +58,7 @@ type skippedJSON struct {
 
 // oracleShow is what "sessions show" printed before sessionview: the
 // whole transcript loaded, then rendered.
-func oracleShow(out io.Writer, path string, prices pricing.Table, asJSON, full, color bool) error {
+func OracleShow(out io.Writer, path string, prices pricing.Table, asJSON, full, color bool) error {
 	s, err := session.Load(path)
 	if err != nil {
 		return err
@@ -97,20 +80,20 @@ func oracleShow(out io.Writer, path string, prices pricing.Table, asJSON, full, 
 			out2.CostUSD = &cost
 		}
 		for _, sk := range s.SkippedLines {
-			out2.Details = append(out2.Details, skippedJSON{sk.Line, sk.Torn, sk.Err})
+			out2.Details = append(out2.Details, oracleSkipped{sk.Line, sk.Torn, sk.Err})
 		}
 		return writeJSON(out, out2)
 	}
-	r := &renderer{w: out, st: style{on: color}, full: full}
+	r := &renderer{w: out, st: textfmt.Style{On: color}, full: full}
 	r.session(s)
 	fmt.Fprintln(r.w)
-	fmt.Fprintln(r.w, r.st.bold("totals"))
-	r.field("taint", describeTaint(s))
+	fmt.Fprintln(r.w, r.st.Bold("totals"))
+	r.field("taint", oracleTaint(s))
 	r.field("usage", fmt.Sprintf("%s input · %s output · %s cache read · %s cache write tokens over %s %s",
-		count(usage.InputTokens), count(usage.OutputTokens), count(usage.CacheReadTokens), count(usage.CacheWriteTokens),
-		count(turns), plural(turns, "turn", "turns")))
+		textfmt.Count(usage.InputTokens), textfmt.Count(usage.OutputTokens), textfmt.Count(usage.CacheReadTokens), textfmt.Count(usage.CacheWriteTokens),
+		textfmt.Count(turns), textfmt.Plural(turns, "turn", "turns")))
 	if priced {
-		r.field("cost", dollars(cost)+" at today's configured prices")
+		r.field("cost", textfmt.Dollars(cost)+" at today's configured prices")
 	} else {
 		r.field("cost", "— (no price configured for this model in config.toml)")
 	}
@@ -123,12 +106,12 @@ func oracleShow(out io.Writer, path string, prices pricing.Table, asJSON, full, 
 			}
 			parts = append(parts, fmt.Sprintf("line %d (%s)", sk.Line, what))
 		}
-		r.field("skipped", fmt.Sprintf("%d %s: %s", s.Skipped, plural(s.Skipped, "line", "lines"), strings.Join(parts, ", ")))
+		r.field("skipped", fmt.Sprintf("%d %s: %s", s.Skipped, textfmt.Plural(s.Skipped, "line", "lines"), strings.Join(parts, ", ")))
 	}
 	return nil
 }
 
-func describeTaint(s *session.Session) string {
+func oracleTaint(s *session.Session) string {
 	var known bool
 	for _, c := range s.TaintTimeline() {
 		known = c.Known
@@ -153,7 +136,7 @@ func describeTaint(s *session.Session) string {
 
 type renderer struct {
 	w    io.Writer
-	st   style
+	st   textfmt.Style
 	full bool
 }
 
@@ -163,13 +146,13 @@ func (r *renderer) field(name, value string) {
 
 func (r *renderer) heading(text string) {
 	fmt.Fprintln(r.w)
-	fmt.Fprintln(r.w, r.st.bold("── "+text))
+	fmt.Fprintln(r.w, r.st.Bold("── "+text))
 }
 
 func (r *renderer) session(s *session.Session) {
 	m := s.Meta
-	r.field("session", r.st.bold(m.ID))
-	r.field("title", oneLine(m.Title))
+	r.field("session", r.st.Bold(m.ID))
+	r.field("title", textfmt.OneLine(m.Title))
 	r.field("created", m.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	r.field("model", m.Provider+"/"+m.Model)
 	r.field("workspace", m.Workspace)
@@ -198,40 +181,28 @@ func (r *renderer) session(s *session.Session) {
 		case *transcript.Message:
 			r.message(rec, results, called)
 		case *transcript.Taint:
-			fmt.Fprintln(r.w, r.st.dim("── taint checkpoint: "+taintWords(*rec)))
+			fmt.Fprintln(r.w, r.st.Dim("── taint checkpoint: "+taintWords(*rec)))
 		case *transcript.Summary:
-			line := fmt.Sprintf("── run finished: %s %s", count(rec.Turns), plural(rec.Turns, "turn", "turns"))
+			line := fmt.Sprintf("── run finished: %s %s", textfmt.Count(rec.Turns), textfmt.Plural(rec.Turns, "turn", "turns"))
 			if rec.StopReason != "" {
 				line += ", " + rec.StopReason
 			}
-			line += fmt.Sprintf(" · %s in / %s out", count(rec.Usage.InputTokens), count(rec.Usage.OutputTokens))
+			line += fmt.Sprintf(" · %s in / %s out", textfmt.Count(rec.Usage.InputTokens), textfmt.Count(rec.Usage.OutputTokens))
 			if rec.Error != "" {
-				line += " · error: " + oneLine(rec.Error)
+				line += " · error: " + textfmt.OneLine(rec.Error)
 			}
-			fmt.Fprintln(r.w, r.st.dim(line))
+			fmt.Fprintln(r.w, r.st.Dim(line))
 		case *transcript.Compaction:
-			fmt.Fprintln(r.w, r.st.dim(fmt.Sprintf("── compacted: the first %s %s of the session replaced by a summary of %s chars (%s in / %s out)",
-				count(rec.Replaces), plural(rec.Replaces, "message", "messages"), count(len(rec.Summary)),
-				count(rec.Usage.InputTokens), count(rec.Usage.OutputTokens))))
+			fmt.Fprintln(r.w, r.st.Dim(fmt.Sprintf("── compacted: the first %s %s of the session replaced by a summary of %s chars (%s in / %s out)",
+				textfmt.Count(rec.Replaces), textfmt.Plural(rec.Replaces, "message", "messages"), textfmt.Count(len(rec.Summary)),
+				textfmt.Count(rec.Usage.InputTokens), textfmt.Count(rec.Usage.OutputTokens))))
 			if r.full {
 				fmt.Fprintln(r.w, rec.Summary)
 			}
 		case *transcript.Unknown:
-			fmt.Fprintln(r.w, r.st.dim(fmt.Sprintf("── %q record (not known to this version of mecha)", rec.Kind())))
+			fmt.Fprintln(r.w, r.st.Dim(fmt.Sprintf("── %q record (not known to this version of mecha)", rec.Kind())))
 		}
 	}
-}
-
-func taintWords(t transcript.Taint) string {
-	switch {
-	case t.Private && t.Untrusted:
-		return "private, untrusted"
-	case t.Private:
-		return "private"
-	case t.Untrusted:
-		return "untrusted"
-	}
-	return "clean"
 }
 
 func (r *renderer) message(m *transcript.Message, results map[string]transcript.Block, called map[string]bool) {
@@ -257,11 +228,11 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 		if hasResults {
 			h = "user (steering, sent mid-run with tool results)"
 		}
-		r.heading(h + r.st.dim(atSuffix(m.At)))
+		r.heading(h + r.st.Dim(atSuffix(m.At)))
 		fmt.Fprintln(r.w, strings.Join(text, "\n"))
 		return
 	}
-	r.heading("assistant" + r.st.dim(atSuffix(m.At)))
+	r.heading("assistant" + r.st.Dim(atSuffix(m.At)))
 	for _, b := range m.Content {
 		switch b.Type {
 		case transcript.BlockText:
@@ -269,19 +240,19 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 		case transcript.BlockThinking:
 			t := b.Thinking
 			if !r.full {
-				t, _ = bounded(oneLine(t), 1, 160)
+				t, _ = textfmt.Bounded(textfmt.OneLine(t), 1, 160)
 			}
-			fmt.Fprintln(r.w, r.st.dim("[thinking] "+t))
+			fmt.Fprintln(r.w, r.st.Dim("[thinking] "+t))
 		case transcript.BlockToolUse:
 			called[b.ID] = true
-			fmt.Fprintf(r.w, "→ %s %s\n", r.st.bold(b.Name), textfmt.JSON(b.Input, 300))
+			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(b.Name), textfmt.JSON(b.Input, 300))
 			if res, ok := results[b.ID]; ok {
 				r.result(res)
 			} else {
-				fmt.Fprintln(r.w, r.st.dim("  (no result recorded)"))
+				fmt.Fprintln(r.w, r.st.Dim("  (no result recorded)"))
 			}
 		default:
-			fmt.Fprintln(r.w, r.st.dim("["+b.Type+" block]"))
+			fmt.Fprintln(r.w, r.st.Dim("["+b.Type+" block]"))
 		}
 	}
 }
@@ -289,40 +260,21 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 func (r *renderer) result(b transcript.Block) {
 	text, note := b.Content, ""
 	if !r.full {
-		text, note = bounded(text, 8, 600)
+		text, note = textfmt.Bounded(text, 8, 600)
 	}
 	bar := "  │ "
 	if b.IsError {
-		bar = "  " + r.st.red("✗") + " "
+		bar = "  " + r.st.Red("✗") + " "
 	}
 	if text == "" {
-		fmt.Fprintln(r.w, bar+r.st.dim("(empty)"))
+		fmt.Fprintln(r.w, bar+r.st.Dim("(empty)"))
 	}
 	for line := range strings.Lines(text) {
 		fmt.Fprintln(r.w, bar+strings.TrimRight(line, "\n"))
 	}
 	if note != "" {
-		fmt.Fprintln(r.w, "  "+r.st.dim(note))
+		fmt.Fprintln(r.w, "  "+r.st.Dim(note+" (--full shows all)"))
 	}
-}
-
-func atSuffix(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return "  " + t.UTC().Format("15:04:05")
-}
-
-// configFields returns a config's fields by JSON name, without "at".
-func configFields(c *transcript.Config) map[string]any {
-	line, _ := transcript.Encode(c)
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber() // a seed does not fit a float64
-	dec.Decode(&m)
-	delete(m, "at")
-	delete(m, "record")
-	return m
 }
 
 func (r *renderer) config(n int, prev, c *transcript.Config) {
@@ -379,62 +331,11 @@ func (r *renderer) config(n int, prev, c *transcript.Config) {
 	case c.SystemPrompt == nil:
 		fmt.Fprintln(r.w, "system prompt: none")
 	case r.full:
-		fmt.Fprintf(r.w, "system prompt (%s chars):\n%s\n", count(len(*c.SystemPrompt)), *c.SystemPrompt)
+		fmt.Fprintf(r.w, "system prompt (%s chars):\n%s\n", textfmt.Count(len(*c.SystemPrompt)), *c.SystemPrompt)
 	default:
-		p, _ := bounded(oneLine(*c.SystemPrompt), 1, 100)
-		fmt.Fprintf(r.w, "system prompt (%s chars): %s\n", count(len(*c.SystemPrompt)), p)
+		p, _ := textfmt.Bounded(textfmt.OneLine(*c.SystemPrompt), 1, 100)
+		fmt.Fprintf(r.w, "system prompt (%s chars): %s\n", textfmt.Count(len(*c.SystemPrompt)), p)
 	}
-}
-
-func showValue(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "—"
-	case string:
-		if v == "" {
-			return `""`
-		}
-		return v
-	case []any:
-		var s []string
-		for _, e := range v {
-			s = append(s, showValue(e))
-		}
-		return "[" + strings.Join(s, ", ") + "]"
-	}
-	return fmt.Sprint(v)
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
-type style struct{ on bool }
-
-func (s style) wrap(code, text string) string {
-	if !s.on || text == "" {
-		return text
-	}
-	return "\x1b[" + code + "m" + text + "\x1b[0m"
-}
-
-func (s style) bold(t string) string { return s.wrap("1", t) }
-func (s style) dim(t string) string  { return s.wrap("2", t) }
-func (s style) red(t string) string  { return s.wrap("31", t) }
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -442,55 +343,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// count formats an integer with thousands separators.
-func count[T ~int | ~uint64 | ~int64](n T) string {
-	s := strconv.FormatUint(uint64(max(n, 0)), 10)
-	if n < 0 {
-		s = strconv.FormatInt(int64(n), 10)
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && c != '-' && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// dollars formats a cost; costs under a dollar keep four decimals.
-func dollars(usd float64) string {
-	if usd != 0 && usd < 1 {
-		return fmt.Sprintf("$%.4f", usd)
-	}
-	return fmt.Sprintf("$%.2f", usd)
-}
-
-// bounded returns at most maxLines lines and maxBytes bytes of s, and a
-// note of what was left out ("" when nothing was).
-func bounded(s string, maxLines, maxBytes int) (string, string) {
-	total := len(s)
-	lines := strings.Split(s, "\n")
-	cut := false
-	if len(lines) > maxLines {
-		lines, cut = lines[:maxLines], true
-	}
-	out := strings.Join(lines, "\n")
-	if len(out) > maxBytes {
-		out, cut = out[:maxBytes], true
-		// Do not leave half a character at the cut.
-		for i := 0; i < 3; i++ {
-			if r, size := utf8.DecodeLastRuneInString(out); r != utf8.RuneError || size != 1 {
-				break
-			}
-			out = out[:len(out)-1]
-		}
-	}
-	if !cut {
-		return s, ""
-	}
-	restLines := strings.Count(s[len(out):], "\n")
-	return out, fmt.Sprintf("… %s more bytes, %s more lines (--full shows all)", count(total-len(out)), count(restLines))
 }

@@ -61,7 +61,7 @@ func TestRenderersMatchTheOldShow(t *testing.T) {
 				json, full, color bool
 			}{{json: true}, {}, {full: true}, {color: true}, {full: true, color: true}} {
 				var want, got bytes.Buffer
-				werr := oracleShow(&want, path, table, mode.json, mode.full, mode.color)
+				werr := sessionview.OracleShow(&want, path, table, mode.json, mode.full, mode.color)
 				var gerr error
 				if mode.json {
 					gerr = sessionview.WriteJSON(&got, path, table)
