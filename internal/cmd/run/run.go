@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -138,8 +139,12 @@ func (o *Options) validate() error {
 		return cmdutil.Usagef("--max-turns must be at least 1")
 	case o.MaxTokens < 1:
 		return cmdutil.Usagef("--max-tokens must be at least 1")
-	case o.given("max-cost-usd") && !(o.MaxCostUSD > 0):
-		return cmdutil.Usagef("--max-cost-usd must be more than 0")
+	case o.Resume == "" && o.given("resume"):
+		return cmdutil.Usagef("--resume needs a session id (or %s)", cmdutil.LastSession)
+	case o.given("max-cost-usd") && !(o.MaxCostUSD > 0 && !math.IsInf(o.MaxCostUSD, 1)):
+		return cmdutil.Usagef("--max-cost-usd must be a number more than 0, not %v", o.MaxCostUSD)
+	case o.given("temperature") && !(o.Temperature >= 0 && !math.IsInf(o.Temperature, 1)):
+		return cmdutil.Usagef("--temperature must be a number of 0 or more, not %v", o.Temperature)
 	case o.CompactKeepRecent < 1:
 		return cmdutil.Usagef("--compact-keep-recent must be at least 1")
 	}
