@@ -17,8 +17,19 @@ type Price struct {
 	CacheWrite *float64 `toml:"cache_write" json:"cache_write,omitempty"`
 }
 
-// Cost returns the USD cost of a usage at this price.
-func (p Price) Cost(u transcript.Usage) float64 {
+// MaxPrice is the highest price Validate accepts, in USD per million
+// tokens: a dollar a token, far above any model's. Below it, no usage a
+// transcript can count (four uint64 token counts) costs 1e20 USD or more,
+// so a cost is always a finite number that JSON can carry.
+const MaxPrice = 1e6
+
+// Cost returns the USD cost of a usage at this price, with ok=false when
+// the price is one Validate refuses: such a price has no cost, rather
+// than an infinite or NaN one.
+func (p Price) Cost(u transcript.Usage) (usd float64, ok bool) {
+	if p.Validate() != nil {
+		return 0, false
+	}
 	cr, cw := p.Input, p.Input
 	if p.CacheRead != nil {
 		cr = *p.CacheRead
@@ -27,17 +38,34 @@ func (p Price) Cost(u transcript.Usage) float64 {
 		cw = *p.CacheWrite
 	}
 	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output +
-		float64(u.CacheReadTokens)*cr + float64(u.CacheWriteTokens)*cw) / 1e6
+		float64(u.CacheReadTokens)*cr + float64(u.CacheWriteTokens)*cw) / 1e6, true
 }
 
-// Validate rejects negative and non-finite prices.
+// Validate rejects a price that is negative, not a number, infinite or
+// above MaxPrice, naming the field and why.
 func (p Price) Validate() error {
-	vals := map[string]*float64{"input": &p.Input, "output": &p.Output, "cache_read": p.CacheRead, "cache_write": p.CacheWrite}
-	for _, name := range []string{"input", "output", "cache_read", "cache_write"} {
-		v := vals[name]
-		if v != nil && (*v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0)) {
-			return fmt.Errorf("%s = %v is not a price", name, *v)
+	fields := []struct {
+		name string
+		v    *float64
+	}{{"input", &p.Input}, {"output", &p.Output}, {"cache_read", p.CacheRead}, {"cache_write", p.CacheWrite}}
+	for _, f := range fields {
+		if f.v == nil {
+			continue
 		}
+		var why string
+		switch v := *f.v; {
+		case math.IsNaN(v):
+			why = "not a number"
+		case math.IsInf(v, 0):
+			why = "infinite"
+		case v < 0:
+			why = "negative"
+		case v > MaxPrice:
+			why = fmt.Sprintf("more than %g USD per million tokens (a dollar a token)", float64(MaxPrice))
+		default:
+			continue
+		}
+		return fmt.Errorf("%s = %v is not a price: %s", f.name, *f.v, why)
 	}
 	return nil
 }
@@ -63,13 +91,14 @@ func (t Table) Lookup(provider, model string) (Price, bool) {
 	return p, ok
 }
 
-// Cost prices a usage, with ok=false when the model has no price.
+// Cost prices a usage, with ok=false when the model has no price or one
+// that Validate refuses.
 func (t Table) Cost(provider, model string, u transcript.Usage) (usd float64, ok bool) {
 	p, ok := t.Lookup(provider, model)
 	if !ok {
 		return 0, false
 	}
-	return p.Cost(u), true
+	return p.Cost(u)
 }
 
 // Validate checks every price in the table.
@@ -77,7 +106,7 @@ func (t Table) Validate() error {
 	for prov, models := range t {
 		for model, p := range models {
 			if err := p.Validate(); err != nil {
-				return fmt.Errorf("pricing: prices.%s.%q: %w", prov, model, err)
+				return fmt.Errorf("pricing: prices.%s.%q.%w", prov, model, err)
 			}
 		}
 	}

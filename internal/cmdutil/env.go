@@ -115,13 +115,24 @@ func (e *Env) Home() (string, error) { return config.Home(e.Var) }
 // SessionDir returns the session store's directory.
 func (e *Env) SessionDir() (string, error) { return config.SessionDir(e.Var) }
 
-// Config loads $MECHA_HOME/config.toml.
+// Config loads $MECHA_HOME/config.toml. A default_provider that is not a
+// provider is an error of the file, as an unknown key is, rather than an
+// unknown -p that the person never typed.
 func (e *Env) Config() (*config.Config, error) {
 	home, err := e.Home()
 	if err != nil {
 		return nil, err
 	}
-	return config.Load(home + "/config.toml")
+	c, err := config.Load(home + "/config.toml")
+	if err != nil {
+		return nil, err
+	}
+	if c.DefaultProvider != "" {
+		if ok, want := knownProvider(c.DefaultProvider); !ok {
+			return nil, fmt.Errorf("config: %s: default_provider = %q is not a provider (want one of %s)", c.Path, c.DefaultProvider, want)
+		}
+	}
+	return c, nil
 }
 
 // LastSession is the argument that names the newest session.

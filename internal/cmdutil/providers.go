@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +18,14 @@ import (
 
 // providerNames are the values -p accepts.
 var providerNames = []string{anthropic.Name, openai.NameOpenAI, openai.NameLocal, mock.Name}
+
+// knownProvider reports whether -p accepts name; want lists, sorted, the
+// names it accepts.
+func knownProvider(name string) (ok bool, want string) {
+	names := append([]string(nil), providerNames...)
+	sort.Strings(names)
+	return slices.Contains(names, name), strings.Join(names, ", ")
+}
 
 // DefaultModel returns the model a provider uses when -m is not given:
 // config.toml's [providers.NAME] model, else the provider's own default.
@@ -85,9 +94,8 @@ func NewProvider(env *Env, name string, setup ProviderSetup) (provider.Provider,
 		}
 		return mock.New(script), nil
 	default:
-		names := append([]string(nil), providerNames...)
-		sort.Strings(names)
-		return nil, Usagef("unknown provider %q (want one of %s)", name, strings.Join(names, ", "))
+		_, want := knownProvider(name)
+		return nil, Usagef("unknown provider %q (want one of %s)", name, want)
 	}
 	if setup.MockScript != "" {
 		return nil, Usagef("--mock-script goes with -p mock")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
 )
 
@@ -83,6 +84,7 @@ func Load(path string) (*Config, error) {
 	if err := c.Prices.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", path, err)
 	}
+	c.Path = path
 	return &c, nil
 }
 
@@ -101,9 +103,36 @@ func describe(err error) string {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		return fmt.Sprintf("line %d column %d: %s", row, col, de.Error())
+		msg := clipQuoted(de.Error(), 40)
+		if k := de.Key(); len(k) > 0 {
+			return fmt.Sprintf("line %d column %d: %s: %s", row, col, strings.Join(k, "."), msg)
+		}
+		return fmt.Sprintf("line %d column %d: %s", row, col, msg)
 	}
 	return err.Error()
+}
+
+// clipQuoted clips each double-quoted part of msg to n runes: go-toml
+// quotes the literal it could not parse, which may be a number of
+// hundreds of digits, ahead of the reason.
+func clipQuoted(msg string, n int) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(msg, '"')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(msg[i+1:], '"')
+		if j < 0 {
+			break
+		}
+		b.WriteString(msg[:i+1])
+		b.WriteString(textfmt.Clip(msg[i+1:i+1+j], n))
+		b.WriteByte('"')
+		msg = msg[i+1+j+1:]
+	}
+	b.WriteString(msg)
+	return b.String()
 }
 
 // Model returns the configured default model of a provider, "" if none.

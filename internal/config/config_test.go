@@ -34,7 +34,7 @@ model = "qwen3"
 		t.Fatal(err)
 	}
 	p, ok := c.Prices.Lookup("anthropic", "claude-opus-5")
-	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" {
+	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" || c.Path != good {
 		t.Errorf("config = %+v", c)
 	}
 	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || len(c.Prices) != 0 {
@@ -43,8 +43,17 @@ model = "qwen3"
 	for name, tc := range map[string]struct{ body, want string }{
 		"typo.toml":     {"[prices.a.m]\ninput = 1\noutptu = 2\n", "line 3: unknown key prices.a.m.outptu"},
 		"syntax.toml":   {"[prices\n", "line 1"},
-		"negative.toml": {"[prices.a.m]\ninput = -1\n", "input = -1 is not a price"},
-		"type.toml":     {"[prices.a.m]\ninput = \"cheap\"\n", "line 2"},
+		"negative.toml": {"[prices.a.m]\ninput = -1\n", `prices.a."m".input = -1 is not a price: negative`},
+		"type.toml":     {"[prices.a.m]\ninput = \"cheap\"\n", "line 2 column 9: prices.a.m.input: "},
+		// 1e308 is finite, but the cost of a few tokens at it is not.
+		"huge.toml": {"[prices.a.m]\ninput = 1\noutput = 1e308\n", `huge.toml: pricing: prices.a."m".output = 1e+308 is not a price: more than 1e+06 USD per million tokens`},
+		"nan.toml":  {"[prices.a.m]\ninput = nan\n", `prices.a."m".input = NaN is not a price: not a number`},
+		"inf.toml":  {"[prices.a.\"*\"]\ncache_read = inf\n", `prices.a."*".cache_read = +Inf is not a price: infinite`},
+		// go-toml decodes an integer into a float64 field as a float, so
+		// one past int64 is a large price, not an overflow...
+		"int64.toml": {"[prices.a.m]\ninput = 99999999999999999999\n", `prices.a."m".input = 1e+20 is not a price: more than`},
+		// ...and one past float64 is out of range, its digits clipped.
+		"range.toml": {"[prices.a.m]\ninput = 1" + strings.Repeat("0", 400) + "\n", `line 2 column 9: prices.a.m.input: toml: unable to parse float: strconv.ParseFloat: parsing "1` + strings.Repeat("0", 38) + `…": value out of range`},
 	} {
 		_, err := Load(write(name, tc.body))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

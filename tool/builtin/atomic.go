@@ -10,13 +10,15 @@ import (
 	"strconv"
 )
 
-// newFileMode is the mode of a file fs_write creates.
-const newFileMode fs.FileMode = 0o644
+// newFileMode is the mode a file fs_write creates is asked for; the kernel
+// takes the umask off it, as it does for any program's new file.
+const newFileMode fs.FileMode = 0o666
 
 // writeAtomic replaces the file name (relative to the workspace root, with
 // no symbolic link in its last element: see Workspace.target) with data:
 // it writes a temporary file in the same directory, syncs it, gives it the
-// mode of the file it replaces (newFileMode for a new file) and renames it
+// mode of the file it replaces (newFileMode less the umask for a new file,
+// applied by the kernel as the temporary file is created) and renames it
 // over name, so that a reader sees the old content or the new, never a mix.
 // Parent directories are created. The directory is opened once, through the
 // root, and the temporary file is created, renamed and (on failure) removed
@@ -25,7 +27,7 @@ const newFileMode fs.FileMode = 0o644
 // whether the file existed. Ownership and hard links of a replaced file are
 // not preserved.
 func (w Workspace) writeAtomic(name string, data []byte) (existed bool, err error) {
-	mode := newFileMode
+	var keep *fs.FileMode // the mode of the file replaced
 	fi, err := w.fs.Stat(name)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
@@ -35,7 +37,8 @@ func (w Workspace) writeAtomic(name string, data []byte) (existed bool, err erro
 		return false, errors.New("is not a regular file")
 	case err == nil:
 		existed = true
-		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		keep = &mode
 	case !errors.Is(err, fs.ErrNotExist):
 		return false, err
 	}
@@ -51,7 +54,11 @@ func (w Workspace) writeAtomic(name string, data []byte) (existed bool, err erro
 		return false, err
 	}
 	defer dir.Close()
-	tmp, tmpName, err := createTemp(dir, "."+base+".tmp-")
+	perm := newFileMode
+	if keep != nil {
+		perm = 0o600 // until it is given the mode it keeps
+	}
+	tmp, tmpName, err := createTemp(dir, "."+base+".tmp-", perm)
 	if err != nil {
 		return false, err
 	}
@@ -66,8 +73,10 @@ func (w Workspace) writeAtomic(name string, data []byte) (existed bool, err erro
 		return false, err
 	}
 	// On the descriptor: os.Root.Chmod follows a link swapped in meanwhile.
-	if err := tmp.Chmod(mode); err != nil {
-		return false, err
+	if keep != nil {
+		if err := tmp.Chmod(*keep); err != nil {
+			return false, err
+		}
 	}
 	if err := tmp.Sync(); err != nil {
 		return false, err
@@ -86,11 +95,12 @@ func (w Workspace) writeAtomic(name string, data []byte) (existed bool, err erro
 }
 
 // createTemp creates a new file in the directory of dir named prefix and a
-// random number, like os.CreateTemp, which os.Root lacks.
-func createTemp(dir *os.Root, prefix string) (*os.File, string, error) {
+// random number, like os.CreateTemp, which os.Root lacks; unlike it, the
+// file is created with perm less the umask.
+func createTemp(dir *os.Root, prefix string, perm fs.FileMode) (*os.File, string, error) {
 	for try := 0; ; try++ {
 		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
-		f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue
 		}

@@ -8,8 +8,12 @@ import (
 	"testing"
 )
 
+// testUmask is the process's umask (set by an init where there is one).
+var testUmask fs.FileMode
+
 func TestFSWrite(t *testing.T) {
 	t.Parallel()
+	newMode := 0o666 &^ testUmask // of a file fs_write creates
 	tests := []struct {
 		name     string
 		input    string
@@ -19,15 +23,15 @@ func TestFSWrite(t *testing.T) {
 		content  string
 		wantMode fs.FileMode
 	}{
-		{name: "create", input: `{"path":"new.txt","content":"hello"}`, want: "created new.txt (5 bytes written)", file: "new.txt", content: "hello", wantMode: 0o644},
-		{name: "create with parents", input: `{"path":"x/y/z.txt","content":"é"}`, want: "created x/y/z.txt (2 bytes written)", file: "x/y/z.txt", content: "é", wantMode: 0o644},
+		{name: "create", input: `{"path":"new.txt","content":"hello"}`, want: "created new.txt (5 bytes written)", file: "new.txt", content: "hello", wantMode: newMode},
+		{name: "create with parents", input: `{"path":"x/y/z.txt","content":"é"}`, want: "created x/y/z.txt (2 bytes written)", file: "x/y/z.txt", content: "é", wantMode: newMode},
 		{name: "overwrite keeps mode", input: `{"path":"run.sh","content":"echo new\n"}`, want: "overwrote run.sh (9 bytes written)", file: "run.sh", content: "echo new\n", wantMode: 0o750},
 		{name: "empty content", input: `{"path":"old.txt","content":""}`, want: "overwrote old.txt (0 bytes written)", file: "old.txt", content: "", wantMode: 0o600},
-		{name: "absolute inside", input: `{"path":"ROOT/abs.txt","content":"a"}`, want: "created abs.txt (1 bytes written)", file: "abs.txt", content: "a", wantMode: 0o644},
+		{name: "absolute inside", input: `{"path":"ROOT/abs.txt","content":"a"}`, want: "created abs.txt (1 bytes written)", file: "abs.txt", content: "a", wantMode: newMode},
 		{name: "through a link inside", input: `{"path":"link","content":"via link"}`, want: "overwrote old.txt (8 bytes written)", file: "old.txt", content: "via link", wantMode: 0o600},
-		{name: "through a dangling link inside", input: `{"path":"dangling","content":"new"}`, want: "created fresh.txt (3 bytes written)", file: "fresh.txt", content: "new", wantMode: 0o644},
+		{name: "through a dangling link inside", input: `{"path":"dangling","content":"new"}`, want: "created fresh.txt (3 bytes written)", file: "fresh.txt", content: "new", wantMode: newMode},
 		{name: "through a link climbing out of its directory", input: `{"path":"dir/up","content":"up"}`, want: "overwrote old.txt (2 bytes written)", file: "old.txt", content: "up", wantMode: 0o600},
-		{name: "trailing slash", input: `{"path":"x/","content":"a"}`, want: "created x (1 bytes written)", file: "x", content: "a", wantMode: 0o644},
+		{name: "trailing slash", input: `{"path":"x/","content":"a"}`, want: "created x (1 bytes written)", file: "x", content: "a", wantMode: newMode},
 		{name: "absolute link inside", input: `{"path":"abslink","content":"x"}`, want: `path "abslink" ` + reasonLink, wantErr: true},
 		{name: "dot dot", input: `{"path":"dir/..","content":"x"}`, want: "cannot write dir/..: is a directory", wantErr: true},
 		{name: "directory", input: `{"path":"dir","content":"x"}`, want: "cannot write dir: is a directory", wantErr: true},

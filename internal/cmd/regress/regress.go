@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +110,9 @@ type regressSummary struct {
 func (o *RegressOptions) validate() error {
 	if mode, err := replay.ParseMode(o.OnDivergence); err != nil || mode == replay.ModeLive {
 		return cmdutil.Usagef("regress: --on-divergence must be error or stop")
+	}
+	if slices.Contains(o.IDs, "") {
+		return cmdutil.Usagef("regress: a session id is empty")
 	}
 	_, _, err := parseShard(o.Shard)
 	return err

@@ -65,7 +65,7 @@ func TestRegressFlags(t *testing.T) {
 	if err != nil || o.Shard != "2/3" || o.JUnit != "j.xml" || o.OnDivergence != "stop" || len(o.IDs) != 2 {
 		t.Errorf("parsed %v %+v", err, o)
 	}
-	for _, args := range [][]string{{"--on-divergence", "live"}, {"--shard", "4/3"}, {"--on-divergence", "x"}} {
+	for _, args := range [][]string{{"--on-divergence", "live"}, {"--shard", "4/3"}, {"--on-divergence", "x"}, {"a", ""}} {
 		o, err := parse(args...)
 		var ue *cmdutil.UsageError
 		if o != nil || !errors.As(err, &ue) {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
@@ -101,7 +100,7 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 		Session: j.s, Providers: providers, Override: j.override, Mode: j.set.Mode,
 		MechaVersion: cmdutil.Version(), PermissionMode: string(j.set.Permission), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Now, Log: log,
 	}
-	var lw *lazyWriter
+	var lw *session.Lazy
 	if j.set.Record {
 		dir, err := j.env.SessionDir()
 		if err != nil {
@@ -109,7 +108,7 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 		}
 		// The session is created with the replay's first record, so a
 		// replay that is refused leaves nothing behind.
-		lw = &lazyWriter{create: func(first transcript.Record) (*session.Writer, error) {
+		lw = &session.Lazy{Open: func(first transcript.Record) (*session.Writer, error) {
 			// The first record is the first turn's config: the meta names
 			// who the replay started on, as a session's names who it was
 			// created with.
@@ -128,42 +127,13 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 		opts.Recorder = lw
 	}
 	rep, err := replay.Replay(ctx, opts)
-	if lw != nil && lw.w != nil {
-		if cerr := lw.w.Close(); cerr != nil && err == nil {
+	if lw != nil && lw.Writer() != nil {
+		if cerr := lw.Close(); cerr != nil && err == nil {
 			err = cerr
 		}
 		if rep != nil {
-			rep.Replay = lw.w.ID()
+			rep.Replay = lw.Writer().ID()
 		}
 	}
 	return rep, err
 }
-
-// lazyWriter creates its session on the first record it is given.
-type lazyWriter struct {
-	create func(first transcript.Record) (*session.Writer, error)
-	w      *session.Writer
-}
-
-func (l *lazyWriter) Append(recs ...transcript.Record) error {
-	if len(recs) == 0 {
-		return nil
-	}
-	if l.w == nil {
-		w, err := l.create(recs[0])
-		if err != nil {
-			return err
-		}
-		l.w = w
-	}
-	return l.w.Append(recs...)
-}
-
-func (l *lazyWriter) Sync() error {
-	if l.w == nil {
-		return nil
-	}
-	return l.w.Sync()
-}
-
-var _ agent.Recorder = (*lazyWriter)(nil)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"os"
 	"strings"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -138,8 +140,12 @@ func (o *Options) validate() error {
 		return cmdutil.Usagef("--max-turns must be at least 1")
 	case o.MaxTokens < 1:
 		return cmdutil.Usagef("--max-tokens must be at least 1")
-	case o.given("max-cost-usd") && !(o.MaxCostUSD > 0):
-		return cmdutil.Usagef("--max-cost-usd must be more than 0")
+	case o.Resume == "" && o.given("resume"):
+		return cmdutil.Usagef("--resume needs a session id (or %s)", cmdutil.LastSession)
+	case o.given("max-cost-usd") && !(o.MaxCostUSD > 0 && !math.IsInf(o.MaxCostUSD, 1)):
+		return cmdutil.Usagef("--max-cost-usd must be a number more than 0, not %v", o.MaxCostUSD)
+	case o.given("temperature") && !(o.Temperature >= 0 && !math.IsInf(o.Temperature, 1)):
+		return cmdutil.Usagef("--temperature must be a number of 0 or more, not %v", o.Temperature)
 	case o.CompactKeepRecent < 1:
 		return cmdutil.Usagef("--compact-keep-recent must be at least 1")
 	}
@@ -188,26 +194,26 @@ func runRun(ctx context.Context, opts *Options) error {
 	}
 	rc.Tools = tools.Names()
 	rc.ToolSpecs = tools.TranscriptSpecs()
-	w, history, err := openRecord(opts, &rc, prev)
+	rec, history, err := openRecord(opts, &rc, prev)
 	if err != nil {
 		return err
 	}
-	var rec agent.Recorder
-	if w != nil {
-		defer w.Close()
-		rec = w
+	var recorder agent.Recorder
+	if rec != nil {
+		defer rec.Close()
+		recorder = rec
 	}
 	res, runErr := agent.Run(ctx, agent.Options{
-		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: rec,
+		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder,
 		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err,
 	}, opts.Task)
-	if res == nil { // refused before it started
+	if res == nil { // refused before it started, so it recorded nothing
 		if errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
 			return fmt.Errorf("--max-cost-usd needs a price for %s/%s in config.toml", rc.Provider, rc.Model)
 		}
 		return runErr
 	}
-	return finish(opts, w, res, runErr)
+	return finish(opts, rec, res, runErr)
 }
 
 // loadResumed loads the session --resume names (nil without --resume).
@@ -222,31 +228,43 @@ func loadResumed(opts *Options) (*session.Session, error) {
 	return session.Load(path)
 }
 
-// openRecord opens what the run records into: the resumed session, a new
-// one, or nothing with --no-session. It appends this attach's config
-// record and returns the history the run continues from.
-func openRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*session.Writer, agent.History, error) {
-	var (
-		w       *session.Writer
-		history agent.History
-		err     error
-	)
-	switch {
-	case opts.NoSession:
+// openRecord prepares what the run records into: the resumed session, a
+// new one, or nothing (nil) with --no-session, and returns the history the
+// run continues from. Nothing is created or appended until the run records
+// its first record: the session is created (or the resumed one opened) and
+// this attach's config record appended then, so a run refused before it
+// starts leaves no empty session and no empty attach behind.
+func openRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*session.Lazy, agent.History, error) {
+	var history agent.History
+	if opts.NoSession {
 		fmt.Fprintln(opts.Env.Err, "session: none (--no-session)")
 		return nil, history, nil
-	case prev != nil:
-		if w, err = session.OpenWriter(prev.Path); err != nil {
-			return nil, history, err
-		}
+	}
+	if prev != nil {
 		history = agent.HistoryOf(prev)
 		if prev.Skipped > 0 {
 			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript were skipped\n", prev.Skipped, textfmt.Plural(prev.Skipped, "line", "lines"))
 		}
-	default:
-		if w, err = createSession(opts, rc); err != nil {
-			return nil, history, err
-		}
+	}
+	return &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) {
+		return startRecord(opts, rc, prev)
+	}}, history, nil
+}
+
+// startRecord opens the resumed session or creates a new one and appends
+// this attach's config record.
+func startRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*session.Writer, error) {
+	var (
+		w   *session.Writer
+		err error
+	)
+	if prev != nil {
+		w, err = session.OpenWriter(prev.Path)
+	} else {
+		w, err = createSession(opts, rc)
+	}
+	if err != nil {
+		return nil, err
 	}
 	// Turn boundaries fsync without holding up the next model call; Close
 	// waits for the last one.
@@ -255,9 +273,12 @@ func openRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*s
 	rc.At = opts.Env.Time().UTC()
 	if err := w.Append(rc); err != nil {
 		w.Close()
-		return nil, history, err
+		if prev == nil { // nothing but its header: no session to keep
+			os.Remove(w.Path())
+		}
+		return nil, err
 	}
-	return w, history, nil
+	return w, nil
 }
 
 func createSession(opts *Options, rc *transcript.Config) (*session.Writer, error) {
@@ -275,16 +296,18 @@ func createSession(opts *Options, rc *transcript.Config) (*session.Writer, error
 
 // finish closes the record, reports the run and turns its outcome into
 // the command's result.
-func finish(opts *Options, w *session.Writer, res *agent.Result, runErr error) error {
+func finish(opts *Options, rec *session.Lazy, res *agent.Result, runErr error) error {
 	var sessionID *string
-	if w != nil {
-		if err := w.Close(); err != nil && runErr == nil {
+	if rec != nil {
+		if err := rec.Close(); err != nil && runErr == nil {
 			runErr = err
 		}
-		id := w.ID()
-		sessionID = &id
-		fmt.Fprintf(opts.Env.Err, "session: %s: %d %s, %s in / %s out, %s\n", id, res.Turns, textfmt.Plural(res.Turns, "turn", "turns"),
-			textfmt.Count(res.Usage.InputTokens), textfmt.Count(res.Usage.OutputTokens), res.StopReason)
+		if w := rec.Writer(); w != nil { // nil when even the first record failed
+			id := w.ID()
+			sessionID = &id
+			fmt.Fprintf(opts.Env.Err, "session: %s: %d %s, %s in / %s out, %s\n", id, res.Turns, textfmt.Plural(res.Turns, "turn", "turns"),
+				textfmt.Count(res.Usage.InputTokens), textfmt.Count(res.Usage.OutputTokens), res.StopReason)
+		}
 	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) {

@@ -1,9 +1,11 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,7 +72,15 @@ func TestRunFlagsRefused(t *testing.T) {
 		{[]string{"--resume", "last", "--no-session", "x"}, "cannot go with --no-session"},
 		{[]string{"--max-turns", "0", "x"}, "--max-turns must be at least 1"},
 		{[]string{"--max-tokens", "-1", "x"}, "--max-tokens must be at least 1"},
-		{[]string{"--max-cost-usd", "0", "x"}, "--max-cost-usd must be more than 0"},
+		{[]string{"--max-cost-usd", "0", "x"}, "--max-cost-usd must be a number more than 0, not 0"},
+		{[]string{"--max-cost-usd", "Inf", "x"}, "--max-cost-usd must be a number more than 0, not +Inf"},
+		{[]string{"--max-cost-usd", "NaN", "x"}, "--max-cost-usd must be a number more than 0, not NaN"},
+		{[]string{"--max-cost-usd", "-1", "x"}, "--max-cost-usd must be a number more than 0, not -1"},
+		{[]string{"--temperature", "NaN", "x"}, "--temperature must be a number of 0 or more, not NaN"},
+		{[]string{"--temperature", "Inf", "x"}, "--temperature must be a number of 0 or more, not +Inf"},
+		{[]string{"--temperature", "-0.5", "x"}, "--temperature must be a number of 0 or more, not -0.5"},
+		{[]string{"--resume", "", "x"}, "--resume needs a session id (or last)"},
+		{[]string{"--resume=", "x"}, "--resume needs a session id (or last)"},
 		{[]string{"--compact-keep-recent", "0", "x"}, "--compact-keep-recent must be at least 1"},
 		{[]string{"--effort", "extreme", "x"}, `--effort must be low, medium or high, not "extreme"`},
 		{[]string{}, "needs the task"},
@@ -218,5 +228,72 @@ func TestResumeOfAGoneWorkspace(t *testing.T) {
 	_, err := buildRunConfig(o, &config.Config{}, recorded(transcript.Config{Provider: "mock", Workspace: gone}))
 	if err == nil || !strings.Contains(err.Error(), "give another with -w") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// TestRefusedRunsLeaveNoSession runs "mecha run" for real on runs refused
+// before their first request: none may leave a session behind, and none
+// may add an attach to the session it resumes.
+func TestRefusedRunsLeaveNoSession(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	home, _ := env.Home()
+	dir, _ := env.SessionDir()
+	ws := t.TempDir()
+	exec := func(args ...string) error {
+		return cmdtest.Execute(NewCmdRun(env, nil), append([]string{"-w", ws}, args...)...)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"a cost budget with no price", []string{"--max-cost-usd", "1", "x"}},
+		{"a provider with no key", []string{"-p", "anthropic", "x"}},
+		{"an unknown provider", []string{"-p", "nosuch", "x"}},
+		{"a mock script that is not there", []string{"--mock-script", filepath.Join(ws, "missing.json"), "x"}},
+		{"an unknown tool", []string{"--tool", "nope", "x"}},
+		{"a system prompt file that is not there", []string{"--system-prompt-file", filepath.Join(ws, "missing.txt"), "x"}},
+		{"a NaN temperature", []string{"--temperature", "NaN", "x"}},
+		{"an infinite cost budget", []string{"--max-cost-usd", "Inf", "x"}},
+	} {
+		if err := exec(tc.args...); err == nil {
+			t.Errorf("%s: ran", tc.name)
+		}
+		if ents, err := os.ReadDir(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s: left %v in the session directory (%v)", tc.name, ents, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("default_provider = \"bogus\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec("x"); err == nil || !strings.Contains(err.Error(), "config.toml: default_provider") {
+		t.Errorf("default_provider bogus: %v", err)
+	}
+	if ents, err := os.ReadDir(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("default_provider bogus: left %v (%v)", ents, err)
+	}
+	os.Remove(filepath.Join(home, "config.toml"))
+
+	// A resumed session refused before its first request is left as it was.
+	if err := exec("list"); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("after one run: %v, %v", ents, err)
+	}
+	path := filepath.Join(dir, ents[0].Name())
+	before, _ := os.ReadFile(path)
+	for _, args := range [][]string{{"--max-cost-usd", "1"}, {"-p", "anthropic"}, {"--tool", "nope"}} {
+		if err := exec(append(args, "--resume", "last", "go on")...); err == nil {
+			t.Errorf("resume %q: ran", args)
+		}
+		after, _ := os.ReadFile(path)
+		if !bytes.Equal(before, after) {
+			t.Errorf("resume %q refused but the session changed:\n%s", args, after[len(before):])
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("sessions after the refused resumes: %v", ents)
 	}
 }
