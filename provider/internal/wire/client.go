@@ -68,10 +68,11 @@ func (w *Client) httpClient() *http.Client {
 
 // Post encodes v as JSON and posts it to url, asking for an event stream,
 // with the given header fields set besides Content-Type and Accept. It
-// returns the answer when its status is 2xx; the caller closes its body.
+// returns the answer when its status is 2xx and it is an event stream or
+// JSON (or says nothing of its type); the caller closes its body.
 // Otherwise the answer is closed and the error is a *provider.Error
-// (HTTPError, TransportError, a timeout, or a bad url), the context's error
-// when ctx is done, or an encoding error.
+// (HTTPError, WrongContentType, TransportError, a timeout, or a bad url),
+// the context's error when ctx is done, or an encoding error.
 func (w *Client) Post(ctx context.Context, url string, v any, header map[string]string) (*Answer, error) {
 	body, err := encode(v)
 	if err != nil {
@@ -101,6 +102,11 @@ func (w *Client) Post(ctx context.Context, url string, v any, header map[string]
 		defer resp.Body.Close()
 		return nil, w.HTTPError(resp)
 	}
+	if perr := w.WrongContentType(resp, req.URL.Redacted()); perr != nil {
+		dog.stop()
+		resp.Body.Close()
+		return nil, perr
+	}
 	resp.Body = &watchedBody{ReadCloser: resp.Body, dog: dog, json: IsJSON(resp)}
 	return &Answer{Response: resp, dog: dog}, nil
 }
@@ -125,6 +131,36 @@ func encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// bodyPeekMax bounds, in characters, the start of an unexpected body an
+// error message shows.
+const bodyPeekMax = 100
+
+// WrongContentType returns the error of a 2xx answer to url that is
+// neither an event stream nor JSON: a captive portal's login page, a
+// proxy's notice. Retrying cannot help, so it is not Retryable; its
+// message names the URL, the content type and the body's first
+// bodyPeekMax characters on one line, the key redacted before the cut. It
+// returns nil for an event stream, JSON, or an answer without a
+// Content-Type (read as a stream, as before servers said). It reads from
+// the body only when it fails.
+func (w *Client) WrongContentType(resp *http.Response, url string) *provider.Error {
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	if ct == "" || mt == "text/event-stream" || mt == "application/json" {
+		return nil
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	body := OneLine(Redact(strings.ToValidUTF8(string(head), "\uFFFD"), w.Key), bodyPeekMax)
+	if body == "" {
+		body = "an empty body"
+	}
+	return &provider.Error{
+		Provider: w.Provider,
+		Status:   resp.StatusCode,
+		Message:  w.clean(fmt.Sprintf("%s answered %s, not an event stream or JSON: %s", url, ct, body)),
+	}
 }
 
 // IsJSON reports whether an answer is a whole JSON document rather than an

@@ -31,6 +31,14 @@
 // RetryableType of the error type: which types are transient is the wire
 // format's business, not this package's.
 //
+// A 2xx answer that is neither an event stream nor JSON (a captive
+// portal's login page, a proxy's notice) is not retried: retrying cannot
+// turn it into a model's answer. WrongContentType names the URL, the
+// status, the content type and the body's first 100 characters, on one
+// line with the key redacted, instead of letting the stream reader report
+// a stream that "ended early". An answer without a Content-Type is read as
+// a stream.
+//
 // A request that got no answer is Retryable unless the connection was
 // refused (nothing listens there); when the context is done, the context's
 // error is returned instead, wrapped with the client's name.
