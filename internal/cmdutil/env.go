@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -31,8 +32,8 @@ type Env struct {
 	Now     func() time.Time
 	// Location is the time zone times are shown in (nil: UTC).
 	Location *time.Location
-	// HTTPClient makes the requests that are not a provider's (nil: a
-	// client of our own, never http.DefaultClient).
+	// HTTPClient makes every HTTP request of a command, the providers'
+	// included (nil: a client of our own, never http.DefaultClient).
 	HTTPClient *http.Client
 	// SetGCPercent tunes the collector for a command that allocates a
 	// lot and keeps it; it returns the previous setting. Nil: no tuning.
@@ -49,7 +50,7 @@ func System() *Env {
 		Environ:      os.Environ,
 		Now:          time.Now,
 		Location:     time.Local,
-		HTTPClient:   &http.Client{},
+		HTTPClient:   &http.Client{Transport: transport()},
 		SetGCPercent: debug.SetGCPercent,
 	}
 }
@@ -156,4 +157,15 @@ func (e *Env) ResolveSession(arg string) (string, error) {
 		return l.Sessions[0].Path, nil
 	}
 	return session.Resolve(dir, arg)
+}
+
+// transport is Go's default transport without its own 30-second dial and
+// 10-second TLS limits: a provider's connect timeout (configurable, see
+// provider.Timeouts) bounds both, and a longer one must be able to apply.
+// Requests that are not a provider's carry a deadline in their context.
+func transport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext
+	tr.TLSHandshakeTimeout = 0
+	return tr
 }

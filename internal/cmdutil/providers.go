@@ -50,6 +50,22 @@ func DefaultModel(cfg *config.Config, name string) string {
 type ProviderSetup struct {
 	MockScript string       // --mock-script
 	HTTPClient *http.Client // nil: the Env's
+	// Config gives each provider its [providers.NAME] timeouts (nil: none).
+	Config *config.Config
+	// RequestTimeout is --request-timeout: when set, every timeout of
+	// every provider, over config.toml's (0: not given).
+	RequestTimeout time.Duration
+}
+
+// Timeouts returns the timeouts of the named provider: --request-timeout,
+// else config.toml's, else (zero fields) the provider's defaults. They
+// bound waits, not what is asked, so no record keeps them.
+func (s ProviderSetup) Timeouts(name string) provider.Timeouts {
+	if d := s.RequestTimeout; d > 0 {
+		return provider.Timeouts{Connect: d, FirstByte: d, Idle: d}
+	}
+	t := s.Config.Timeouts(name)
+	return provider.Timeouts{Connect: t.Connect, FirstByte: t.FirstByte, Idle: t.Idle}
 }
 
 // NewProvider builds a provider by name, wrapped in retries that say on
@@ -66,19 +82,22 @@ func NewProvider(env *Env, name string, setup ProviderSetup) (provider.Provider,
 		if key == "" {
 			return nil, fmt.Errorf("anthropic: ANTHROPIC_API_KEY is not set")
 		}
-		p = anthropic.New(anthropic.Options{BaseURL: env.Var("ANTHROPIC_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient})
+		p = anthropic.New(anthropic.Options{BaseURL: env.Var("ANTHROPIC_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient,
+			Timeouts: setup.Timeouts(name)})
 	case openai.NameOpenAI:
 		key := env.Var("OPENAI_API_KEY")
 		if key == "" {
 			return nil, fmt.Errorf("openai: OPENAI_API_KEY is not set")
 		}
-		c, err := openai.New(openai.Options{Name: openai.NameOpenAI, BaseURL: env.Var("OPENAI_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient})
+		c, err := openai.New(openai.Options{Name: openai.NameOpenAI, BaseURL: env.Var("OPENAI_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient,
+			Timeouts: setup.Timeouts(name)})
 		if err != nil {
 			return nil, err
 		}
 		p = c
 	case openai.NameLocal:
-		c, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: env.Var("MECHA_LOCAL_URL"), HTTPClient: setup.HTTPClient})
+		c, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: env.Var("MECHA_LOCAL_URL"), HTTPClient: setup.HTTPClient,
+			Timeouts: setup.Timeouts(name)})
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -18,6 +19,36 @@ import (
 type Provider struct {
 	// Model replaces the provider's built-in default model.
 	Model string `toml:"model"`
+	// RequestTimeout sets the three timeouts below at once, as mecha run's
+	// --request-timeout does; each of them, when set, overrides it.
+	RequestTimeout Duration `toml:"request_timeout"`
+	// ConnectTimeout, FirstByteTimeout and IdleTimeout bound the
+	// provider's silences (see provider.Timeouts).
+	ConnectTimeout   Duration `toml:"connect_timeout"`
+	FirstByteTimeout Duration `toml:"first_byte_timeout"`
+	IdleTimeout      Duration `toml:"idle_timeout"`
+}
+
+// Duration is a positive duration written as a string: "90s", "10m",
+// "1h30m". A bare number is refused, for it has no unit.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (write it like \"90s\" or \"10m\")", b)
+	}
+	if v <= 0 {
+		return fmt.Errorf("%q is not a positive duration", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// Timeouts are the timeouts configured for a provider; zero where none is.
+type Timeouts struct {
+	Connect, FirstByte, Idle time.Duration
 }
 
 // Config is the content of config.toml.
@@ -133,6 +164,22 @@ func clipQuoted(msg string, n int) string {
 	}
 	b.WriteString(msg)
 	return b.String()
+}
+
+// Timeouts returns the timeouts configured for a provider: each key, else
+// request_timeout, else zero.
+func (c *Config) Timeouts(provider string) Timeouts {
+	if c == nil {
+		return Timeouts{}
+	}
+	p := c.Providers[provider]
+	pick := func(d Duration) time.Duration {
+		if d.Duration != 0 {
+			return d.Duration
+		}
+		return p.RequestTimeout.Duration
+	}
+	return Timeouts{Connect: pick(p.ConnectTimeout), FirstByte: pick(p.FirstByteTimeout), Idle: pick(p.IdleTimeout)}
 }
 
 // Model returns the configured default model of a provider, "" if none.

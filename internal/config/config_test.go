@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoad(t *testing.T) {
@@ -53,12 +54,47 @@ model = "qwen3"
 		// one past int64 is a large price, not an overflow...
 		"int64.toml": {"[prices.a.m]\ninput = 99999999999999999999\n", `prices.a."m".input = 1e+20 is not a price: more than`},
 		// ...and one past float64 is out of range, its digits clipped.
-		"range.toml": {"[prices.a.m]\ninput = 1" + strings.Repeat("0", 400) + "\n", `line 2 column 9: prices.a.m.input: toml: unable to parse float: strconv.ParseFloat: parsing "1` + strings.Repeat("0", 38) + `…": value out of range`},
+		"range.toml":    {"[prices.a.m]\ninput = 1" + strings.Repeat("0", 400) + "\n", `line 2 column 9: prices.a.m.input: toml: unable to parse float: strconv.ParseFloat: parsing "1` + strings.Repeat("0", 38) + `…": value out of range`},
+		"timeout.toml":  {"[providers.local]\nidle_timeout = \"5 min\"\n", `line 2 column 16: providers.local.idle_timeout: toml: "5 min" is not a duration`},
+		"zero.toml":     {"[providers.local]\nconnect_timeout = \"0s\"\n", `"0s" is not a positive duration`},
+		"unitless.toml": {"[providers.local]\nrequest_timeout = 90\n", `"90" is not a duration (write it like "90s" or "10m")`},
+		"typo2.toml":    {"[providers.local]\nrequest_timeot = \"9s\"\n", "line 2: unknown key providers.local.request_timeot"},
 	} {
 		_, err := Load(write(name, tc.body))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line containing %q", name, err, tc.want)
 		}
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte(`
+[providers.local]
+request_timeout = "90s"
+idle_timeout = "20m"
+
+[providers.anthropic]
+connect_timeout = "5s"
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]Timeouts{
+		"local":     {Connect: 90 * time.Second, FirstByte: 90 * time.Second, Idle: 20 * time.Minute},
+		"anthropic": {Connect: 5 * time.Second},
+		"openai":    {},
+	} {
+		if got := c.Timeouts(name); got != want {
+			t.Errorf("Timeouts(%q) = %+v, want %+v", name, got, want)
+		}
+	}
+	if got := (*Config)(nil).Timeouts("local"); got != (Timeouts{}) {
+		t.Errorf("nil config: %+v", got)
 	}
 }
 

@@ -24,6 +24,9 @@ func (anthropicWire) errorBody(typ, msg string) any {
 	return obj{"type": "error", "error": obj{"type": typ, "message": msg}}
 }
 
+// keepAlive is the API's ping event.
+func (anthropicWire) keepAlive() string { return "event: ping\ndata: {\"type\": \"ping\"}\n\n" }
+
 func (w anthropicWire) errorEvent(typ, msg string) event {
 	return newEvent("error", w.errorBody(typ, msg))
 }

@@ -74,7 +74,11 @@
 //	               rate_limit_error, overloaded_error for 503 and 529,
 //	               api_error, authentication_error, invalid_request_error)
 //	error_message  its error.message (by default the status text)
-//	body           a raw body sent instead of the generated one
+//	body           a raw body sent instead of the generated one; without
+//	               status, a 200 answer of that body
+//	content_type   the body's Content-Type (default application/json):
+//	               {"body": "<html>...", "content_type": "text/html"} is
+//	               a captive portal's login page
 //	retry_after    the retry-after header's value (seconds or a date)
 //	echo_key       append the key the request carried to the message
 //	               (also for stream_error), to test redaction
@@ -86,12 +90,20 @@
 //	stream_error   {after, type, message}: send an error event after N
 //	               events (Anthropic: event: error; OpenAI: data:
 //	               {"error":{...}}), then end
+//	ping_after     N: send N events, then only keep-alives every 20 ms
+//	               until the client goes away (Anthropic: ping events;
+//	               OpenAI: ": keep-alive" comments): a server alive but
+//	               never done
+//	hang           accept the request and never answer, not even a
+//	               status line, until the client goes away (recorded
+//	               with status 0)
 //	delay_ms       wait before answering
 //
 // Events are counted from 0 and include the first (message_start, or the
 // role chunk) and Anthropic's ping. In an unstreamed request cut_after,
 // drop_after and malformed_after send half of the JSON body (drop_after
-// then cuts the connection) and stream_error becomes an HTTP 500.
+// then cuts the connection), stream_error becomes an HTTP 500 and
+// ping_after sends the headers and then nothing.
 //
 // # Checks
 //

@@ -19,6 +19,9 @@ func (openaiWire) errorBody(typ, msg string) any {
 	return obj{"error": obj{"message": msg, "type": typ, "param": nil, "code": nil}}
 }
 
+// keepAlive is an SSE comment, as OpenRouter and proxies send.
+func (openaiWire) keepAlive() string { return ": keep-alive\n\n" }
+
 func (w openaiWire) errorEvent(typ, msg string) event {
 	return newEvent("", w.errorBody(typ, msg))
 }

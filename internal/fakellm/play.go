@@ -1,6 +1,7 @@
 package fakellm
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -20,6 +21,9 @@ type wire interface {
 	validate(r *http.Request, body []byte) error
 	errorBody(typ, msg string) any
 	errorEvent(typ, msg string) event
+	// keepAlive is what the wire's servers send to keep an idle stream
+	// open: no part of the answer.
+	keepAlive() string
 	events(t *Turn, a *answer) []event
 	message(t *Turn, a *answer) any
 }
@@ -79,10 +83,17 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, body []byte,
 		return
 	}
 	status := http.StatusOK
-	if t.Status != 0 {
+	switch {
+	case t.Status != 0:
 		status = t.Status
+	case t.Hang:
+		status = 0 // nothing is ever sent
 	}
 	s.record(r, body, status, n)
+	if t.Hang {
+		<-r.Context().Done()
+		return
+	}
 	if t.DelayMS > 0 {
 		select {
 		case <-time.After(time.Duration(t.DelayMS) * time.Millisecond):
@@ -90,7 +101,7 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, body []byte,
 			return
 		}
 	}
-	if t.Status != 0 {
+	if t.Status != 0 || t.Body != "" {
 		s.writeFault(w, t, wr, key)
 		return
 	}
@@ -111,20 +122,27 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, body []byte,
 		a.ids = append(a.ids, id)
 	}
 	if req.Stream {
-		s.stream(w, t, wr, wr.events(t, a), key)
+		s.stream(r.Context(), w, t, wr, wr.events(t, a), key)
 	} else {
-		s.whole(w, t, wr, wr.message(t, a), key)
+		s.whole(r.Context(), w, t, wr, wr.message(t, a), key)
 	}
 }
 
-// writeFault answers with the turn's HTTP error.
+// writeFault answers with the turn's HTTP error, or its raw body.
 func (s *Server) writeFault(w http.ResponseWriter, t *Turn, wr wire, key string) {
 	if t.RetryAfter != "" {
 		w.Header().Set("Retry-After", t.RetryAfter)
 	}
 	if t.Body != "" {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(t.Status)
+		ct, status := t.ContentType, t.Status
+		if ct == "" {
+			ct = "application/json"
+		}
+		if status == 0 {
+			status = http.StatusOK
+		}
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(status)
 		w.Write([]byte(t.Body))
 		return
 	}
@@ -163,8 +181,11 @@ func errorType(status int, typ string) string {
 	return "invalid_request_error"
 }
 
+// keepAliveEvery is how often ping_after sends a keep-alive.
+const keepAliveEvery = 20 * time.Millisecond
+
 // stream sends events, applying the turn's stream fault.
-func (s *Server) stream(w http.ResponseWriter, t *Turn, wr wire, events []event, key string) {
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, t *Turn, wr wire, events []event, key string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -178,6 +199,16 @@ func (s *Server) stream(w http.ResponseWriter, t *Turn, wr wire, events []event,
 		switch {
 		case at(t.CutAfter, i):
 			return // a clean end, without the terminal event
+		case at(t.PingAfter, i):
+			for {
+				w.Write([]byte(wr.keepAlive()))
+				flush()
+				select {
+				case <-time.After(keepAliveEvery):
+				case <-ctx.Done():
+					return
+				}
+			}
 		case at(t.DropAfter, i):
 			flush()
 			panic(http.ErrAbortHandler) // the connection is cut
@@ -212,8 +243,18 @@ func writeEvent(w http.ResponseWriter, ev event) {
 }
 
 // whole sends an unstreamed answer. A stream fault truncates the body (and
-// drop_after cuts the connection too); stream_error becomes a 500.
-func (s *Server) whole(w http.ResponseWriter, t *Turn, wr wire, v any, key string) {
+// drop_after cuts the connection too); stream_error becomes a 500;
+// ping_after sends the headers and then nothing.
+func (s *Server) whole(ctx context.Context, w http.ResponseWriter, t *Turn, wr wire, v any, key string) {
+	if t.PingAfter != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		<-ctx.Done()
+		return
+	}
 	if e := t.StreamError; e != nil {
 		writeJSON(w, http.StatusInternalServerError, wr.errorBody(errorType(500, e.Type), faultMessage(e.Message, "stream error", t.EchoKey, key)))
 		return

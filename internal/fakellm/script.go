@@ -35,6 +35,10 @@ type Turn struct {
 	ErrorMessage string `json:"error_message,omitempty"`
 	Body         string `json:"body,omitempty"`
 	RetryAfter   string `json:"retry_after,omitempty"`
+	// ContentType is the Content-Type Body is sent with (default
+	// application/json). Body without Status is a 200 answer: a captive
+	// portal's login page, a proxy's notice.
+	ContentType string `json:"content_type,omitempty"`
 	// EchoKey appends the key the request carried to the error message, as
 	// careless servers do, so tests can check that clients redact it.
 	EchoKey bool `json:"echo_key,omitempty"`
@@ -44,6 +48,14 @@ type Turn struct {
 	DropAfter      *int         `json:"drop_after,omitempty"`
 	MalformedAfter *int         `json:"malformed_after,omitempty"`
 	StreamError    *StreamError `json:"stream_error,omitempty"`
+	// PingAfter sends that many events, then only keep-alives (events or
+	// comments that carry no part of the answer) until the client goes
+	// away: a server that is alive but never finishes.
+	PingAfter *int `json:"ping_after,omitempty"`
+
+	// Hang accepts the request and never answers, not even a status line,
+	// until the client goes away.
+	Hang bool `json:"hang,omitempty"`
 
 	// DelayMS waits before answering (the request's cancellation ends the wait).
 	DelayMS int `json:"delay_ms,omitempty"`
@@ -101,7 +113,7 @@ func ParseScript(data []byte) (*Script, error) {
 
 func (t *Turn) check() error {
 	faults := 0
-	for _, p := range []*int{t.CutAfter, t.DropAfter, t.MalformedAfter} {
+	for _, p := range []*int{t.CutAfter, t.DropAfter, t.MalformedAfter, t.PingAfter} {
 		if p != nil {
 			faults++
 			if *p < 0 {
@@ -116,7 +128,16 @@ func (t *Turn) check() error {
 		}
 	}
 	if faults > 1 {
-		return errors.New("at most one of cut_after, drop_after, malformed_after and stream_error")
+		return errors.New("at most one of cut_after, drop_after, malformed_after, ping_after and stream_error")
+	}
+	if t.ContentType != "" && t.Body == "" {
+		return errors.New("content_type is the type of a body, and there is none")
+	}
+	if t.Body != "" && faults > 0 {
+		return errors.New("a turn with a body has no stream fault")
+	}
+	if t.Hang && (t.Status != 0 || t.Body != "" || faults > 0 || t.DelayMS != 0) {
+		return errors.New("a turn that hangs sends nothing else")
 	}
 	if t.Status != 0 {
 		if t.Status < 400 || t.Status > 599 {

@@ -42,7 +42,8 @@ type Request struct {
 	Path   string          `json:"path"`
 	Header http.Header     `json:"-"`
 	Body   json.RawMessage `json:"body,omitempty"` // compacted; a JSON string when the body was not JSON
-	// Status is the status the server answered (or began to answer) with.
+	// Status is the status the server answered (or began to answer) with,
+	// 0 when it never answered (hang).
 	Status int `json:"status"`
 	// Turn is the 1-based script turn the request consumed, 0 for none.
 	Turn int `json:"turn"`

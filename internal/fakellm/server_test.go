@@ -3,6 +3,7 @@ package fakellm
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // newRequest builds a POST with the headers every client sends.
@@ -321,6 +323,11 @@ func TestParseScriptErrors(t *testing.T) {
 		`{"turns":[{"text":"a"},{"tool_calls":[{"input":{}}]}]}`: "turn 2: tool call 1 has no name",
 		`{"turns":[{"tool_calls":[{"name":"f","input":"s"}]}]}`:  "not a JSON object",
 		`{"turns":[]}x`: "text after",
+		`{"turns":[{"cut_after":1,"ping_after":2}]}`: "at most one of",
+		`{"turns":[{"content_type":"text/html"}]}`:   "there is none",
+		`{"turns":[{"body":"x","drop_after":1}]}`:    "a body has no stream fault",
+		`{"turns":[{"hang":true,"status":500}]}`:     "sends nothing else",
+		`{"turns":[{"hang":true,"delay_ms":5}]}`:     "sends nothing else",
 	}
 	for in, want := range tests {
 		if _, err := ParseScript([]byte(in)); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "fakellm: ") {
@@ -352,5 +359,94 @@ func TestUnstreamedFaults(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "5" || errMessage(string(b)) != "overloaded_error: down" {
 		t.Errorf("status: %d %v %s", resp.StatusCode, resp.Header, b)
+	}
+}
+
+// TestHang: the server takes the turn and sends nothing until the client
+// gives up.
+func TestHang(t *testing.T) {
+	t.Parallel()
+	s := start(t, `{"turns":[{"hang":true}]}`, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req, _ := newRequest(s, "/v1/messages", aHello)
+	req.Header.Set("X-Api-Key", "k")
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("the hanging server answered %d", resp.StatusCode)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the client's deadline", err)
+	}
+	if reqs := s.Requests(); len(reqs) != 1 || reqs[0].Status != 0 || reqs[0].Turn != 1 {
+		t.Errorf("recorded %+v", reqs)
+	}
+}
+
+// TestPingAfter: after N events, only keep-alives, for as long as the
+// client reads.
+func TestPingAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		path, body string
+		events     int    // data lines before the keep-alives, pings aside
+		keepAlive  string // a line of a keep-alive
+	}{
+		{"/v1/messages", `{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, 1, "event: ping"}, // message_start, then the API's own ping
+		{"/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, 2, ": keep-alive"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, `{"turns":[{"text":"a b c d e f","ping_after":2}]}`, Options{})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req, _ := newRequest(s, tc.path, tc.body)
+			req.Header.Set("X-Api-Key", "k")
+			resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+				t.Errorf("content type %q", ct)
+			}
+			sc := bufio.NewScanner(resp.Body)
+			data, keepAlives := 0, 0
+			for keepAlives < 5 && sc.Scan() {
+				switch line := sc.Text(); {
+				case line == tc.keepAlive:
+					keepAlives++
+				case !strings.HasPrefix(line, "data: ") || strings.Contains(line, `"ping"`):
+				case keepAlives == 0:
+					data++
+				default:
+					t.Errorf("data after the keep-alives began: %s", line)
+				}
+			}
+			if data != tc.events || keepAlives != 5 {
+				t.Errorf("%d data lines, %d keep-alives (err %v)", data, keepAlives, sc.Err())
+			}
+		})
+	}
+}
+
+// TestBodyAnswer: a body without a status is a 200 answer of its content
+// type.
+func TestBodyAnswer(t *testing.T) {
+	t.Parallel()
+	s := start(t, `{"turns":[{"body":"<html><title>Log in</title></html>","content_type":"text/html; charset=utf-8"},{"body":"{\"x\":1}"}]}`, Options{})
+	req, _ := newRequest(s, "/v1/chat/completions", oHello)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" || string(b) != "<html><title>Log in</title></html>" {
+		t.Errorf("%d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	if code, got := post(t, s, "/v1/chat/completions", oHello); code != 200 || got != `{"x":1}` {
+		t.Errorf("JSON body: %d %s", code, got)
 	}
 }

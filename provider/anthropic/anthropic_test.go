@@ -58,7 +58,7 @@ func TestReadStream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := New(Options{APIKey: "sk-unit-test"})
-			resp, err := c.readStream(context.Background(), strings.NewReader(tt.stream), nil)
+			resp, err := c.readStream(context.Background(), strings.NewReader(tt.stream), nil, nil)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -141,5 +141,32 @@ func TestEndpoint(t *testing.T) {
 	}
 	if w := buildRequest(&provider.Request{}); w.Model != DefaultModel || w.MaxTokens != DefaultMaxTokens || !w.Stream || w.Messages == nil {
 		t.Errorf("defaults: %+v", w)
+	}
+}
+
+// TestProgress: what restarts the idle timeout is an event of the answer;
+// comments, pings and events without data are not.
+func TestProgress(t *testing.T) {
+	t.Parallel()
+	stream := ": keep-alive\n\n" +
+		"event: ping\ndata: {\"type\": \"ping\"}\n\n" +
+		"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\"}}\n\n" +
+		"event: ping\ndata: {\"type\": \"ping\"}\n\n" +
+		": keep-alive\n\n" +
+		"event: ping\n\n" +
+		"data: \n\n" +
+		"data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n" +
+		"event: ping\ndata: {\"type\": \"ping\"}\n\n" +
+		"data: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n" +
+		"data: {\"type\":\"message_stop\"}\n\n"
+	n := 0
+	c := New(Options{APIKey: "sk-unit-test"})
+	if _, err := c.readStream(context.Background(), strings.NewReader(stream), func() { n++ }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 {
+		t.Errorf("%d events counted as progress, want 6", n)
 	}
 }

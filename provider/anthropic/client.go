@@ -35,6 +35,8 @@ type Options struct {
 	HTTPClient *http.Client
 	// Now is the clock used to read a retry-after date. Nil means time.Now.
 	Now func() time.Time
+	// Timeouts bound the server's silences; zero fields mean the defaults.
+	Timeouts provider.Timeouts
 }
 
 // Client talks to the Anthropic Messages API. It is safe for concurrent use.
@@ -49,7 +51,7 @@ var _ provider.Provider = (*Client)(nil)
 func New(opts Options) *Client {
 	c := &Client{
 		base: strings.TrimRight(opts.BaseURL, "/"),
-		w:    wire.Client{Provider: Name, Key: opts.APIKey, HTTP: opts.HTTPClient, Now: opts.Now, RetryableType: retryableType},
+		w:    wire.Client{Provider: Name, Key: opts.APIKey, HTTP: opts.HTTPClient, Now: opts.Now, RetryableType: retryableType, Timeouts: opts.Timeouts},
 	}
 	if c.base == "" {
 		c.base = DefaultBaseURL
@@ -85,11 +87,11 @@ func (c *Client) Complete(ctx context.Context, req *provider.Request) (*provider
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if wire.IsJSON(resp) {
+	if wire.IsJSON(resp.Response) {
 		// A proxy or a fake that does not stream answers with the whole message.
 		return c.readMessage(ctx, resp.Body)
 	}
-	return c.readStream(ctx, resp.Body, req.OnDelta)
+	return c.readStream(ctx, resp.Body, resp.Progress, req.OnDelta)
 }
 
 // stopReason maps the API's stop_reason to the neutral one.

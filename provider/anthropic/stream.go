@@ -64,8 +64,10 @@ type partial struct {
 	json  strings.Builder // a tool call's input, as it streams
 }
 
-// readStream assembles a streamed message.
-func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(provider.Delta)) (*provider.Response, error) {
+// readStream assembles a streamed message. progress, when not nil, is
+// called for each event that is part of the answer: every event but pings
+// and events without data.
+func (c *Client) readStream(ctx context.Context, body io.Reader, progress func(), onDelta func(provider.Delta)) (*provider.Response, error) {
 	r := wire.NewReader(body)
 	resp := &provider.Response{}
 	var blocks []*partial
@@ -75,6 +77,9 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(pr
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, c.w.TransportError(ctx, err)
+			}
+			if perr := wire.AsError(err); perr != nil {
+				return nil, perr // a timeout
 			}
 			if errors.Is(err, io.EOF) {
 				return nil, c.w.Fail(true, "stream ended early (no message_stop)")
@@ -90,6 +95,9 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(pr
 		}
 		if e.Type == "" {
 			e.Type = ev.Name
+		}
+		if e.Type != "ping" && progress != nil {
+			progress()
 		}
 		switch e.Type {
 		case "message_start":

@@ -42,6 +42,8 @@ type Options struct {
 	HTTPClient *http.Client
 	// Now is the clock used to read a retry-after date. Nil means time.Now.
 	Now func() time.Time
+	// Timeouts bound the server's silences; zero fields mean the defaults.
+	Timeouts provider.Timeouts
 }
 
 // Client talks to a Chat Completions endpoint. It is safe for concurrent use.
@@ -69,7 +71,7 @@ func New(opts Options) (*Client, error) {
 	if c.base == "" {
 		c.base = base
 	}
-	c.w = wire.Client{Provider: c.name, Key: opts.APIKey, HTTP: opts.HTTPClient, Now: opts.Now, RetryableType: retryableType}
+	c.w = wire.Client{Provider: c.name, Key: opts.APIKey, HTTP: opts.HTTPClient, Now: opts.Now, RetryableType: retryableType, Timeouts: opts.Timeouts}
 	return c, nil
 }
 
@@ -102,11 +104,11 @@ func (c *Client) Complete(ctx context.Context, req *provider.Request) (*provider
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if wire.IsJSON(resp) {
+	if wire.IsJSON(resp.Response) {
 		// A server that ignores "stream" answers with the whole completion.
 		return c.readCompletion(ctx, resp.Body)
 	}
-	return c.readStream(ctx, resp.Body, req.OnDelta)
+	return c.readStream(ctx, resp.Body, resp.Progress, req.OnDelta)
 }
 
 // stopReason maps finish_reason to the neutral stop reason. Some local

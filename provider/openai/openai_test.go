@@ -98,7 +98,7 @@ func TestReadStream(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			resp, err := local(t).readStream(context.Background(), strings.NewReader(tt.stream), nil)
+			resp, err := local(t).readStream(context.Background(), strings.NewReader(tt.stream), nil, nil)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -190,5 +190,27 @@ func TestNew(t *testing.T) {
 		if c.Name() != tt.name || c.DefaultModel() != tt.model || c.endpoint() != tt.endpoint {
 			t.Errorf("%+v: %q %q %q", tt.opts, c.Name(), c.DefaultModel(), c.endpoint())
 		}
+	}
+}
+
+// TestProgress: what restarts the idle timeout is a chunk of the answer;
+// comments, other fields and empty data lines are not.
+func TestProgress(t *testing.T) {
+	t.Parallel()
+	stream := ": keep-alive\n\n" +
+		": OPENROUTER PROCESSING\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n" +
+		": keep-alive\n\nid: 3\nretry: 10\n\n" +
+		"data:\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n" +
+		": keep-alive\n\n" +
+		"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: [DONE]\n\n"
+	n := 0
+	if _, err := local(t).readStream(context.Background(), strings.NewReader(stream), func() { n++ }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Errorf("%d events counted as progress, want 3", n)
 	}
 }

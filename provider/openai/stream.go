@@ -166,8 +166,10 @@ func (a *assembler) response() *provider.Response {
 	return resp
 }
 
-// readStream reads data: lines until [DONE].
-func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(provider.Delta)) (*provider.Response, error) {
+// readStream reads data: lines until [DONE]. progress, when not nil, is
+// called for each chunk: comments and empty data lines are not part of the
+// answer.
+func (c *Client) readStream(ctx context.Context, body io.Reader, progress func(), onDelta func(provider.Delta)) (*provider.Response, error) {
 	r := wire.NewReader(body)
 	a := &assembler{onDelta: onDelta}
 	for {
@@ -179,6 +181,8 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(pr
 				return a.response(), nil
 			case ctx.Err() != nil:
 				return nil, c.w.TransportError(ctx, err)
+			case wire.AsError(err) != nil:
+				return nil, wire.AsError(err) // a timeout
 			case errors.Is(err, wire.ErrTruncated):
 				// a last line other than [DONE], cut short
 			case !errors.Is(err, io.EOF):
@@ -197,6 +201,9 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, onDelta func(pr
 		var ch chunk
 		if jerr := json.Unmarshal(data, &ch); jerr != nil {
 			return nil, c.w.Fail(false, "malformed stream chunk %s: %v", c.w.Quote(data), jerr)
+		}
+		if progress != nil {
+			progress()
 		}
 		if len(ch.Error) > 0 && string(ch.Error) != "null" {
 			return nil, c.w.StreamError(wire.ErrorBody(data))

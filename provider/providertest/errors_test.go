@@ -176,7 +176,7 @@ func TestKeyRefused(t *testing.T) {
 		f.key = "" // start uses it for both sides; set the client's below
 		// No turns: a refused key consumes none.
 		srv := fakellm.New(t, nil, f.fake)
-		p := f.make(srv.URL(), testKey)
+		p := f.make(srv.URL(), testKey, extras{})
 		_, _, err := ask(p, nil)
 		perr := asError(t, err)
 		if perr.Status != 401 || perr.Retryable || !strings.Contains(perr.Message, "the API key was refused") || !strings.Contains(perr.Message, "[redacted]") {
@@ -214,7 +214,7 @@ func TestMissingKey(t *testing.T) {
 		if f.provider == "local" {
 			return // needs none
 		}
-		p := f.make("http://127.0.0.1:1", "")
+		p := f.make("http://127.0.0.1:1", "", extras{})
 		_, _, err := ask(p, nil)
 		if perr := asError(t, err); perr.Retryable || !strings.Contains(perr.Message, "no API key") {
 			t.Errorf("error = %#v", perr)
@@ -241,7 +241,7 @@ func TestConnectionRefused(t *testing.T) {
 	// Port 1 needs privileges to bind: nothing listens there, and no other
 	// test can take it, as it could a port just closed.
 	forEach(t, func(t *testing.T, f flavour) {
-		p := f.make("http://127.0.0.1:1", testKey)
+		p := f.make("http://127.0.0.1:1", testKey, extras{})
 		_, _, err := ask(p, nil)
 		if perr := asError(t, err); perr.Retryable || perr.Status != 0 || !strings.Contains(perr.Message, "refused") {
 			t.Errorf("error = %#v", perr)

@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -24,16 +25,23 @@ type flavour struct {
 	key      string // the key the client sends, and the fake requires
 	fake     fakellm.Options
 	newBase  func(url string) string // the base URL given to the client
-	make     func(base, key string) provider.Provider
+	make     func(base, key string, x extras) provider.Provider
+	x        extras // what start gives make
 }
 
-func newAnthropic(base, key string) provider.Provider {
-	return anthropic.New(anthropic.Options{BaseURL: base, APIKey: key})
+// extras are the client options a test may set besides base and key.
+type extras struct {
+	timeouts provider.Timeouts
+	http     *http.Client // nil: http.DefaultClient
 }
 
-func newOpenAI(name string) func(base, key string) provider.Provider {
-	return func(base, key string) provider.Provider {
-		p, err := openai.New(openai.Options{Name: name, BaseURL: base, APIKey: key})
+func newAnthropic(base, key string, x extras) provider.Provider {
+	return anthropic.New(anthropic.Options{BaseURL: base, APIKey: key, Timeouts: x.timeouts, HTTPClient: x.http})
+}
+
+func newOpenAI(name string) func(base, key string, x extras) provider.Provider {
+	return func(base, key string, x extras) provider.Provider {
+		p, err := openai.New(openai.Options{Name: name, BaseURL: base, APIKey: key, Timeouts: x.timeouts, HTTPClient: x.http})
 		if err != nil {
 			panic(err)
 		}
@@ -69,7 +77,7 @@ func (f flavour) start(t *testing.T, script string) (provider.Provider, *fakellm
 	if f.newBase != nil {
 		base = f.newBase(base)
 	}
-	return f.make(base, f.key), srv
+	return f.make(base, f.key, f.x), srv
 }
 
 // forEach runs test once per flavour, in parallel.

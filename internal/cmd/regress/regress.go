@@ -40,6 +40,7 @@ type RegressOptions struct {
 	Shard           string
 	NoSession       bool
 	SkipSlotCheck   bool
+	RequestTimeout  time.Duration
 }
 
 // NewCmdRegress builds "mecha regress".
@@ -83,6 +84,7 @@ matrix can split a large set across machines.`,
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the pins (1-based)")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the replays as sessions")
 	f.BoolVar(&opts.SkipSlotCheck, "skip-slot-check", false, "do not require a single-slot llama-server for the local provider")
+	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
 	return cmd
 }
 
@@ -205,7 +207,8 @@ func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, m
 		return nil, err
 	}
 	res.ID, res.Title = s.Meta.ID, s.Meta.Title
-	job, err := replaycmd.NewJob(opts.Env, cfg, s, replaycmd.Settings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession})
+	job, err := replaycmd.NewJob(opts.Env, cfg, s, replaycmd.Settings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession,
+		RequestTimeout: opts.RequestTimeout})
 	if err != nil {
 		return nil, err
 	}

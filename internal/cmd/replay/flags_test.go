@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/cmdutil/cmdtest"
@@ -20,12 +21,13 @@ func parse(args ...string) (*ReplayOptions, error) {
 
 func TestReplayFlags(t *testing.T) {
 	t.Parallel()
-	o, err := parse("-p", "anthropic", "-m", "m", "--on-divergence", "live", "--repeat", "3", "--read-only", "-w", "/tmp", "2026")
+	o, err := parse("-p", "anthropic", "-m", "m", "--on-divergence", "live", "--repeat", "3", "--read-only", "-w", "/tmp",
+		"--request-timeout", "2m", "2026")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.ID != "2026" || o.Provider != "anthropic" || o.Model != "m" || o.OnDivergence != string(replay.ModeLive) ||
-		o.Repeat != 3 || !o.ReadOnly || o.Workspace != "/tmp" {
+		o.Repeat != 3 || !o.ReadOnly || o.Workspace != "/tmp" || o.RequestTimeout != 2*time.Minute {
 		t.Errorf("parsed %+v", o)
 	}
 }

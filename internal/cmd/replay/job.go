@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/config"
@@ -26,6 +27,8 @@ type Settings struct {
 	Permission tool.Mode
 	MockScript string
 	Record     bool
+	// RequestTimeout is --request-timeout (0: config.toml's timeouts).
+	RequestTimeout time.Duration
 }
 
 // Job replays one session, as often as asked.
@@ -94,7 +97,8 @@ func (j *Job) Cleanup() {
 // Run replays the session once, recording the replay unless told not to.
 func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 	providers := func(name, _ string) (provider.Provider, error) {
-		return cmdutil.NewProvider(j.env, name, cmdutil.ProviderSetup{MockScript: j.set.MockScript})
+		return cmdutil.NewProvider(j.env, name, cmdutil.ProviderSetup{MockScript: j.set.MockScript,
+			Config: j.cfg, RequestTimeout: j.set.RequestTimeout})
 	}
 	opts := replay.Options{
 		Session: j.s, Providers: providers, Override: j.override, Mode: j.set.Mode,

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/textfmt"
@@ -30,6 +31,7 @@ type ReplayOptions struct {
 	Yes, ReadOnly   bool
 	Workspace       string
 	MockScript      string
+	RequestTimeout  time.Duration
 }
 
 // NewCmdReplay builds "mecha replay".
@@ -85,6 +87,7 @@ regression: --repeat N replays N times and counts.`,
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "in live mode, refuse every real call that modifies the workspace or runs a command")
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "in live mode, the workspace real calls run in (default: the recorded one)")
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
+	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
 	return cmd
 }
 
@@ -117,7 +120,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	}
 	job, err := NewJob(opts.Env, cfg, s, Settings{
 		Provider: opts.Provider, Model: opts.Model, Mode: mode, Workspace: opts.Workspace,
-		Permission: perm, MockScript: opts.MockScript, Record: !opts.NoSession,
+		Permission: perm, MockScript: opts.MockScript, Record: !opts.NoSession, RequestTimeout: opts.RequestTimeout,
 	})
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/textfmt"
@@ -50,6 +51,9 @@ type Options struct {
 	NoCachePrompt     bool
 	Temperature       float64
 	Seed              uint64
+	// RequestTimeout bounds the provider's silences (0: config.toml's);
+	// it shapes no request, so the config record does not keep it.
+	RequestTimeout time.Duration
 }
 
 // Defaults of "mecha run".
@@ -126,6 +130,7 @@ bad usage, 130 when interrupted.`,
 	f.BoolVar(&opts.NoCachePrompt, "no-cache-prompt", false, "do not ask the server to cache the prompt prefix")
 	f.Float64Var(&opts.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "sampling seed (default: none)")
+	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
 	return cmd
 }
 
@@ -182,7 +187,8 @@ func runRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	prov, err := cmdutil.NewProvider(opts.Env, rc.Provider, cmdutil.ProviderSetup{MockScript: opts.MockScript})
+	prov, err := cmdutil.NewProvider(opts.Env, rc.Provider, cmdutil.ProviderSetup{MockScript: opts.MockScript,
+		Config: cfgFile, RequestTimeout: opts.RequestTimeout})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/cmdutil/cmdtest"
@@ -41,12 +42,12 @@ func parse(t *testing.T, args ...string) (*Options, error) {
 func TestRunFlags(t *testing.T) {
 	t.Parallel()
 	o, err := parse(t, "-p", "local", "-m", "qwen", "--tool", "fs_read", "--tool", "fs_list", "--max-turns", "7",
-		"--temperature", "0", "--seed", "42", "--yes", "the task")
+		"--temperature", "0", "--seed", "42", "--yes", "--request-timeout", "90s", "the task")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Task != "the task" || o.Provider != "local" || o.Model != "qwen" || o.MaxTurns != 7 || !o.Yes ||
-		strings.Join(o.Tools, ",") != "fs_read,fs_list" || o.Seed != 42 {
+		strings.Join(o.Tools, ",") != "fs_read,fs_list" || o.Seed != 42 || o.RequestTimeout != 90*time.Second {
 		t.Errorf("parsed %+v", o)
 	}
 	for _, name := range []string{"temperature", "seed", "max-turns", "provider"} {
@@ -90,6 +91,18 @@ func TestRunFlagsRefused(t *testing.T) {
 		var ue *cmdutil.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run %q: err %v, want a usage error containing %q", tc.args, err, tc.want)
+		}
+	}
+	// Flag values the flag itself refuses (the root command makes them
+	// usage errors).
+	for _, tc := range []struct{ value, want string }{
+		{"0s", "must be positive"},
+		{"-5m", "must be positive"},
+		{"soon", "not a duration"},
+	} {
+		o, err := parse(t, "--request-timeout", tc.value, "x")
+		if o != nil || err == nil || !strings.Contains(err.Error(), `"--request-timeout" flag: `+tc.want) {
+			t.Errorf("--request-timeout %s: ran=%v err %v, want %q", tc.value, o != nil, err, tc.want)
 		}
 	}
 }

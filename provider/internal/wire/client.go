@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mecha-agent/mecha/provider"
 )
 
 // Client is the part of an HTTP provider client that does not depend on
@@ -30,7 +33,24 @@ type Client struct {
 	// RetryableType reports whether an error type the server gave names a
 	// transient failure. Nil means that none does.
 	RetryableType func(typ string) bool
+	// Timeouts bound the silences of each request (see provider.Timeouts);
+	// zero fields mean the defaults.
+	Timeouts provider.Timeouts
 }
+
+// Answer is a 2xx answer. Its Body is watched by the request's timeouts: a
+// read cut by one fails with a *provider.Error that says which. The reader
+// of an event stream calls Progress for each event that is part of the
+// answer; the bytes of a JSON answer count by themselves. Closing the Body
+// ends the watch.
+type Answer struct {
+	*http.Response
+	dog *watchdog
+}
+
+// Progress records that a part of the answer arrived: it ends the wait for
+// the first byte and restarts the idle timeout.
+func (a *Answer) Progress() { a.dog.progress() }
 
 func (w *Client) now() time.Time {
 	if w.Now == nil {
@@ -48,11 +68,12 @@ func (w *Client) httpClient() *http.Client {
 
 // Post encodes v as JSON and posts it to url, asking for an event stream,
 // with the given header fields set besides Content-Type and Accept. It
-// returns the answer when its status is 2xx; the caller closes its body.
+// returns the answer when its status is 2xx and it is an event stream or
+// JSON (or says nothing of its type); the caller closes its body.
 // Otherwise the answer is closed and the error is a *provider.Error
-// (HTTPError, TransportError, or a bad url), the context's error when ctx
-// is done, or an encoding error.
-func (w *Client) Post(ctx context.Context, url string, v any, header map[string]string) (*http.Response, error) {
+// (HTTPError, WrongContentType, TransportError, a timeout, or a bad url),
+// the context's error when ctx is done, or an encoding error.
+func (w *Client) Post(ctx context.Context, url string, v any, header map[string]string) (*Answer, error) {
 	body, err := encode(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode request: %w", w.Provider, err)
@@ -61,6 +82,8 @@ func (w *Client) Post(ctx context.Context, url string, v any, header map[string]
 	if err != nil {
 		return nil, w.Fail(false, "bad base URL: %v", err)
 	}
+	reqCtx, dog := w.watch(ctx, req.URL.Redacted())
+	req = req.WithContext(reqCtx)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	for name, value := range header {
@@ -68,13 +91,34 @@ func (w *Client) Post(ctx context.Context, url string, v any, header map[string]
 	}
 	resp, err := w.httpClient().Do(req)
 	if err != nil {
+		dog.stop()
+		if perr := dog.expired(); perr != nil && ctx.Err() == nil {
+			return nil, perr
+		}
 		return nil, w.TransportError(ctx, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer dog.stop()
 		defer resp.Body.Close()
 		return nil, w.HTTPError(resp)
 	}
-	return resp, nil
+	if perr := w.WrongContentType(resp, req.URL.Redacted()); perr != nil {
+		dog.stop()
+		resp.Body.Close()
+		return nil, perr
+	}
+	resp.Body = &watchedBody{ReadCloser: resp.Body, dog: dog, json: IsJSON(resp)}
+	return &Answer{Response: resp, dog: dog}, nil
+}
+
+// AsError returns err as a *provider.Error when it is one (a timeout a
+// read of an Answer failed with), nil otherwise.
+func AsError(err error) *provider.Error {
+	var perr *provider.Error
+	if errors.As(err, &perr) {
+		return perr
+	}
+	return nil
 }
 
 // encode marshals without escaping <, > and &, so logged requests stay
@@ -87,6 +131,36 @@ func encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// bodyPeekMax bounds, in characters, the start of an unexpected body an
+// error message shows.
+const bodyPeekMax = 100
+
+// WrongContentType returns the error of a 2xx answer to url that is
+// neither an event stream nor JSON: a captive portal's login page, a
+// proxy's notice. Retrying cannot help, so it is not Retryable; its
+// message names the URL, the content type and the body's first
+// bodyPeekMax characters on one line, the key redacted before the cut. It
+// returns nil for an event stream, JSON, or an answer without a
+// Content-Type (read as a stream, as before servers said). It reads from
+// the body only when it fails.
+func (w *Client) WrongContentType(resp *http.Response, url string) *provider.Error {
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	if ct == "" || mt == "text/event-stream" || mt == "application/json" {
+		return nil
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	body := OneLine(Redact(strings.ToValidUTF8(string(head), "\uFFFD"), w.Key), bodyPeekMax)
+	if body == "" {
+		body = "an empty body"
+	}
+	return &provider.Error{
+		Provider: w.Provider,
+		Status:   resp.StatusCode,
+		Message:  w.clean(fmt.Sprintf("%s answered %s, not an event stream or JSON: %s", url, ct, body)),
+	}
 }
 
 // IsJSON reports whether an answer is a whole JSON document rather than an
@@ -105,6 +179,9 @@ func (w *Client) ReadAnswer(ctx context.Context, body io.Reader, v any) ([]byte,
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, w.TransportError(ctx, err)
+		}
+		if perr := AsError(err); perr != nil {
+			return nil, perr
 		}
 		return nil, w.Fail(true, "reading the answer: %v", err)
 	}

@@ -24,7 +24,16 @@ func TestPost(t *testing.T) {
 				http.Error(w, "bad request headers", http.StatusBadRequest)
 				return
 			}
+			w.Header().Set("Content-Type", "text/event-stream")
 			w.Write(body) // echo
+		case "/untyped":
+			w.Header()["Content-Type"] = nil // no type, and none sniffed
+			w.Write([]byte("data: x\n\n"))
+		case "/html":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html>\n<title>Sign in</title>\n<p>" + testKey + strings.Repeat(" la", 100) + "</p></html>"))
+		case "/empty-html":
+			w.Header().Set("Content-Type", "text/html")
 		case "/teapot":
 			http.Error(w, `{"error":{"type":"overloaded_error","message":"brewing"}}`, http.StatusTeapot)
 		}
@@ -42,6 +51,10 @@ func TestPost(t *testing.T) {
 	}{
 		{"2xx", context.Background(), srv.URL + "/ok", map[string]string{"q": "<a&b>"}, `{"q":"<a&b>"}`, false},
 		{"non-2xx", context.Background(), srv.URL + "/teapot", nil, "prov: HTTP 418: overloaded_error: brewing", true},
+		{"no content type: a stream", context.Background(), srv.URL + "/untyped", nil, "data: x\n\n", false},
+		{"HTML", context.Background(), srv.URL + "/html", nil, "prov: HTTP 200: " + srv.URL + "/html answered text/html, not an event stream or JSON: " +
+			"<html> <title>Sign in</title> <p>[redacted]" + strings.Repeat(" la", 19) + "...", true},
+		{"empty HTML", context.Background(), srv.URL + "/empty-html", nil, "prov: HTTP 200: " + srv.URL + "/empty-html answered text/html, not an event stream or JSON: an empty body", true},
 		{"bad URL", context.Background(), "http://bad host/", nil, `prov: bad base URL: parse "http://bad host/": invalid character " " in host name`, true},
 		{"cannot encode", context.Background(), srv.URL + "/ok", func() {}, "prov: encode request: json: unsupported type: func()", true},
 		{"context done", cancelled, srv.URL + "/ok", nil, "prov: context canceled", true},

@@ -2,10 +2,11 @@
 // provider/openai) share whatever their wire format, so that they fail,
 // redact and read streams alike:
 //
-//   - Client: a client's name, API key, HTTP client and clock. Post sends a
-//     JSON request and turns a non-2xx answer into a *provider.Error;
-//     ReadAnswer reads a whole unstreamed answer; Fail, TransportError,
-//     HTTPError and StreamError build every other error.
+//   - Client: a client's name, API key, HTTP client, clock and timeouts.
+//     Post sends a JSON request, turns a non-2xx answer into a
+//     *provider.Error and returns a 2xx one as an Answer watched by the
+//     timeouts; ReadAnswer reads a whole unstreamed answer; Fail,
+//     TransportError, HTTPError and StreamError build every other error.
 //   - Redact, OneLine and ErrorBody: the pieces those errors are made of;
 //     RetryableStatus and RetryAfterFromHeader (ParseRetryAfter): whether
 //     and when an HTTP answer says to retry.
@@ -30,9 +31,38 @@
 // RetryableType of the error type: which types are transient is the wire
 // format's business, not this package's.
 //
+// A 2xx answer that is neither an event stream nor JSON (a captive
+// portal's login page, a proxy's notice) is not retried: retrying cannot
+// turn it into a model's answer. WrongContentType names the URL, the
+// status, the content type and the body's first 100 characters, on one
+// line with the key redacted, instead of letting the stream reader report
+// a stream that "ended early". An answer without a Content-Type is read as
+// a stream.
+//
 // A request that got no answer is Retryable unless the connection was
 // refused (nothing listens there); when the context is done, the context's
 // error is returned instead, wrapped with the client's name.
+//
+// # Timeouts
+//
+// Each request is watched by the three limits of provider.Timeouts, one
+// after the other: connect until the HTTP client has a connection (seen
+// through net/http/httptrace, so that any *http.Client will do), first-byte
+// from then until the first part of the answer, idle between two parts.
+// When one expires the request's context is cancelled, and Post, or the
+// read of the Answer that was waiting, fails with a Retryable
+// *provider.Error of one line that names the timeout, the URL (any password
+// in it masked) and the limit:
+//
+//	local: first-byte timeout: no answer from http://127.0.0.1:8080/v1/chat/completions within 10m0s
+//	anthropic: idle timeout: the stream from https://api.anthropic.com/v1/messages stalled for 5m0s
+//
+// What counts as a part of the answer is the reader's business: the bytes
+// of a JSON answer count by themselves, while the reader of an event
+// stream calls Answer.Progress for each event that carries the answer, so
+// that keep-alive comments and ping events, which a live server may send
+// forever, restart nothing. A cancelled context still ends a request with
+// the context's error, not a timeout's.
 //
 // # Event streams
 //

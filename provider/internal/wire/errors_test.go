@@ -257,3 +257,19 @@ func TestKeyNeverPartly(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyNeverPartlyInABody echoes the key at every offset around the cut
+// of an unexpected body.
+func TestKeyNeverPartlyInABody(t *testing.T) {
+	t.Parallel()
+	c := testClient(testKey)
+	for n := bodyPeekMax - len(testKey) - 5; n <= bodyPeekMax+5; n++ {
+		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/html"}},
+			Body: io.NopCloser(strings.NewReader(strings.Repeat("y", n) + testKey + " tail"))}
+		if perr := c.WrongContentType(resp, "http://h/"); perr == nil {
+			t.Fatalf("%d: text/html accepted", n)
+		} else {
+			noKey(t, perr.Error())
+		}
+	}
+}
