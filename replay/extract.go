@@ -19,7 +19,8 @@ type Call struct {
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
 	// Result is the recorded result; HasResult is false when the session
-	// ended before the call was answered.
+	// ended before the call's result was recorded, including when a resume
+	// answered it with a made-up "outcome unknown" result (see isRecordedResult).
 	Result    string `json:"-"`
 	IsError   bool   `json:"-"`
 	HasResult bool   `json:"-"`
@@ -102,7 +103,7 @@ func Extract(s *session.Session) (*Trajectory, error) {
 						continue
 					}
 					c := Call{ID: b.ID, Name: b.Name, Input: b.Input}
-					if res, ok := results[b.ID]; ok {
+					if res, ok := results[b.ID]; ok && isRecordedResult(res) {
 						c.Result, c.IsError, c.HasResult = res.Content, res.IsError, true
 					}
 					cur.Calls = append(cur.Calls, c)
@@ -118,6 +119,17 @@ func Extract(s *session.Session) (*Trajectory, error) {
 		return nil, ErrNoConfig
 	}
 	return t, nil
+}
+
+// legacyNotRun is what builds before transcript.Block.OutcomeUnknown wrote
+// for a call a resume found without a result: the same made-up answer,
+// which claimed the call had not run.
+const legacyNotRun = "not run: the session ended before this call ran"
+
+// isRecordedResult reports whether a tool_result is the call's real result, rather
+// than one a resume made up because the result was never recorded.
+func isRecordedResult(b transcript.Block) bool {
+	return !b.OutcomeUnknown && !(b.IsError && b.Content == legacyNotRun)
 }
 
 // userText returns the text of a user message and whether it carries tool
