@@ -186,8 +186,8 @@ func cmdNewest(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdGone waits up to 30 seconds for the processes whose pids the files
-// hold to be gone (exited, or zombies no one reaped yet); it kills and
-// reports those still running then:
+// hold to be gone (exited, or zombies no one reaped yet); if one is still
+// running then, it kills them all and fails:
 //
 //	gone PIDFILE...
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
@@ -206,7 +206,9 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	for _, pid := range pids {
 		for !processGone(pid) {
 			if time.Now().After(deadline) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				for _, p := range pids { // leave nothing behind
+					_ = syscall.Kill(p, syscall.SIGKILL)
+				}
 				ts.Fatalf("process %d is still running", pid)
 			}
 			time.Sleep(20 * time.Millisecond)
