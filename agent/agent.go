@@ -283,9 +283,18 @@ func (r *run) overBudget() string {
 	return ""
 }
 
+// UnknownOutcome is the result a resume records, and shows the model, for a
+// call the earlier run made but never recorded a result for. The run died
+// between recording the call and recording its result: while the call ran,
+// or before it started, no one can tell which. So the record says the
+// outcome is unknown, never that the call did not run.
+const UnknownOutcome = "outcome unknown: the run ended after this call was made and before its result was recorded. " +
+	"It may have run, completely or in part, and its effects may be in place: check before running it again."
+
 // repairDangling answers tool calls left without results by a run that died
 // between a model answer and its tool results, so the next request is well
-// formed. The answers are recorded like any other message.
+// formed. The answers are recorded like any other message, marked as made
+// up by the harness (transcript.Block.OutcomeUnknown).
 func (r *run) repairDangling() error {
 	if len(r.ctx) == 0 {
 		return nil
@@ -297,7 +306,7 @@ func (r *run) repairDangling() error {
 	var results []transcript.Block
 	for _, b := range last.Content {
 		if b.Type == transcript.BlockToolUse {
-			results = append(results, transcript.ToolResultBlock(b.ID, "not run: the session ended before this call ran", true))
+			results = append(results, transcript.UnknownOutcomeBlock(b.ID, UnknownOutcome))
 		}
 	}
 	if len(results) == 0 {

@@ -319,6 +319,13 @@ func TestResumeRepairsDanglingCalls(t *testing.T) {
 	if got := rec.kinds(); got != "user,user,assistant,taint,summary" {
 		t.Errorf("records = %s", got)
 	}
+	// The call may have run before the earlier run died: neither the
+	// record nor the model may be told it did not.
+	for _, b := range []transcript.Block{rec.recs[0].(*transcript.Message).Content[0], sent[2].Content[0]} {
+		if !b.OutcomeUnknown || !b.IsError || b.Content != UnknownOutcome || strings.Contains(b.Content, "not run") {
+			t.Errorf("dangling call answered with %+v", b)
+		}
+	}
 	if tt := rec.recs[3].(*transcript.Taint); !tt.Untrusted {
 		t.Errorf("restored taint lost: %+v", tt)
 	}

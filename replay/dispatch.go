@@ -39,6 +39,11 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("replay: the divergence mode must be stop, error or live, not %q", s)
 }
 
+// NoRecordedResult answers, in a replay, a recorded call whose result was
+// never recorded (the recorded run died first): the replay has nothing to
+// give back, and runs nothing.
+const NoRecordedResult = "replay: the recording has no result for this call (the recorded run ended before its result was recorded); nothing was run"
+
 // StopDiverged is the stop reason of a replay run ended by a divergence.
 const StopDiverged = "diverged"
 
@@ -110,7 +115,7 @@ func (d *dispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run
 		d.replayed++
 		fmt.Fprintf(d.log, "↺ %s %s (recorded result)\n", c.Name, textfmt.JSON(c.Input, 200))
 		if !rec.HasResult {
-			out[i] = tool.Result{Content: "not run: the recording has no result for this call", IsError: true}
+			out[i] = tool.Result{Content: NoRecordedResult, IsError: true}
 			continue
 		}
 		out[i] = tool.Result{Content: rec.Result, IsError: rec.IsError}

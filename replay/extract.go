@@ -19,7 +19,8 @@ type Call struct {
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
 	// Result is the recorded result; HasResult is false when the session
-	// ended before the call was answered.
+	// ended before the call's result was recorded, including when a resume
+	// answered it with a made-up "outcome unknown" result (see isRecordedResult).
 	Result    string `json:"-"`
 	IsError   bool   `json:"-"`
 	HasResult bool   `json:"-"`
@@ -85,7 +86,7 @@ func Extract(s *session.Session) (*Trajectory, error) {
 			cur := &t.Turns[len(t.Turns)-1]
 			for _, c := range it.Calls {
 				call := Call{ID: c.ID, Name: c.Name, Input: c.Input}
-				if r := c.Result; r != nil {
+				if r := c.Result; r != nil && !r.OutcomeUnknown {
 					call.Result, call.IsError, call.HasResult = r.Content, r.IsError, true
 				}
 				cur.Calls = append(cur.Calls, call)

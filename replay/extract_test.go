@@ -43,12 +43,20 @@ func TestExtract(t *testing.T) {
 		msg("user", text("second task")),
 		msg("assistant", use("d", "shell", `{"command":"ls"}`)),
 		// The session died here: d has no result.
+		&transcript.Config{Provider: "mock", Model: "m2"},
+		// A resume answered d with a made-up result, and an older build's
+		// resume answered e in its own words: neither is a recorded result.
+		msg("user", transcript.UnknownOutcomeBlock("d", "outcome unknown")),
+		msg("user", text("go on")),
+		msg("assistant", use("e", "shell", `{"command":"rm x"}`)),
+		msg("user", transcript.ToolResultBlock("e", "not run: the session ended before this call ran", true)),
+		msg("user", text("again")),
 	}}
 	traj, err := Extract(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !traj.Steered || len(traj.Turns) != 2 || traj.Text != "done one" {
+	if !traj.Steered || len(traj.Turns) != 4 || traj.Text != "done one" {
 		t.Fatalf("trajectory = %+v", traj)
 	}
 	t1, t2 := traj.Turns[0], traj.Turns[1]
@@ -59,12 +67,14 @@ func TestExtract(t *testing.T) {
 	for _, c := range traj.Calls() {
 		got = append(got, c.ID+":"+c.Name+":"+c.Result)
 	}
-	want := []string{"a:fs_read:read x", "b:fs_list:list", "c:fs_read:read y", "d:shell:"}
+	want := []string{"a:fs_read:read x", "b:fs_list:list", "c:fs_read:read y", "d:shell:", "e:shell:"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("calls = %v", got)
 	}
-	if c := traj.Calls()[3]; c.HasResult {
-		t.Errorf("an unanswered call has a result: %+v", c)
+	for _, c := range traj.Calls()[3:] {
+		if c.HasResult {
+			t.Errorf("a call whose result was never recorded has one: %+v", c)
+		}
 	}
 }
 

@@ -260,3 +260,37 @@ func TestParseMode(t *testing.T) {
 		t.Error("ParseMode accepted maybe")
 	}
 }
+
+// A call a resume answered with a made-up "outcome unknown" result has no
+// recorded result: the replay says so to the model, runs nothing, and does
+// not pass the made-up text off as what the tool returned.
+func TestReplayCallWithUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	cfg := &transcript.Config{Provider: "fake", Model: "m", Tools: []string{"fs_write"}, MaxTurns: 10}
+	s := &session.Session{Meta: transcript.Meta{ID: "20260805T091500-3f2a1b7c"}, Records: []transcript.Record{
+		cfg,
+		msg("user", text("do it")),
+		msg("assistant", use("a", "fs_write", `{"path":"out","content":"1"}`)),
+		// killed here; the resume answered the call
+		cfg,
+		msg("user", transcript.UnknownOutcomeBlock("a", "outcome unknown: made up by the resume")),
+		msg("user", text("go on")),
+		msg("assistant", text("done")),
+	}}
+	f := &fixture{prov: &script{answers: [][]transcript.Block{
+		blocks(use("x1", "fs_write", `{"path":"out","content":"1"}`)),
+		blocks(text("done")),
+		blocks(text("done")),
+	}}, runs: &atomic.Int64{}}
+	rep, err := Replay(context.Background(), Options{
+		Session: s, Providers: only(f.prov), Mode: ModeStop, Tools: f.tools("fs_write"), Recorder: f,
+	})
+	if err != nil || f.runs.Load() != 0 {
+		t.Fatalf("%+v, %v, runs %d", rep, err, f.runs.Load())
+	}
+	second := f.prov.reqs[1]
+	got := second.Messages[len(second.Messages)-1].Content[0]
+	if got.ToolUseID != "x1" || !got.IsError || got.Content != NoRecordedResult {
+		t.Errorf("result sent for the unrecorded call = %+v", got)
+	}
+}

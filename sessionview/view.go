@@ -99,7 +99,15 @@ type Result struct {
 	Line    int
 	Content string
 	IsError bool
+	// OutcomeUnknown is true for a result a resume made up because the
+	// real one was never recorded: the call may have run.
+	OutcomeUnknown bool
 }
+
+// legacyNotRun is what builds before transcript.Block.OutcomeUnknown wrote
+// for a call a resume found without a result: the same made-up answer,
+// which claimed the call had not run.
+const legacyNotRun = "not run: the session ended before this call ran"
 
 // Outcome says how a call ended.
 type Outcome int
@@ -117,6 +125,9 @@ const (
 	// Refused: the permission gate refused the call without asking
 	// (read-only mode, or a mode it does not know: it fails closed).
 	Refused
+	// Unknown: the result was made up by a resume, the real one never
+	// recorded; the call may have run.
+	Unknown
 )
 
 // Outcome classifies the call by its result. The permission gate answers a
@@ -127,6 +138,8 @@ func (c Call) Outcome() Outcome {
 	switch {
 	case r == nil:
 		return Unanswered
+	case r.OutcomeUnknown:
+		return Unknown
 	case !r.IsError:
 		return Succeeded
 	case strings.HasPrefix(r.Content, "denied: ") &&
@@ -305,7 +318,8 @@ func (b *builder) message(at Pos, m *transcript.Message) error {
 		c := calls[0]
 		b.waiting[blk.ToolUseID] = calls[1:]
 		b.open--
-		c.Result = &Result{Line: at.N, Content: blk.Content, IsError: blk.IsError}
+		c.Result = &Result{Line: at.N, Content: blk.Content, IsError: blk.IsError,
+			OutcomeUnknown: blk.OutcomeUnknown || blk.IsError && blk.Content == legacyNotRun}
 		switch c.Outcome() {
 		case Denied:
 			b.t.Denied++

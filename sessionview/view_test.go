@@ -221,3 +221,28 @@ func TestErrors(t *testing.T) {
 		t.Errorf("Stream = %v, want the function's error", err)
 	}
 }
+
+// TestOutcomeUnknown: a result a resume made up, marked or in the words of
+// older builds, is an unknown outcome, not a failure.
+func TestOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	use := `{"record":"message","role":"assistant","content":[{"type":"tool_use","id":"a","name":"shell","input":{}},{"type":"tool_use","id":"b","name":"shell","input":{}},{"type":"tool_use","id":"c","name":"shell","input":{}}]}`
+	res := `{"record":"message","role":"user","content":[` +
+		`{"type":"tool_result","tool_use_id":"a","content":"outcome unknown","is_error":true,"outcome_unknown":true},` +
+		`{"type":"tool_result","tool_use_id":"b","content":"not run: the session ended before this call ran","is_error":true},` +
+		`{"type":"tool_result","tool_use_id":"c","content":"not run: the session ended before this call ran"}]}`
+	v, err := sessionview.Build(file(t, use, res), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]sessionview.Outcome{"a": sessionview.Unknown, "b": sessionview.Unknown, "c": sessionview.Succeeded}
+	for _, it := range v.Items {
+		if r, ok := it.(*sessionview.Reply); ok {
+			for _, c := range r.Calls {
+				if got := c.Outcome(); got != want[c.ID] {
+					t.Errorf("call %s: outcome %d, want %d", c.ID, got, want[c.ID])
+				}
+			}
+		}
+	}
+}

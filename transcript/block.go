@@ -20,7 +20,7 @@ const (
 //
 //	text         Text
 //	tool_use     ID, Name, Input
-//	tool_result  ToolUseID, Content, IsError
+//	tool_result  ToolUseID, Content, IsError, OutcomeUnknown
 //	thinking     Thinking, Signature
 //
 // A block of any other type is kept verbatim in Raw, so a transcript written
@@ -34,9 +34,15 @@ type Block struct {
 	ToolUseID string
 	Content   string
 	IsError   bool
-	Thinking  string
-	Signature string
-	Raw       json.RawMessage
+	// OutcomeUnknown marks a tool result the harness wrote for a call
+	// whose real result was never recorded (the run died while the call
+	// was running, or before it started): the call may have run, and its
+	// effects may be in place. Content then says so; it is not the call's
+	// output.
+	OutcomeUnknown bool
+	Thinking       string
+	Signature      string
+	Raw            json.RawMessage
 }
 
 // TextOf joins the non-empty text blocks of a content with newlines.
@@ -63,6 +69,13 @@ func ToolResultBlock(toolUseID, content string, isError bool) Block {
 	return Block{Type: BlockToolResult, ToolUseID: toolUseID, Content: content, IsError: isError}
 }
 
+// UnknownOutcomeBlock returns the tool result the harness writes for a call
+// whose result was never recorded: an error result, marked OutcomeUnknown,
+// whose content (shown to the model) says so.
+func UnknownOutcomeBlock(toolUseID, content string) Block {
+	return Block{Type: BlockToolResult, ToolUseID: toolUseID, Content: content, IsError: true, OutcomeUnknown: true}
+}
+
 type textJSON struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
@@ -76,10 +89,11 @@ type toolUseJSON struct {
 }
 
 type toolResultJSON struct {
-	Type      string `json:"type"`
-	ToolUseID string `json:"tool_use_id"`
-	Content   string `json:"content"`
-	IsError   bool   `json:"is_error"`
+	Type           string `json:"type"`
+	ToolUseID      string `json:"tool_use_id"`
+	Content        string `json:"content"`
+	IsError        bool   `json:"is_error"`
+	OutcomeUnknown bool   `json:"outcome_unknown,omitempty"`
 }
 
 type thinkingJSON struct {
@@ -114,7 +128,7 @@ func (b Block) wire() (any, error) {
 		}
 		return toolUseJSON{b.Type, b.ID, b.Name, in}, nil
 	case BlockToolResult:
-		return toolResultJSON{b.Type, b.ToolUseID, b.Content, b.IsError}, nil
+		return toolResultJSON{b.Type, b.ToolUseID, b.Content, b.IsError, b.OutcomeUnknown}, nil
 	case BlockThinking:
 		return thinkingJSON{b.Type, b.Thinking, b.Signature}, nil
 	}

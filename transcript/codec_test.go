@@ -28,7 +28,8 @@ func TestRoundTrip(t *testing.T) {
 			{Type: BlockThinking, Thinking: "hmm", Signature: "s"},
 			ToolUseBlock("t1", "fs_read", json.RawMessage(`{"path":"a"}`)),
 		}},
-		&Message{Role: RoleUser, Content: []Block{ToolResultBlock("t1", "contents", false), ToolResultBlock("t2", "", true)}},
+		&Message{Role: RoleUser, Content: []Block{ToolResultBlock("t1", "contents", false), ToolResultBlock("t2", "", true),
+			UnknownOutcomeBlock("t3", "outcome unknown")}},
 		&Taint{Private: true},
 		&Summary{Usage: Usage{1, 2, 3, 4}, Turns: 2, Provider: "mock", Model: "mock-1", StopReason: "end_turn"},
 		&Compaction{Replaces: 4, Summary: "so far", Usage: Usage{InputTokens: 9}},
@@ -129,6 +130,7 @@ func TestBlockShapes(t *testing.T) {
 		{TextBlock("x"), `{"type":"text","text":"x"}`},
 		{ToolUseBlock("i", "n", nil), `{"type":"tool_use","id":"i","name":"n","input":{}}`},
 		{ToolResultBlock("i", "<ok>", false), `{"type":"tool_result","tool_use_id":"i","content":"<ok>","is_error":false}`},
+		{UnknownOutcomeBlock("i", "?"), `{"type":"tool_result","tool_use_id":"i","content":"?","is_error":true,"outcome_unknown":true}`},
 		{Block{Type: BlockThinking, Thinking: "t"}, `{"type":"thinking","thinking":"t"}`},
 		{Block{Type: "image", Raw: json.RawMessage(`{"type":"image","source":{}}`)}, `{"type":"image","source":{}}`},
 	}

@@ -61,6 +61,18 @@
 // is steering added mid-run. A tool_result's content is text; readers also
 // accept an array of text blocks. Blocks of other types are kept verbatim.
 //
+// outcome_unknown, optional in a tool_result and written only when true,
+// marks a result the harness made up for a call whose real result was never
+// recorded: the process died while the call ran or before it started, and a
+// resume had to answer the call to continue. The call may have run and its
+// effects may be in place; content says so to the model and is not the
+// call's output, and a replay treats the call as one without a result.
+// Transcripts written before the field existed say "not run: the session
+// ended before this call ran" in that place, which readers take the same
+// way.
+//
+//	{"type":"tool_result","tool_use_id":"toolu_2","content":"outcome unknown: ...","is_error":true,"outcome_unknown":true}
+//
 //	{"record":"message","role":"user","content":[{"type":"text","text":"what changed?"}],"at":"2026-08-05T09:15:00Z"}
 //
 // taint, a provenance checkpoint written after the messages of each run:

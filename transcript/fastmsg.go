@@ -24,16 +24,17 @@ type messageWire[C ~string] struct {
 // blockWire is every known block's fields. C is string on the fast path;
 // resultContent when some tool result's content is not a string.
 type blockWire[C ~string] struct {
-	Type      *string         `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   C               `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
+	Type           *string         `json:"type"`
+	Text           string          `json:"text"`
+	ID             string          `json:"id"`
+	Name           string          `json:"name"`
+	Input          json.RawMessage `json:"input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	Content        C               `json:"content"`
+	IsError        bool            `json:"is_error"`
+	Thinking       string          `json:"thinking"`
+	Signature      string          `json:"signature"`
+	OutcomeUnknown bool            `json:"outcome_unknown"`
 }
 
 // block maps the decoded fields to a Block. known is false for a type this
@@ -52,7 +53,7 @@ func (b blockWire[C]) block() (out Block, known bool, err error) {
 			out.Input = emptyObject
 		}
 	case BlockToolResult:
-		out.ToolUseID, out.IsError = b.ToolUseID, b.IsError
+		out.ToolUseID, out.IsError, out.OutcomeUnknown = b.ToolUseID, b.IsError, b.OutcomeUnknown
 		out.Content = string(b.Content)
 	case BlockThinking:
 		out.Thinking, out.Signature = b.Thinking, b.Signature

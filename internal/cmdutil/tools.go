@@ -65,7 +65,8 @@ func (w *Workspaces) Close() error {
 }
 
 // BuildTools builds the tools of a run: the built-ins confined to the
-// workspace, each tracked for taint and gated by the permission mode.
+// workspace, their results cleared of secret values (Secrets), each tracked
+// for taint and gated by the permission mode.
 func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
 	ws, err := wss.Open(rc.Workspace)
 	if err != nil {
@@ -81,8 +82,9 @@ func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup
 	}
 	tracker := &tool.Tracker{}
 	reg := &tool.Registry{}
+	secrets := Secrets(env)
 	for _, t := range builtin.All(ws, builtin.Options{Env: ScrubbedEnv(env.Environment())}) {
-		if err := reg.Register(tool.Gate(tracker.Wrap(t), mode, asker)); err != nil {
+		if err := reg.Register(tool.Gate(tracker.Wrap(tool.Redact(t, secrets)), mode, asker)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -105,12 +107,48 @@ func ScrubbedEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		u := strings.ToUpper(name)
-		if strings.Contains(u, "API_KEY") || strings.Contains(u, "APIKEY") || strings.Contains(u, "SECRET") ||
-			strings.Contains(u, "TOKEN") || strings.Contains(u, "PASSWORD") || strings.Contains(u, "CREDENTIAL") {
+		if CredentialName(name) {
 			continue
 		}
 		out = append(out, kv)
+	}
+	return out
+}
+
+// CredentialName reports whether an environment variable's name says it
+// holds a credential: it contains API_KEY, APIKEY, SECRET, TOKEN, PASSWORD
+// or CREDENTIAL, in any case.
+func CredentialName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, w := range []string{"API_KEY", "APIKEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// providerKeys are the variables providers read their keys from.
+var providerKeys = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}
+
+// Secrets are the values no tool result may carry: the providers' keys and
+// every variable of the environment handed on to tools whose name is a
+// CredentialName (the ones ScrubbedEnv withholds). A command can still
+// reach them by other routes (mecha's /proc/PID/environ as root, a file,
+// another process), so BuildTools redacts them from every result; values
+// shorter than tool.MinSecretLen are not redacted.
+func Secrets(env *Env) []tool.Secret {
+	var out []tool.Secret
+	for _, name := range providerKeys {
+		if v := env.Var(name); v != "" {
+			out = append(out, tool.Secret{Name: name, Value: v})
+		}
+	}
+	for _, kv := range env.Environment() {
+		name, v, _ := strings.Cut(kv, "=")
+		if v != "" && CredentialName(name) {
+			out = append(out, tool.Secret{Name: name, Value: v})
+		}
 	}
 	return out
 }

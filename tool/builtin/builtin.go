@@ -49,6 +49,11 @@ type Options struct {
 	// was killed, for output from processes that left the group (setsid)
 	// before it stops reading. Default 2s.
 	KillGrace time.Duration
+
+	// noOrphanGuard turns off what kills a command's processes when mecha
+	// dies (see "Shell processes" in the package doc). Tests only: it is
+	// the control that shows the guard is what stops the orphans.
+	noOrphanGuard bool
 }
 
 func (o Options) withDefaults() Options {

@@ -57,4 +57,13 @@
 // cancellation, and when the shell exits, the whole group is killed with
 // SIGKILL, so background children neither outlive the call nor hold its
 // output open.
+//
+// The group also dies with mecha, however mecha ends, SIGKILL included.
+// Its leader is a watcher (a second /bin/sh, with an empty environment)
+// blocked reading a pipe whose only write end mecha holds; the kernel closes
+// that end when mecha dies, and the watcher kills its group. The shell
+// itself also gets a parent-death signal (SIGKILL, Linux), with the thread
+// that started it kept for its life, since that signal follows the thread
+// and not the process. A process that leaves the group (setsid) escapes
+// both, as it escapes the timeout.
 package builtin

@@ -109,6 +109,7 @@ func (t *shell) Run(ctx context.Context, input json.RawMessage) (tool.Result, er
 		env:     t.opts.Env,
 		timeout: timeout,
 		grace:   t.opts.KillGrace,
+		guard:   !t.opts.noOrphanGuard,
 	}, out)
 	if oc.startErr != nil {
 		return errorResult("the command could not be started: %v", oc.startErr), nil
@@ -168,4 +169,6 @@ type commandSpec struct {
 	shell, command, dir string
 	env                 []string
 	timeout, grace      time.Duration
+	// guard makes the command's processes die with mecha.
+	guard bool
 }

@@ -26,6 +26,9 @@ const (
 // Main runs mecha with the process's arguments and streams and returns the
 // exit code.
 func Main(args []string) int {
+	// Before anything else: no command mecha runs may read its memory or
+	// environment. Failing to hide is not fatal (redaction still holds).
+	_ = hideProcess()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

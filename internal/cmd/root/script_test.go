@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,12 +38,19 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" { // what the kernel lets read any /proc/PID
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"status":   cmdStatus,
 			"waitfile": cmdWaitFile,
 			"envfile":  cmdEnvFile,
 			"scan":     cmdScan,
 			"newest":   cmdNewest,
+			"gone":     cmdGone,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
@@ -173,4 +183,51 @@ func cmdNewest(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Setenv(args[0], newest[:len(newest)-len(".jsonl")])
+}
+
+// cmdGone waits up to 30 seconds for the processes whose pids the files
+// hold to be gone (exited, or zombies no one reaped yet); if one is still
+// running then, it kills them all and fails:
+//
+//	gone PIDFILE...
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: gone PIDFILE...")
+	}
+	var pids []int
+	for _, f := range args {
+		b, err := os.ReadFile(ts.MkAbs(f))
+		ts.Check(err)
+		pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
+		ts.Check(err)
+		pids = append(pids, pid)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, pid := range pids {
+		for !processGone(pid) {
+			if time.Now().After(deadline) {
+				for _, p := range pids { // leave nothing behind
+					_ = syscall.Kill(p, syscall.SIGKILL)
+				}
+				ts.Fatalf("process %d is still running", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// processGone reports whether pid no longer runs: it does not exist, or it
+// is a zombie (the container's init may never reap it).
+func processGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	// The state follows the parenthesised command name.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
 }
