@@ -228,10 +228,11 @@ func TestCancelStopsWaiting(t *testing.T) {
 		p, _ := f.start(t, `{"turns":[{"text":"late","delay_ms":10000}]}`)
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
-		start := time.Now()
+		// Had the deadline not stopped the wait, the late answer would
+		// arrive and the call succeed.
 		_, err := p.Complete(ctx, &provider.Request{Model: "m", MaxTokens: 10, Messages: conversation().Messages[:1]})
-		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
-			t.Errorf("err = %v after %v", err, time.Since(start))
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want the deadline", err)
 		}
 	})
 }

@@ -170,11 +170,9 @@ func TestShellKillsProcessGroup(t *testing.T) {
 					cancel()
 				}()
 			}
-			start := time.Now()
+			// A cancel that did not stop the call would let it finish with
+			// no error: the outcome, not the time, shows it.
 			res, err := NewShell(ws, tt.opts).Run(ctx, []byte(tt.input))
-			if elapsed := time.Since(start); elapsed > 10*time.Second {
-				t.Errorf("the call took %v", elapsed)
-			}
 			if tt.cancel != (err != nil) || (tt.cancel && !errors.Is(err, context.Canceled)) {
 				t.Errorf("Run error = %v, want cancellation %v", err, tt.cancel)
 			}
@@ -192,17 +190,17 @@ func TestShellEscapedChildDoesNotHangTheCall(t *testing.T) {
 	// setsid puts the child in a new session, out of reach of the group
 	// kill; it holds the output pipe open. The call must still return.
 	in := `{"command":"setsid sh -c 'echo $$ > child.pid; exec sleep 30' & sleep 0.2; echo done"}`
-	start := time.Now()
 	res := run(t, NewShell(ws, Options{KillGrace: 100 * time.Millisecond}), in)
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Errorf("the call took %v", elapsed)
-	}
 	if res.IsError || res.Content != "done\n" {
 		t.Errorf("result = %+v", res)
 	}
-	if pid := readPid(t, filepath.Join(root, "child.pid")); !processGone(pid) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	// The call returned while the escaped child still held the pipe: had
+	// it waited for the pipe to close, the child would be gone by now.
+	pid := readPid(t, filepath.Join(root, "child.pid"))
+	if processGone(pid) {
+		t.Errorf("the escaped child %d had exited before the call returned: the call waited for it", pid)
 	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
 func TestShellTruncatesHeadAndTail(t *testing.T) {
