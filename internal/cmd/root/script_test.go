@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmd/root"
 	"github.com/mecha-agent/mecha/internal/fakellm"
+	"github.com/mecha-agent/mecha/tool/mcp/mcptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the scripts in testdata/script")
@@ -26,6 +28,8 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mecha":   func() { os.Exit(root.Main(os.Args[1:])) },
 		"fakellm": func() { os.Exit(fakellm.Main(os.Args[1:])) },
+		// A small stdio MCP server with faults (see mcptest.Main).
+		"mcpserver": func() { os.Exit(mcptest.Main(os.Args[1:])) },
 	})
 }
 
@@ -41,6 +45,7 @@ func TestScripts(t *testing.T) {
 			"envfile":  cmdEnvFile,
 			"scan":     cmdScan,
 			"newest":   cmdNewest,
+			"gone":     cmdGone,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
@@ -173,4 +178,39 @@ func cmdNewest(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Setenv(args[0], newest[:len(newest)-len(".jsonl")])
+}
+
+// cmdGone waits up to 10 seconds for every process whose pid is a line of
+// the file to be gone (a zombie counts as gone: its parent has ended):
+//
+//	gone PIDFILE
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gone PIDFILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	pids := strings.Fields(string(b))
+	if len(pids) == 0 {
+		ts.Fatalf("no pids in %s", args[0])
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var alive []string
+		for _, p := range pids {
+			st, err := os.ReadFile("/proc/" + p + "/stat")
+			if err != nil {
+				continue
+			}
+			if _, rest, _ := strings.Cut(string(st), ") "); !strings.HasPrefix(rest, "Z") {
+				alive = append(alive, p)
+			}
+		}
+		if len(alive) == 0 {
+			ts.Logf("%d processes gone", len(pids))
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("still running: %v", alive)
+		}
+	}
 }
