@@ -80,13 +80,7 @@ func serverConfig(name string, s config.MCPServer, path string) (mcp.ServerConfi
 // looks like a credential (a server that needs one gets it through its
 // env table), and their stderr goes to $MECHA_HOME/logs/mcp-<server>.log.
 func StartMCP(ctx context.Context, env *Env, servers []mcp.ServerConfig, dir string) *mcp.Set {
-	home, _ := env.Home()
-	logs := ""
-	if home != "" {
-		logs = filepath.Join(home, "logs")
-	}
-	set := mcp.Start(ctx, servers, mcp.Options{Getenv: env.Var, Environ: ScrubbedEnv(env.Environment()), Dir: dir,
-		LogDir: logs, HTTPClient: env.Client(), ClientVersion: Version()})
+	set := mcp.Start(ctx, servers, MCPOptions(env, dir))
 	for _, s := range set.Servers() {
 		if s.Err != nil {
 			fmt.Fprintf(env.Err, "mcp: server %q did not start: %v; going on without its tools\n", s.Config().Name, s.Err)
@@ -96,6 +90,17 @@ func StartMCP(ctx context.Context, env *Env, servers []mcp.ServerConfig, dir str
 		}
 	}
 	return set
+}
+
+// MCPOptions are the options servers start with (see StartMCP).
+func MCPOptions(env *Env, dir string) mcp.Options {
+	home, _ := env.Home()
+	logs := ""
+	if home != "" {
+		logs = filepath.Join(home, "logs")
+	}
+	return mcp.Options{Getenv: env.Var, Environ: ScrubbedEnv(env.Environment()), Dir: dir,
+		LogDir: logs, HTTPClient: env.Client(), ClientVersion: Version()}
 }
 
 // StartMCPFor starts the servers a command's flags ask for: none with
