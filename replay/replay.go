@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -38,6 +39,11 @@ type Options struct {
 	PermissionMode string
 	MechaVersion   string
 	Tools          ToolsFunc
+	// MCPServers describes today's MCP servers, as a config record names
+	// them, with the tools among offered (nil: no MCP server). The
+	// replay's config records name them, and a server whose version
+	// changed since the recording is noted.
+	MCPServers func(offered []string) []transcript.MCPServer
 	// Recorder receives the replay's own records (its config per turn,
 	// messages, taint, summaries). Nil records nothing.
 	Recorder agent.Recorder
@@ -66,9 +72,13 @@ type Report struct {
 	// differs from the recorded one: the model was offered today's, so a
 	// changed description is part of what the replay measured. Not a
 	// divergence. Null when the recording predates recorded specs.
-	ToolSpecChanges []SpecChange     `json:"tool_spec_changes"`
-	Turns           int              `json:"turns"`
-	Usage           transcript.Usage `json:"usage"`
+	ToolSpecChanges []SpecChange `json:"tool_spec_changes"`
+	// Notes are things worth knowing about the comparison that are not
+	// divergences: an MCP server whose version changed since the
+	// recording, for one.
+	Notes []string         `json:"notes"`
+	Turns int              `json:"turns"`
+	Usage transcript.Usage `json:"usage"`
 	// Replay is the id of the session that recorded the replay, if any.
 	Replay string `json:"replay,omitempty"`
 }
@@ -110,10 +120,19 @@ func check(s *session.Session, tools ToolsFunc) (*Trajectory, []SpecChange, erro
 	for _, turn := range traj.Turns {
 		reg, _, err := tools(*turn.Config)
 		if err != nil {
+			var unknown *tool.UnknownError
+			if errors.As(err, &unknown) {
+				if msg := mcpMissing(turn.Config, unknown.Unknown, "offered"); msg != "" {
+					return nil, nil, &refusal{msg}
+				}
+			}
 			return nil, nil, &refusal{fmt.Sprintf("replay: a tool the recording offered no longer exists: %v", err)}
 		}
 		for _, c := range turn.Calls {
 			if _, ok := reg.Get(c.Name); !ok {
+				if msg := mcpMissing(turn.Config, []string{c.Name}, "called"); msg != "" {
+					return nil, nil, &refusal{msg}
+				}
 				return nil, nil, &refusal{fmt.Sprintf("replay: the recording called %q, which no longer exists", c.Name)}
 			}
 		}
@@ -139,6 +158,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		return rep, err
 	}
 	rep.ToolSpecChanges = changed
+	rep.Notes = mcpNotes(opts.Session, opts.MCPServers)
 	rt, err := newRoute(opts.Session, traj, opts.Override, opts.Providers)
 	if err != nil {
 		return rep, err
@@ -170,6 +190,10 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 			return rep, err
 		}
 		rc.ToolSpecs = reg.TranscriptSpecs() // what this replay's model is offered
+		rc.MCPServers = nil
+		if opts.MCPServers != nil {
+			rc.MCPServers = opts.MCPServers(reg.Names())
+		}
 		rc.At = now(opts.Now)
 		if err := capture.Append(&rc); err != nil {
 			return rep, err

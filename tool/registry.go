@@ -123,8 +123,7 @@ func (r *Registry) Restrict(names []string) (*Registry, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("tool: %w %s (available: %s)",
-			ErrUnknownTool, quoteList(unknown), strings.Join(r.Names(), ", "))
+		return nil, &UnknownError{Unknown: unknown, Available: r.Names()}
 	}
 	out := &Registry{}
 	for _, t := range r.tools {
@@ -135,6 +134,19 @@ func (r *Registry) Restrict(names []string) (*Registry, error) {
 	}
 	return out, nil
 }
+
+// UnknownError is the error of Restrict when names are not registered. It
+// wraps ErrUnknownTool.
+type UnknownError struct {
+	Unknown   []string // the names asked for that are not registered
+	Available []string // the registered names
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("tool: %v %s (available: %s)", ErrUnknownTool, quoteList(e.Unknown), strings.Join(e.Available, ", "))
+}
+
+func (e *UnknownError) Unwrap() error { return ErrUnknownTool }
 
 func quoteList(names []string) string {
 	q := make([]string, len(names))

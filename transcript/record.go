@@ -74,6 +74,10 @@ type Config struct {
 	Trifecta          string   `json:"trifecta"`
 	Sandbox           string   `json:"sandbox"`
 	SandboxNetwork    bool     `json:"sandbox_network"`
+	// MCPServers are the MCP servers whose tools were offered, in the
+	// order they were configured. Absent when none was (and in
+	// transcripts that predate MCP).
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
 	// ToolSpecs is what the model was told about each offered tool, in
 	// registry order; it comes last because it is by far the longest.
 	// Nil in transcripts that predate it (the field is then absent);
@@ -88,6 +92,28 @@ type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// MCPServer is one connected MCP server as a config record stores it: how
+// it was reached, as configured (${VAR} references unexpanded; header and
+// environment values are never recorded), who answered, and what it
+// offered.
+type MCPServer struct {
+	// Name is the server's name in mecha's configuration.
+	Name string `json:"name"`
+	// Transport is "stdio" (Command and Args) or "http" (URL).
+	Transport string   `json:"transport"`
+	Command   string   `json:"command,omitempty"`
+	Args      []string `json:"args,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	// ServerName and ServerVersion are the serverInfo the server answered
+	// initialize with; ProtocolVersion is the version negotiated.
+	ServerName      string `json:"server_name"`
+	ServerVersion   string `json:"server_version"`
+	ProtocolVersion string `json:"protocol_version"`
+	// Tools are the names the model was offered for the server's tools
+	// (mcp__<server>__<tool>), in the server's order.
+	Tools []string `json:"tools"`
 }
 
 // Message is one conversation message.

@@ -23,6 +23,16 @@ func ExactArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
+// RangeArgs is cobra.RangeArgs with a usage error naming what is expected.
+func RangeArgs(lo, hi int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < lo || len(args) > hi {
+			return Usagef("%s needs %s (got %d arguments)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
 // Changed reports whether a flag was given on the command line, so a
 // command can tell a flag's default from the same value given.
 func Changed(cmd *cobra.Command) func(string) bool {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/tool/builtin"
+	"github.com/mecha-agent/mecha/tool/mcp"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -29,8 +30,12 @@ func PermissionMode(yes, readOnly bool) (tool.Mode, error) {
 // ToolSetup is what building the tool surface needs besides the config.
 type ToolSetup struct {
 	// Only restricts the surface to these names, in registry order; empty
-	// means rc.Tools when it is set, else every tool.
+	// means rc.Tools when it is set, else every tool. mcp__<server>
+	// stands for all of that server's tools.
 	Only []string
+	// MCP are the tools of the connected MCP servers, offered after the
+	// built-ins.
+	MCP []*mcp.Tool
 }
 
 // Workspaces opens each workspace directory once, however many tool
@@ -83,7 +88,11 @@ func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup
 	tracker := &tool.Tracker{}
 	reg := &tool.Registry{}
 	secrets := Secrets(env)
-	for _, t := range builtin.All(ws, builtin.Options{Env: ScrubbedEnv(env.Environment())}) {
+	all := builtin.All(ws, builtin.Options{Env: ScrubbedEnv(env.Environment())})
+	for _, t := range setup.MCP {
+		all = append(all, t)
+	}
+	for _, t := range all {
 		if err := reg.Register(tool.Gate(tracker.Wrap(tool.Redact(t, secrets)), mode, asker)); err != nil {
 			return nil, nil, err
 		}
@@ -93,7 +102,7 @@ func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup
 		only = rc.Tools
 	}
 	if len(only) > 0 {
-		if reg, err = reg.Restrict(only); err != nil {
+		if reg, err = reg.Restrict(mcp.ExpandNames(only, setup.MCP)); err != nil {
 			return nil, nil, &UsageError{err}
 		}
 	}

@@ -58,8 +58,35 @@ type Config struct {
 	DefaultProvider string              `toml:"default_provider"`
 	Prices          pricing.Table       `toml:"prices"`
 	Providers       map[string]Provider `toml:"providers"`
+	MCP             MCP                 `toml:"mcp"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
+}
+
+// MCP holds the MCP servers: [mcp.servers.NAME] tables.
+type MCP struct {
+	Servers map[string]MCPServer `toml:"servers"`
+}
+
+// MCPServer is one [mcp.servers.NAME] table. Values may hold ${VAR}
+// references, expanded when the server is started.
+type MCPServer struct {
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// Transport is "http" (default for a url) or "sse".
+	Transport string `toml:"transport"`
+	// Enabled = false keeps the server configured but never started.
+	Enabled *bool `toml:"enabled"`
+	// Tools offers only these of the server's tools.
+	Tools []string `toml:"tools"`
+	// Capabilities narrows what its tools declare (default: everything).
+	Capabilities     []string `toml:"capabilities"`
+	TrustAnnotations bool     `toml:"trust_annotations"`
+	StartupTimeoutS  int      `toml:"startup_timeout_s"`
+	ToolTimeoutS     int      `toml:"tool_timeout_s"`
 }
 
 // Home returns mecha's home directory: $MECHA_HOME, else ~/.mecha.

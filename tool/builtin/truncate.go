@@ -117,3 +117,19 @@ func (b *headTail) String() string {
 	tail = cutTail(tail, len(tail))
 	return string(head) + "\n" + cutMarker(len(head), len(tail), b.total) + "\n" + string(tail)
 }
+
+// Cut returns s when it fits in max bytes (DefaultMaxResultBytes when max
+// is 0 or less); otherwise its head, a marker saying how much was cut and
+// its tail, each cut on a UTF-8 boundary: the way every built-in cuts a
+// large result, for tools outside this package to cut theirs alike.
+func Cut(s string, max int) string {
+	if max <= 0 {
+		max = DefaultMaxResultBytes
+	}
+	if len(s) <= max {
+		return s
+	}
+	b := newHeadTail(max)
+	b.Write([]byte(s))
+	return b.String()
+}

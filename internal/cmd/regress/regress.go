@@ -41,6 +41,7 @@ type RegressOptions struct {
 	NoSession       bool
 	SkipSlotCheck   bool
 	RequestTimeout  time.Duration
+	MCP             cmdutil.MCPFlags
 }
 
 // NewCmdRegress builds "mecha regress".
@@ -85,6 +86,7 @@ matrix can split a large set across machines.`,
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the replays as sessions")
 	f.BoolVar(&opts.SkipSlotCheck, "skip-slot-check", false, "do not require a single-slot llama-server for the local provider")
 	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
+	cmdutil.AddMCPFlags(cmd, &opts.MCP)
 	return cmd
 }
 
@@ -207,8 +209,8 @@ func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, m
 		return nil, err
 	}
 	res.ID, res.Title = s.Meta.ID, s.Meta.Title
-	job, err := replaycmd.NewJob(opts.Env, cfg, s, replaycmd.Settings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession,
-		RequestTimeout: opts.RequestTimeout})
+	job, err := replaycmd.NewJob(ctx, opts.Env, cfg, s, replaycmd.Settings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession,
+		RequestTimeout: opts.RequestTimeout, MCP: opts.MCP})
 	if err != nil {
 		return nil, err
 	}

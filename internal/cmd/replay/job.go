@@ -15,6 +15,7 @@ import (
 	"github.com/mecha-agent/mecha/replay"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/tool/mcp"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -29,6 +30,9 @@ type Settings struct {
 	Record     bool
 	// RequestTimeout is --request-timeout (0: config.toml's timeouts).
 	RequestTimeout time.Duration
+	// MCP are --mcp-config and --no-mcp: today's MCP servers, started
+	// once for the job.
+	MCP cmdutil.MCPFlags
 }
 
 // Job replays one session, as often as asked.
@@ -41,10 +45,26 @@ type Job struct {
 	tools    replay.ToolsFunc
 	tmp      string // a stand-in workspace, removed by Cleanup
 	wss      cmdutil.Workspaces
+	mcp      *mcp.Set
 }
 
-func NewJob(env *cmdutil.Env, cfg *config.Config, s *session.Session, set Settings) (*Job, error) {
+// NewJob prepares the replay of s, starting today's MCP servers (call
+// Cleanup to end them).
+func NewJob(ctx context.Context, env *cmdutil.Env, cfg *config.Config, s *session.Session, set Settings) (*Job, error) {
 	j := &Job{env: env, cfg: cfg, s: s, set: set}
+	dir, err := j.workspace(s.Meta.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	if j.mcp, err = cmdutil.StartMCPFor(ctx, env, cfg, set.MCP, dir); err != nil {
+		j.Cleanup()
+		return nil, err
+	}
+	mcpTools, err := j.mcp.Tools()
+	if err != nil {
+		j.Cleanup()
+		return nil, err
+	}
 	j.override = replay.Override{Provider: set.Provider, Model: set.Model,
 		DefaultModel: func(name string) string { return cmdutil.DefaultModel(cfg, name) }}
 	j.tools = func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) {
@@ -56,7 +76,7 @@ func NewJob(env *cmdutil.Env, cfg *config.Config, s *session.Session, set Settin
 			return nil, nil, err
 		}
 		rc.Workspace = ws
-		return cmdutil.BuildTools(env, &j.wss, rc, cmdutil.ToolSetup{})
+		return cmdutil.BuildTools(env, &j.wss, rc, cmdutil.ToolSetup{MCP: mcpTools})
 	}
 	return j, nil
 }
@@ -88,6 +108,9 @@ func (j *Job) workspace(recorded string) (string, error) {
 }
 
 func (j *Job) Cleanup() {
+	if j.mcp != nil {
+		j.mcp.Close()
+	}
 	j.wss.Close()
 	if j.tmp != "" {
 		os.RemoveAll(j.tmp)
@@ -103,6 +126,7 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 	opts := replay.Options{
 		Session: j.s, Providers: providers, Override: j.override, Mode: j.set.Mode,
 		MechaVersion: cmdutil.Version(), PermissionMode: string(j.set.Permission), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Now, Log: log,
+		MCPServers: j.mcp.Record,
 	}
 	var lw *session.Lazy
 	if j.set.Record {

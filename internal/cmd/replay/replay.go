@@ -32,6 +32,7 @@ type ReplayOptions struct {
 	Workspace       string
 	MockScript      string
 	RequestTimeout  time.Duration
+	MCP             cmdutil.MCPFlags
 }
 
 // NewCmdReplay builds "mecha replay".
@@ -88,6 +89,7 @@ regression: --repeat N replays N times and counts.`,
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "in live mode, the workspace real calls run in (default: the recorded one)")
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
 	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
+	cmdutil.AddMCPFlags(cmd, &opts.MCP)
 	return cmd
 }
 
@@ -118,9 +120,10 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	job, err := NewJob(opts.Env, cfg, s, Settings{
+	job, err := NewJob(ctx, opts.Env, cfg, s, Settings{
 		Provider: opts.Provider, Model: opts.Model, Mode: mode, Workspace: opts.Workspace,
 		Permission: perm, MockScript: opts.MockScript, Record: !opts.NoSession, RequestTimeout: opts.RequestTimeout,
+		MCP: opts.MCP,
 	})
 	if err != nil {
 		return err
@@ -189,6 +192,7 @@ func printReport(w io.Writer, st textfmt.Style, r *replay.Report) {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
 	printSpecChanges(w, r.ToolSpecChanges)
+	printNotes(w, r.Notes)
 	if len(r.Divergences) == 0 {
 		fmt.Fprintf(w, "%s: the replay made the %d recorded %s, in order, with the same arguments\n",
 			st.Bold("clean"), r.CallsExpected, textfmt.Plural(r.CallsExpected, "call", "calls"))
@@ -246,6 +250,13 @@ func printSpecChanges(w io.Writer, changes []replay.SpecChange) {
 	}
 }
 
+// printNotes writes the report's notes, one line each.
+func printNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
 // PrintDivergence writes one divergence for a person.
 func PrintDivergence(w io.Writer, d replay.Divergence) {
 	where := fmt.Sprintf("  turn %d, call #%d: ", d.Turn, d.Index)
@@ -275,6 +286,7 @@ type repeatSummary struct {
 	Steered  bool            `json:"steered"`
 	// ToolSpecChanges is the same for every repeat: the specs do not move.
 	ToolSpecChanges []replay.SpecChange `json:"tool_spec_changes"`
+	Notes           []string            `json:"notes"`
 	Repeats         int                 `json:"repeats"`
 	Diverged        int                 `json:"diverged"`
 	Where           []divergenceAt      `json:"where"`
@@ -291,7 +303,7 @@ type divergenceAt struct {
 func summarizeRepeats(reports []*replay.Report) repeatSummary {
 	first := reports[0]
 	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Attaches: first.Attaches,
-		Mode: first.Mode, Steered: first.Steered, ToolSpecChanges: first.ToolSpecChanges,
+		Mode: first.Mode, Steered: first.Steered, ToolSpecChanges: first.ToolSpecChanges, Notes: first.Notes,
 		Repeats: len(reports), Reports: reports, Where: []divergenceAt{}}
 	counts := map[[2]string]*divergenceAt{}
 	for _, r := range reports {
@@ -325,6 +337,7 @@ func printRepeats(w io.Writer, st textfmt.Style, s repeatSummary) {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
 	printSpecChanges(w, s.ToolSpecChanges)
+	printNotes(w, s.Notes)
 	word := st.Bold("clean")
 	if s.Diverged > 0 {
 		word = st.Red("diverged")

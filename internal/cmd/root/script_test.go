@@ -19,6 +19,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmd/root"
 	"github.com/mecha-agent/mecha/internal/fakellm"
+	"github.com/mecha-agent/mecha/tool/mcp/mcptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the scripts in testdata/script")
@@ -29,6 +30,8 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mecha":   func() { os.Exit(root.Main(os.Args[1:])) },
 		"fakellm": func() { os.Exit(fakellm.Main(os.Args[1:])) },
+		// A small stdio MCP server with faults (see mcptest.Main).
+		"mcpserver": func() { os.Exit(mcptest.Main(os.Args[1:])) },
 	})
 }
 
@@ -186,8 +189,9 @@ func cmdNewest(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdGone waits up to 30 seconds for the processes whose pids the files
-// hold to be gone (exited, or zombies no one reaped yet); if one is still
-// running then, it kills them all and fails:
+// hold (one or more each, white-space separated) to be gone (exited, or
+// zombies no one reaped yet); if one is still running then, it kills them
+// all and fails:
 //
 //	gone PIDFILE...
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
@@ -198,9 +202,15 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	for _, f := range args {
 		b, err := os.ReadFile(ts.MkAbs(f))
 		ts.Check(err)
-		pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
-		ts.Check(err)
-		pids = append(pids, pid)
+		fields := strings.Fields(string(b))
+		if len(fields) == 0 {
+			ts.Fatalf("no pids in %s", f)
+		}
+		for _, field := range fields {
+			pid, err := strconv.Atoi(field)
+			ts.Check(err)
+			pids = append(pids, pid)
+		}
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for _, pid := range pids {
@@ -214,6 +224,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	ts.Logf("%d processes gone", len(pids))
 }
 
 // processGone reports whether pid no longer runs: it does not exist, or it

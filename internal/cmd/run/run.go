@@ -35,7 +35,7 @@ type Options struct {
 	JSON             bool
 	MockScript       string
 	Tools            []string
-	NoMCP            bool
+	MCP              cmdutil.MCPFlags
 	NoLearnedRules   bool
 	Yes, ReadOnly    bool
 	SystemPromptFile string
@@ -113,8 +113,8 @@ bad usage, 130 when interrupted.`,
 	f.StringVar(&opts.Title, "title", "", "the session's title (default: the task's first line)")
 	f.BoolVar(&opts.JSON, "json", false, `print {"session","text","turns","usage","stop_reason"} instead of the answer`)
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
-	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; default: every built-in tool)")
-	f.BoolVar(&opts.NoMCP, "no-mcp", false, "offer no tools from MCP servers")
+	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools; default: every built-in and MCP tool)")
+	cmdutil.AddMCPFlags(cmd, &opts.MCP)
 	f.BoolVar(&opts.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
 	f.BoolVar(&opts.Yes, "yes", false, "allow every tool call without asking")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
@@ -194,12 +194,23 @@ func runRun(ctx context.Context, opts *Options) error {
 	}
 	var wss cmdutil.Workspaces
 	defer wss.Close()
-	tools, tracker, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{Only: opts.Tools})
+	cmdutil.WorkspaceMCPNote(opts.Env, rc.Workspace, opts.MCP)
+	servers, err := cmdutil.StartMCPFor(ctx, opts.Env, cfgFile, opts.MCP, rc.Workspace)
+	if err != nil {
+		return err
+	}
+	defer servers.Close()
+	mcpTools, err := servers.Tools()
+	if err != nil {
+		return err
+	}
+	tools, tracker, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{Only: opts.Tools, MCP: mcpTools})
 	if err != nil {
 		return err
 	}
 	rc.Tools = tools.Names()
 	rc.ToolSpecs = tools.TranscriptSpecs()
+	rc.MCPServers = servers.Record(rc.Tools)
 	rec, history, err := openRecord(opts, &rc, prev)
 	if err != nil {
 		return err

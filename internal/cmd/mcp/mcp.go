@@ -1,0 +1,83 @@
+// Package mcp holds "mecha mcp": the MCP servers mecha is configured
+// with (list, call).
+package mcp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/tool/mcp"
+)
+
+// NewCmdMCP builds "mecha mcp".
+func NewCmdMCP(env *cmdutil.Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "MCP servers: list the configured ones, call a tool",
+		Long: `MCP servers come from [mcp.servers.NAME] tables in $MECHA_HOME/config.toml and
+from .mcp.json files given with --mcp-config; their tools are offered to the
+model as mcp__SERVER__TOOL. A .mcp.json in the workspace is never loaded on
+its own.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(NewCmdList(env, nil), NewCmdCall(env, nil))
+	return cmd
+}
+
+// target is which servers a subcommand works on: the configured ones, or
+// one given on the command line.
+type target struct {
+	Files   []string
+	URL     string
+	Command string
+}
+
+func (t *target) flags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringArrayVar(&t.Files, "mcp-config", nil, "also use the MCP servers of this .mcp.json `FILE` (repeatable)")
+	f.StringVar(&t.URL, "url", "", "an MCP server at this streamable HTTP `URL`, not a configured one")
+	f.StringVar(&t.Command, "command", "", "an MCP server started as `'CMD ARGS'` (split on spaces), not a configured one")
+}
+
+func (t *target) adHoc() bool { return t.URL != "" || t.Command != "" }
+
+// servers returns the servers to work on. An ad-hoc server is named name.
+func (t *target) servers(env *cmdutil.Env, name string) ([]mcp.ServerConfig, error) {
+	if t.URL != "" && t.Command != "" {
+		return nil, cmdutil.Usagef("--url and --command name two servers; give one")
+	}
+	if t.adHoc() {
+		if len(t.Files) > 0 {
+			return nil, cmdutil.Usagef("--mcp-config does not go with --url or --command")
+		}
+		c := mcp.ServerConfig{Name: name, URL: t.URL, Source: "the command line"}
+		if t.Command != "" {
+			f := strings.Fields(t.Command)
+			if len(f) == 0 {
+				return nil, cmdutil.Usagef("--command is empty")
+			}
+			c.Command, c.Args = f[0], f[1:]
+		}
+		if err := c.Validate(); err != nil {
+			return nil, &cmdutil.UsageError{Err: err}
+		}
+		return []mcp.ServerConfig{c}, nil
+	}
+	cfg, err := env.Config()
+	if err != nil {
+		return nil, err
+	}
+	return cmdutil.MCPServers(cfg, t.Files)
+}
+
+func describeServer(s *mcp.Server) string {
+	c := s.Config()
+	if c.Kind() == mcp.TransportStdio {
+		return strings.Join(append([]string{c.Command}, c.Args...), " ")
+	}
+	return fmt.Sprintf("%s %s", c.Kind(), c.URL)
+}
