@@ -52,14 +52,15 @@
 // [] when no tool was offered.
 //
 // mcp_upstream, only in the config of a session recorded by "mecha mcp
-// proxy", is the server the proxy forwarded to: transport "stdio" with the
+// proxy", is the server the proxy forwarded to: the name it was given (if
+// any), transport "stdio" with the
 // command and args that started it, or "http" with its url (never
 // environment or header values), and server, its serverInfo name and
 // version with the protocol version negotiated with it (results carry
 // per-version _meta, so the version belongs with the identity). A proxy or
 // server session's provider is "mcp" and its model empty: no model ran.
 //
-//	{"record":"config","mecha_version":"0.1.0","provider":"mcp","model":"","workspace":"/w","system_prompt":null,"tools":["echo"],"effort":null,"temperature":null,"seed":null,"thinking":false,"cache_prompt":false,"max_tokens":0,"max_turns":0,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":0,"permission_mode":"yes","trifecta":"off","sandbox":"none","sandbox_network":true,"mcp_upstream":{"transport":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"server":{"name":"mcp-servers/everything","version":"2.0.0","protocol_version":"2025-11-25"}}}
+//	{"record":"config","mecha_version":"0.1.0","provider":"mcp","model":"","workspace":"/w","system_prompt":null,"tools":[],"effort":null,"temperature":null,"seed":null,"thinking":false,"cache_prompt":false,"max_tokens":0,"max_turns":0,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":0,"permission_mode":"yes","trifecta":"off","sandbox":"none","sandbox_network":true,"mcp_upstream":{"name":"everything","transport":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"server":{"name":"mcp-servers/everything","version":"2.0.0","protocol_version":"2025-11-25"}}}
 //
 // message, one conversation message. role is "user" or "assistant";
 // content is an array of blocks, each with a "type":

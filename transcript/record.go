@@ -68,6 +68,8 @@ type MCPPeer struct {
 // reached (a command and its arguments, or a URL; never environment or
 // header values) and who answered.
 type MCPUpstream struct {
+	// Name is what the proxy was told to call the server (--name).
+	Name string `json:"name,omitempty"`
 	// Transport is "stdio" (a command) or "http" (streamable HTTP).
 	Transport string   `json:"transport"`
 	Command   string   `json:"command,omitempty"`

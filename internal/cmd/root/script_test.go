@@ -16,6 +16,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmd/root"
 	"github.com/mecha-agent/mecha/internal/fakellm"
+	"github.com/mecha-agent/mecha/mcpproxy/mcpproxytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the scripts in testdata/script")
@@ -26,6 +27,8 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mecha":   func() { os.Exit(root.Main(os.Args[1:])) },
 		"fakellm": func() { os.Exit(fakellm.Main(os.Args[1:])) },
+		// mcpupstream is a small MCP server on stdio, for the proxy.
+		"mcpupstream": func() { os.Exit(mcpproxytest.Main(os.Args[1:])) },
 	})
 }
 
