@@ -316,3 +316,28 @@ func TestMCPServeHTTP(t *testing.T) {
 		t.Fatalf("calls %+v", calls)
 	}
 }
+
+// The proxy's cost per call over stdio, as a client meets it: the same
+// tools/call made of the upstream process directly and through a
+// "mecha mcp proxy" process in front of it (docs/PERFORMANCE.md):
+//
+//	go test ./internal/cmd/root -run '^$' -bench MCPStdio -count 10
+func benchStdio(b *testing.B, name string, args ...string) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = mechaEnv(b.TempDir())
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	p := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}
+	for b.Loop() {
+		if r, err := cs.CallTool(context.Background(), p); err != nil || r.IsError {
+			b.Fatal(err, r)
+		}
+	}
+}
+
+func BenchmarkMCPStdioDirect(b *testing.B)  { benchStdio(b, "mcpupstream") }
+func BenchmarkMCPStdioProxied(b *testing.B) { benchStdio(b, "mecha", "mcp", "proxy", "--", "mcpupstream") }
