@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"context"
 	"reflect"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -15,17 +16,8 @@ func (l *link) forward(next mcp.MethodHandler) mcp.MethodHandler {
 			return l.initialize(ctx, next, method, req)
 		}
 		params := req.GetParams()
-		if rp, ok := params.(mcp.RequestParams); ok && !isNil(rp) {
-			if tok := rp.GetProgressToken(); tok != nil {
-				l.mu.Lock()
-				l.tokens[tok] = ctx
-				l.mu.Unlock()
-				defer func() {
-					l.mu.Lock()
-					delete(l.tokens, tok)
-					l.mu.Unlock()
-				}()
-			}
+		if !strings.HasPrefix(method, "notifications/") {
+			defer l.track(ctx, params)()
 		}
 		switch method {
 		case "ping", "notifications/initialized", "notifications/cancelled":
@@ -173,18 +165,52 @@ func (l *link) requestContext(ctx context.Context, p mcp.Params) context.Context
 	return l.anyContext(ctx)
 }
 
-// anyContext is the context of the only client request in flight, when
-// there is exactly one: upstream messages about it then go with its
-// answer (the HTTP transport routes by it).
+// anyContext is the context of the newest client request in flight: the
+// upstream's requests and notifications that carry no progress token go
+// with its answer (the HTTP transport routes by the context, and a client
+// may have no standalone stream open). With no request in flight they go
+// out on their own.
 func (l *link) anyContext(ctx context.Context) context.Context {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.tokens) == 1 {
-		for _, c := range l.tokens {
-			return c
-		}
+	if n := len(l.inflight); n > 0 {
+		return l.inflight[n-1].ctx
 	}
 	return ctx
+}
+
+// track notes a client request in flight, and its progress token, until
+// the returned function is called.
+func (l *link) track(ctx context.Context, params mcp.Params) (done func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	e := inflight{seq: l.seq, ctx: ctx}
+	l.inflight = append(l.inflight, e)
+	var tok any
+	if rp, ok := params.(mcp.RequestParams); ok && !isNil(rp) {
+		if tok = normalToken(rp.GetProgressToken()); tok != nil {
+			l.tokens[tok] = ctx
+		}
+	}
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for i, f := range l.inflight {
+			if f.seq == e.seq {
+				l.inflight = append(l.inflight[:i], l.inflight[i+1:]...)
+				break
+			}
+		}
+		if tok != nil {
+			delete(l.tokens, tok)
+		}
+	}
+}
+
+type inflight struct {
+	seq uint64
+	ctx context.Context
 }
 
 // normalToken makes a JSON number token compare equal whichever way it

@@ -110,6 +110,8 @@ type link struct {
 	down     *mcp.ServerSession
 	upErr    error
 	tokens   map[any]context.Context // progress token -> the client request's context
+	inflight []inflight              // client requests being answered, oldest first
+	seq      uint64
 	initRes  *mcp.InitializeResult
 	upClosed bool
 }

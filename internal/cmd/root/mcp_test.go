@@ -339,5 +339,7 @@ func benchStdio(b *testing.B, name string, args ...string) {
 	}
 }
 
-func BenchmarkMCPStdioDirect(b *testing.B)  { benchStdio(b, "mcpupstream") }
-func BenchmarkMCPStdioProxied(b *testing.B) { benchStdio(b, "mecha", "mcp", "proxy", "--", "mcpupstream") }
+func BenchmarkMCPStdioDirect(b *testing.B) { benchStdio(b, "mcpupstream") }
+func BenchmarkMCPStdioProxied(b *testing.B) {
+	benchStdio(b, "mecha", "mcp", "proxy", "--", "mcpupstream")
+}
