@@ -214,7 +214,13 @@ func TestServeOnAFullDisk(t *testing.T) {
 		t.Skipf("cannot mount a tmpfs here (%v)", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(small, syscall.MNT_DETACH) })
-	cs, rec, warn, wsDir := serve(t, small, tool.ModeYes)
+	// A filler, removed once the disk is full, leaves room for the summary
+	// that says recording stopped.
+	filler := filepath.Join(small, "filler")
+	if err := os.WriteFile(filler, make([]byte, 8<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs, rec, warn, wsDir := serve(t, filepath.Join(small, "sessions"), tool.ModeYes)
 	if err := os.WriteFile(filepath.Join(wsDir, "big"), bytes.Repeat([]byte("x"), 30000), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -227,13 +233,23 @@ func TestServeOnAFullDisk(t *testing.T) {
 	if n := strings.Count(warn.String(), "mecha: recording stopped"); n != 1 || !strings.Contains(warn.String(), "no space left on device") {
 		t.Fatalf("stderr:\n%s", warn.String())
 	}
-	path := filepath.Join(small, rec.ID()+".jsonl")
-	rec.Close()
+	path := filepath.Join(small, "sessions", rec.ID()+".jsonl")
+	os.Remove(filler)
+	if err := rec.Close(); err == nil {
+		t.Fatal("Close forgot the failure")
+	}
 	l, err := session.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l.Skipped != 0 {
 		t.Fatalf("torn records: %+v", l.SkippedLines)
+	}
+	last, ok := l.Records[len(l.Records)-1].(*transcript.Summary)
+	if !ok || last.StopReason != "recording_stopped" || !strings.Contains(last.Error, "no space left on device") {
+		t.Fatalf("the session does not say recording stopped: %#v", l.Records[len(l.Records)-1])
+	}
+	if n := len(l.Records); n < 3 {
+		t.Fatalf("only %d records: the calls before the disk filled are missing", n)
 	}
 }

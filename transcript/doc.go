@@ -112,8 +112,11 @@
 // protocol error instead of a result has null content and the error's
 // message in error. started_at is when the call arrived and duration_ms how
 // long it took to answer, in milliseconds. Recording is best-effort: a
-// server whose session file cannot be written goes on answering calls,
-// says so once on stderr, and the session ends with no record of them.
+// server whose session file cannot be written goes on answering calls and
+// says so once on stderr; when it closes, it ends the session, if the file
+// takes it by then, with a summary whose stop_reason is
+// "recording_stopped" and whose error says why. A server or proxy session
+// otherwise ends with a summary of stop_reason "closed" and zero usage.
 //
 //	{"record":"tool_call","id":3,"tool":"fs_read","arguments":{"path":"go.mod"},"content":[{"type":"text","text":"module example.com/m"}],"is_error":false,"started_at":"2026-08-05T09:15:00.123Z","duration_ms":0.412,"at":"2026-08-05T09:15:00.124Z"}
 //
