@@ -32,6 +32,9 @@ type Options struct {
 	// Background is the context upstream sessions live in; it must
 	// outlive the requests that create them (nil: context.Background).
 	Background context.Context
+	// OnError, when not nil, hears of an upstream that could not be
+	// connected (the client is answered with the error too).
+	OnError func(error)
 }
 
 // Proxy makes one forwarding server per client session.
@@ -180,10 +183,19 @@ func (l *link) connect(ctx context.Context, ss *mcp.ServerSession, ip *mcp.Initi
 				cs.Close()
 			}
 			l.recordUpstream(cs.InitializeResult())
+			// An upstream that goes away ends the client's session, as it
+			// would have directly.
+			go func() {
+				cs.Wait()
+				ss.Close()
+			}()
 			return cs.InitializeResult(), nil
 		}
 	}
 	err = fmt.Errorf("mcpproxy: connecting to the upstream server: %w", err)
+	if l.p.opts.OnError != nil {
+		l.p.opts.OnError(err)
+	}
 	l.mu.Lock()
 	l.upErr = err
 	l.mu.Unlock()

@@ -3,8 +3,10 @@ package mcpproxy_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -230,5 +232,64 @@ func TestProxyRecords(t *testing.T) {
 	}
 	if c := calls[2]; c.Tool != "missing" || c.Error == "" || string(c.Content) != "null" && c.Content != nil {
 		t.Errorf("missing: %+v (content %s)", c, c.Content)
+	}
+}
+
+// TestUpstreamGoneEndsTheClientSession: when the upstream goes away, the
+// client sees its server go, as it would directly.
+func TestUpstreamGoneEndsTheClientSession(t *testing.T) {
+	t.Parallel()
+	var up *mcp.ServerSession
+	ids := &mcpserve.IDs{}
+	p := mcpproxy.New(mcpproxy.Options{
+		Connect: func(context.Context) (mcp.Transport, error) {
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := mcpproxytest.NewUpstream().Connect(context.Background(), st, nil)
+			up = ss
+			return ct, err
+		},
+		IDs: ids,
+	})
+	defer p.Close()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := p.Server().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	var s seen
+	cs := client(t, ct, &s)
+	up.Close()
+	done := make(chan struct{})
+	go func() { cs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client session outlived its upstream")
+	}
+}
+
+// TestUpstreamThatCannotStart: the client's initialize fails with the
+// reason, and OnError hears it.
+func TestUpstreamThatCannotStart(t *testing.T) {
+	t.Parallel()
+	var heard error
+	p := mcpproxy.New(mcpproxy.Options{
+		Connect: func(context.Context) (mcp.Transport, error) { return nil, errors.New("no such program") },
+		OnError: func(err error) { heard = err },
+	})
+	defer p.Close()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := p.Server().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	if _, err := c.Connect(context.Background(), ct, nil); err == nil || !strings.Contains(err.Error(), "no such program") {
+		t.Fatalf("initialize: %v", err)
+	}
+	if heard == nil || !strings.Contains(heard.Error(), "no such program") {
+		t.Fatalf("OnError heard %v", heard)
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"strings"
 
@@ -109,6 +110,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 		Config: transcript.Config{MechaVersion: cmdutil.Version(), Provider: "mcp", Workspace: ws, Tools: []string{},
 			PermissionMode: "yes", Trifecta: "off", Sandbox: "none", SandboxNetwork: true},
 		Recorder: rec, IDs: ids, Now: env.Now, Background: ctx,
+		OnError: func(err error) { fmt.Fprintln(env.Err, "mecha: "+err.Error()) },
 	})
 	defer p.Close()
 	if opts.HTTP != "" {
