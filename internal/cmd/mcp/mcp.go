@@ -1,5 +1,7 @@
 // Package mcp holds "mecha mcp": the MCP servers mecha is configured
-// with (list, call).
+// with (list, call), mecha's tools as an MCP server (serve), and a
+// recording proxy in front of any MCP server (proxy). serve and proxy
+// record every tools/call as a tool_call record.
 package mcp
 
 import (
@@ -16,15 +18,19 @@ import (
 func NewCmdMCP(env *cmdutil.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "MCP servers: list the configured ones, call a tool",
+		Short: "MCP: list and call configured servers, serve mecha's tools, record calls to any server",
 		Long: `MCP servers come from [mcp.servers.NAME] tables in $MECHA_HOME/config.toml and
 from .mcp.json files given with --mcp-config; their tools are offered to the
 model as mcp__SERVER__TOOL. A .mcp.json in the workspace is never loaded on
-its own.`,
+its own.
+
+"mecha mcp serve" offers mecha's built-in tools to any MCP client; "mecha mcp
+proxy" sits in front of any MCP server. Both record every tools/call, as it
+runs, in a session of their own.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(NewCmdList(env, nil), NewCmdCall(env, nil))
+	cmd.AddCommand(NewCmdList(env, nil), NewCmdCall(env, nil), NewCmdServe(env, nil), NewCmdProxy(env, nil))
 	return cmd
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmd/root"
 	"github.com/mecha-agent/mecha/internal/fakellm"
+	"github.com/mecha-agent/mecha/mcpproxy/mcpproxytest"
 	"github.com/mecha-agent/mecha/tool/mcp/mcptest"
 )
 
@@ -32,6 +33,8 @@ func TestMain(m *testing.M) {
 		"fakellm": func() { os.Exit(fakellm.Main(os.Args[1:])) },
 		// A small stdio MCP server with faults (see mcptest.Main).
 		"mcpserver": func() { os.Exit(mcptest.Main(os.Args[1:])) },
+		// mcpupstream is a small MCP server on stdio, for the proxy.
+		"mcpupstream": func() { os.Exit(mcpproxytest.Main(os.Args[1:])) },
 	})
 }
 
