@@ -127,7 +127,7 @@ var clean = []string{
 	mod + "/agent: " + mod + "/provider " + mod + "/session",
 	mod + "/sessionview: " + mod + "/session " + mod + "/pricing",
 	mod + "/replay: " + mod + "/agent " + mod + "/pricing " + mod + "/sessionview",
-	mod + "/toolreplay: " + mod + "/sessionview",
+	mod + "/toolreplay: " + mod + "/transcript",
 	mod + "/internal/cmdutil: net/http " + mod + "/session",
 	mod + "/internal/cmd/run: " + mod + "/internal/cmdutil " + mod + "/agent " + mod + "/provider/anthropic",
 	mod + "/internal/cmd/root: " + mod + "/internal/cmd/run",
