@@ -2,8 +2,10 @@ package sessionview
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
@@ -88,6 +90,8 @@ func (r *textRenderer) item(it Item) error {
 		if r.full {
 			r.line(c.Summary)
 		}
+	case *Served:
+		r.served(it.Call)
 	case *Other:
 		r.line(r.st.Dim(fmt.Sprintf("── %q record (not known to this version of mecha)", it.Record.Kind())))
 	}
@@ -105,6 +109,9 @@ func (r *textRenderer) header(h *Header) {
 	if m.ReplayOf != "" {
 		r.field("replays", m.ReplayOf)
 	}
+	if c := m.MCPClient; c != nil {
+		r.field("client", peerWords(*c))
+	}
 	r.field("file", h.Path)
 }
 
@@ -112,6 +119,9 @@ func (r *textRenderer) totals(t *Totals) {
 	r.w.WriteString("\n")
 	r.line(r.st.Bold("totals"))
 	r.field("taint", describeTaint(t))
+	if t.Served > 0 {
+		r.field("mcp calls", textfmt.Count(t.Served))
+	}
 	r.field("usage", fmt.Sprintf("%s input · %s output · %s cache read · %s cache write tokens over %s %s",
 		textfmt.Count(t.Usage.InputTokens), textfmt.Count(t.Usage.OutputTokens), textfmt.Count(t.Usage.CacheReadTokens), textfmt.Count(t.Usage.CacheWriteTokens),
 		textfmt.Count(t.Turns), textfmt.Plural(t.Turns, "turn", "turns")))
@@ -261,6 +271,13 @@ func (r *textRenderer) attach(a *Attach) {
 	fmt.Fprintf(r.w, "compact_at_tokens %s (keep %d recent) · temperature %s · seed %s · effort %s · thinking %s · cache_prompt %s\n",
 		showValue(f["compact_at_tokens"]), c.CompactKeepRecent, showValue(f["temperature"]), showValue(f["seed"]), showValue(f["effort"]),
 		onOff(c.Thinking), onOff(c.CachePrompt))
+	if u := c.MCPUpstream; u != nil {
+		where := u.URL
+		if u.Transport == "stdio" {
+			where = strings.Join(append([]string{u.Command}, u.Args...), " ")
+		}
+		fmt.Fprintf(r.w, "upstream %s %s · %s\n", u.Transport, where, peerWords(u.Server))
+	}
 	fmt.Fprintf(r.w, "permission %s · trifecta %s · sandbox %s (network %s)\n",
 		c.PermissionMode, c.Trifecta, c.Sandbox, onOff(c.SandboxNetwork))
 	switch {
@@ -272,4 +289,54 @@ func (r *textRenderer) attach(a *Attach) {
 		p, _ := textfmt.Bounded(textfmt.OneLine(*c.SystemPrompt), 1, 100)
 		fmt.Fprintf(r.w, "system prompt (%s chars): %s\n", textfmt.Count(len(*c.SystemPrompt)), p)
 	}
+}
+
+// served renders a tool_call record: the call as the client made it, then
+// its result as text (each content block that is not text as a one-line
+// placeholder) or the protocol error that answered it.
+func (r *textRenderer) served(c *transcript.ToolCall) {
+	id := "?"
+	if len(c.ID) > 0 && string(c.ID) != "null" {
+		id = string(c.ID)
+	}
+	r.heading(fmt.Sprintf("mcp call %s", id) + r.st.Dim(fmt.Sprintf(" · %s · %s ms", c.StartedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"), strconv.FormatFloat(c.DurationMS, 'f', -1, 64))))
+	fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(c.Tool), textfmt.JSON(c.Arguments, 300))
+	if c.Error != "" {
+		r.result("error: "+c.Error, true)
+		return
+	}
+	r.result(contentText(c.Content), c.IsError)
+}
+
+// contentText is the text of MCP content blocks: text blocks as they are,
+// any other block as a one-line placeholder naming its type.
+func contentText(raw json.RawMessage) string {
+	var blocks []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		MIMEType string `json:"mimeType"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return textfmt.JSON(raw, 300)
+	}
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		switch {
+		case b.Type == "text":
+			parts = append(parts, b.Text)
+		case b.MIMEType != "":
+			parts = append(parts, fmt.Sprintf("[%s block, %s]", b.Type, b.MIMEType))
+		default:
+			parts = append(parts, "["+b.Type+" block]")
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func peerWords(p transcript.MCPPeer) string {
+	s := p.Name + " " + p.Version
+	if p.ProtocolVersion != "" {
+		s += " (protocol " + p.ProtocolVersion + ")"
+	}
+	return s
 }

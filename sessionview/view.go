@@ -10,8 +10,8 @@ import (
 )
 
 // Item is one entry of a session's view. Items come in file order, one per
-// record: *Header, *Attach, *User, *Reply, *Checkpoint, *RunEnd, *Compacted
-// or *Other.
+// record: *Header, *Attach, *User, *Reply, *Checkpoint, *RunEnd, *Compacted,
+// *Served or *Other.
 type Item interface {
 	// Line is the 1-based line of the record in the file, 0 when the view
 	// was built from records already loaded (Walk).
@@ -178,6 +178,13 @@ type Compacted struct {
 	Compaction *transcript.Compaction
 }
 
+// Served is a tool_call record: a call an MCP client made to "mecha mcp
+// serve" or through "mecha mcp proxy", with its result.
+type Served struct {
+	Pos
+	Call *transcript.ToolCall
+}
+
 // Other is a record of a kind this build does not know.
 type Other struct {
 	Pos
@@ -189,6 +196,8 @@ type Totals struct {
 	Messages int
 	Prompts  int
 	Calls    int
+	// Served counts tool_call records: calls made by an MCP client.
+	Served int
 	// Denied and Refused count calls by Outcome.
 	Denied, Refused int
 	// Taint is the merge of every checkpoint.
@@ -268,6 +277,9 @@ func (b *builder) add(line int, rec transcript.Record) error {
 		return b.out(e)
 	case *transcript.Compaction:
 		return b.out(&Compacted{Pos: at, Compaction: r})
+	case *transcript.ToolCall:
+		b.t.Served++
+		return b.out(&Served{Pos: at, Call: r})
 	case *transcript.Unknown:
 		return b.out(&Other{Pos: at, Record: r})
 	}

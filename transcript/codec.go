@@ -18,6 +18,7 @@ type (
 	taintAlias   Taint
 	summaryAlias Summary
 	compactAlias Compaction
+	callAlias    ToolCall
 )
 
 // Encode returns the record as one line of JSON ending in a newline, with
@@ -84,6 +85,14 @@ func AppendEncode(buf *bytes.Buffer, r Record) error {
 			Record string `json:"record"`
 			*compactAlias
 		}{KindCompaction, (*compactAlias)(r)}
+	case *ToolCall:
+		if r.Tool == "" {
+			return errors.New("transcript: tool_call record has no tool")
+		}
+		v = struct {
+			Record string `json:"record"`
+			*callAlias
+		}{KindToolCall, (*callAlias)(r)}
 	case *Unknown:
 		if err := json.Compact(buf, r.Raw); err != nil {
 			return fmt.Errorf("transcript: unknown record %q: %w", r.Record, err)
@@ -184,6 +193,12 @@ func Decode(line []byte) (Record, error) {
 		c := new(Compaction)
 		if err = json.Unmarshal(line, (*compactAlias)(c)); err == nil && c.Replaces < 0 {
 			err = errors.New("negative replaces")
+		}
+		r = c
+	case KindToolCall:
+		c := new(ToolCall)
+		if err = json.Unmarshal(line, (*callAlias)(c)); err == nil && c.Tool == "" {
+			err = errors.New("no tool")
 		}
 		r = c
 	default:

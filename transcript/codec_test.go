@@ -285,3 +285,46 @@ func TestTaintMergeOnlyGrows(t *testing.T) {
 		t.Error("zero taint should be clean")
 	}
 }
+
+func TestToolCallRoundTrip(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 8, 5, 9, 15, 0, 0, time.UTC)
+	in := &ToolCall{
+		ID:        json.RawMessage(`"req-7"`),
+		Tool:      "echo",
+		Arguments: json.RawMessage("{ \"text\" : \"<a & b>\",\n \"n\": 1.50 }"),
+		Content:   json.RawMessage(`[{"type":"text","text":"<a & b>"}]`),
+		IsError:   true,
+		StartedAt: at, DurationMS: 1.5, At: at,
+	}
+	line, err := Encode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"record":"tool_call","id":"req-7","tool":"echo","arguments":{"text":"<a & b>","n":1.50},"content":[{"type":"text","text":"<a & b>"}],"is_error":true,"started_at":"2026-08-05T09:15:00Z","duration_ms":1.5,"at":"2026-08-05T09:15:00Z"}` + "\n"
+	if string(line) != want {
+		t.Fatalf("encoded\n%s\nwant\n%s", line, want)
+	}
+	r, err := Decode(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := r.(*ToolCall)
+	if !ok || got.Tool != "echo" || string(got.ID) != `"req-7"` || !got.IsError || got.DurationMS != 1.5 || !got.StartedAt.Equal(at) {
+		t.Fatalf("decoded %#v", r)
+	}
+	// No arguments and no result (a protocol error) are nulls.
+	line, err = Encode(&ToolCall{Tool: "x", Error: "boom"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(line), `"id":null,"tool":"x","arguments":null,"content":null,"is_error":false,"error":"boom"`) {
+		t.Fatalf("encoded %s", line)
+	}
+	if _, err := Encode(&ToolCall{}); err == nil {
+		t.Fatal("a tool_call with no tool was encoded")
+	}
+	if _, err := Decode([]byte(`{"record":"tool_call","tool":""}`)); err == nil {
+		t.Fatal("a tool_call with no tool was decoded")
+	}
+}

@@ -23,6 +23,9 @@
 // meta, the header, always and only the first line. format is the format
 // version (1); id is the session id; workspace is an absolute path; title is
 // a short human label. A session that replays another names it in replay_of.
+// A session recorded by "mecha mcp serve" or "mecha mcp proxy" names the
+// client it served in mcp_client (name and version from its initialize,
+// and the protocol version negotiated with it); other sessions have none.
 //
 //	{"record":"meta","format":1,"id":"20260805T091500-3f2a1b7c","created_at":"2026-08-05T09:15:00Z","provider":"anthropic","model":"claude-opus-5","workspace":"/home/you/project","title":"summarize what changed"}
 //
@@ -47,6 +50,16 @@
 // Writers put it last, being by far the longest field. It is absent from
 // transcripts written before it existed (the specs are then unknown) and
 // [] when no tool was offered.
+//
+// mcp_upstream, only in the config of a session recorded by "mecha mcp
+// proxy", is the server the proxy forwarded to: transport "stdio" with the
+// command and args that started it, or "http" with its url (never
+// environment or header values), and server, its serverInfo name and
+// version with the protocol version negotiated with it (results carry
+// per-version _meta, so the version belongs with the identity). A proxy or
+// server session's provider is "mcp" and its model empty: no model ran.
+//
+//	{"record":"config","mecha_version":"0.1.0","provider":"mcp","model":"","workspace":"/w","system_prompt":null,"tools":["echo"],"effort":null,"temperature":null,"seed":null,"thinking":false,"cache_prompt":false,"max_tokens":0,"max_turns":0,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":0,"permission_mode":"yes","trifecta":"off","sandbox":"none","sandbox_network":true,"mcp_upstream":{"transport":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"server":{"name":"mcp-servers/everything","version":"2.0.0","protocol_version":"2025-11-25"}}}
 //
 // message, one conversation message. role is "user" or "assistant";
 // content is an array of blocks, each with a "type":
@@ -98,6 +111,22 @@
 // the replaced messages stay in the file. usage is what summarising cost.
 //
 //	{"record":"compaction","replaces":14,"summary":"The user asked ...","usage":{"input_tokens":9000,"output_tokens":400,"cache_read_tokens":0,"cache_write_tokens":0}}
+//
+// tool_call, one tools/call an MCP client made to "mecha mcp serve" or
+// through "mecha mcp proxy", written when its answer was sent. id is the
+// JSON-RPC id of the request as the client sent it (a number or a string;
+// null when it could not be seen); tool the tool's name; arguments the
+// call's arguments as received, compacted onto one line but otherwise
+// byte for byte (null when absent). content is the result's content
+// blocks in MCP's own JSON and is_error its isError; structured_content,
+// when the result had any, its structured content. A call answered by a
+// protocol error instead of a result has null content and the error's
+// message in error. started_at is when the call arrived and duration_ms how
+// long it took to answer, in milliseconds. Recording is best-effort: a
+// server whose session file cannot be written goes on answering calls,
+// says so once on stderr, and the session ends with no record of them.
+//
+//	{"record":"tool_call","id":3,"tool":"fs_read","arguments":{"path":"go.mod"},"content":[{"type":"text","text":"module example.com/m"}],"is_error":false,"started_at":"2026-08-05T09:15:00.123Z","duration_ms":0.412,"at":"2026-08-05T09:15:00.124Z"}
 //
 // # Compatibility
 //

@@ -18,6 +18,9 @@ const (
 	KindSummary = "summary"
 	// KindCompaction marks where older messages were replaced by a summary.
 	KindCompaction = "compaction"
+	// KindToolCall is one tool call an MCP client made to mecha's server
+	// or through its recording proxy.
+	KindToolCall = "tool_call"
 )
 
 // Roles of a message record.
@@ -27,7 +30,7 @@ const (
 )
 
 // Record is one line of a transcript. The concrete types are *Meta, *Config,
-// *Message, *Taint, *Summary and *Unknown.
+// *Message, *Taint, *Summary, *Compaction, *ToolCall and *Unknown.
 type Record interface {
 	// Kind returns the value of the record's "record" field.
 	Kind() string
@@ -45,8 +48,34 @@ type Meta struct {
 	Workspace string    `json:"workspace"`
 	Title     string    `json:"title"`
 	// ReplayOf names the session this one replays, when it is a replay.
-	ReplayOf string    `json:"replay_of,omitempty"`
-	At       time.Time `json:"at,omitzero"`
+	ReplayOf string `json:"replay_of,omitempty"`
+	// MCPClient is the MCP client a server or proxy session served, as it
+	// named itself in initialize; nil for every other session.
+	MCPClient *MCPPeer  `json:"mcp_client,omitempty"`
+	At        time.Time `json:"at,omitzero"`
+}
+
+// MCPPeer is one side of an MCP connection as it named itself during
+// initialize: its implementation name and version, and the protocol
+// version the connection negotiated.
+type MCPPeer struct {
+	Name            string `json:"name"`
+	Version         string `json:"version"`
+	ProtocolVersion string `json:"protocol_version,omitempty"`
+}
+
+// MCPUpstream is the server a recording proxy forwards to: how it was
+// reached (a command and its arguments, or a URL; never environment or
+// header values) and who answered.
+type MCPUpstream struct {
+	// Transport is "stdio" (a command) or "http" (streamable HTTP).
+	Transport string   `json:"transport"`
+	Command   string   `json:"command,omitempty"`
+	Args      []string `json:"args,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	// Server is the upstream's serverInfo and the protocol version it and
+	// the proxy negotiated.
+	Server MCPPeer `json:"server"`
 }
 
 // Config is the run configuration of one attach: every setting that shapes a
@@ -74,6 +103,9 @@ type Config struct {
 	Trifecta          string   `json:"trifecta"`
 	Sandbox           string   `json:"sandbox"`
 	SandboxNetwork    bool     `json:"sandbox_network"`
+	// MCPUpstream is the server a recording proxy session forwarded to;
+	// nil for every other session.
+	MCPUpstream *MCPUpstream `json:"mcp_upstream,omitempty"`
 	// ToolSpecs is what the model was told about each offered tool, in
 	// registry order; it comes last because it is by far the longest.
 	// Nil in transcripts that predate it (the field is then absent);
@@ -158,6 +190,31 @@ type Compaction struct {
 	At    time.Time `json:"at,omitzero"`
 }
 
+// ToolCall is one tools/call an MCP client made, recorded as it ran by
+// "mecha mcp serve" or "mecha mcp proxy".
+type ToolCall struct {
+	// ID is the JSON-RPC id of the request as the client sent it (a
+	// number or a string); null when it could not be seen.
+	ID   json.RawMessage `json:"id"`
+	Tool string          `json:"tool"`
+	// Arguments are the call's arguments as received (compacted onto one
+	// line, otherwise byte for byte); null when the call had none.
+	Arguments json.RawMessage `json:"arguments"`
+	// Content is the result's content blocks as sent back, in MCP's own
+	// JSON ({"type":"text","text":...}, ...); null when no result was.
+	Content json.RawMessage `json:"content"`
+	// StructuredContent is the result's structured content, when it had
+	// any.
+	StructuredContent json.RawMessage `json:"structured_content,omitempty"`
+	IsError           bool            `json:"is_error"`
+	// Error is the protocol error that answered the call in place of a
+	// result (an unknown tool, a cancelled call, an upstream gone).
+	Error      string    `json:"error,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS float64   `json:"duration_ms"`
+	At         time.Time `json:"at,omitzero"`
+}
+
 // Unknown is a record of a kind this build does not know. It is kept
 // verbatim so that nothing is lost when it is read and written back.
 type Unknown struct {
@@ -172,6 +229,7 @@ func (*Message) Kind() string    { return KindMessage }
 func (*Taint) Kind() string      { return KindTaint }
 func (*Summary) Kind() string    { return KindSummary }
 func (*Compaction) Kind() string { return KindCompaction }
+func (*ToolCall) Kind() string   { return KindToolCall }
 func (u *Unknown) Kind() string {
 	return u.Record
 }
@@ -182,4 +240,5 @@ func (r *Message) Time() time.Time    { return r.At }
 func (r *Taint) Time() time.Time      { return r.At }
 func (r *Summary) Time() time.Time    { return r.At }
 func (r *Compaction) Time() time.Time { return r.At }
+func (r *ToolCall) Time() time.Time   { return r.At }
 func (r *Unknown) Time() time.Time    { return r.At }
