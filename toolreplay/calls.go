@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/sessionview"
@@ -117,6 +118,8 @@ func Extract(path string) (*Calls, error) {
 			for _, vc := range it.Calls {
 				c.add(it.Line(), vc)
 			}
+		case *sessionview.Served:
+			c.add(it.Line(), servedCall(it.Call))
 		}
 		return nil
 	})
@@ -131,6 +134,45 @@ func Extract(path string) (*Calls, error) {
 		c.Source = SourceReconstructed
 	}
 	return c, nil
+}
+
+// servedCall is a tool_call record (a call an MCP client made, or one a
+// rerun redid) as a call with its result. A protocol error in place of a
+// result is a failure whose result is the error; a record with neither has
+// no result.
+func servedCall(tc *transcript.ToolCall) sessionview.Call {
+	vc := sessionview.Call{ID: string(tc.ID), Name: tc.Tool, Input: tc.Arguments}
+	if string(bytes.TrimSpace(tc.Arguments)) == "null" {
+		vc.Input = nil
+	}
+	switch {
+	case tc.Error != "":
+		vc.Result = &sessionview.Result{Content: tc.Error, IsError: true}
+	case len(tc.Content) > 0 && string(tc.Content) != "null":
+		vc.Result = &sessionview.Result{Content: ContentText(tc.Content), IsError: tc.IsError}
+	}
+	return vc
+}
+
+// ContentText is the text of MCP content blocks: the text blocks joined
+// by newlines, any other block as [TYPE].
+func ContentText(raw json.RawMessage) string {
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return string(raw)
+	}
+	parts := make([]string, len(blocks))
+	for i, b := range blocks {
+		if b.Type == "text" {
+			parts[i] = b.Text
+		} else {
+			parts[i] = "[" + b.Type + "]"
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 func (c *Calls) add(line int, vc sessionview.Call) {

@@ -171,3 +171,35 @@ func TestExtractTornTail(t *testing.T) {
 		t.Errorf("gaps %+v", c.Gaps)
 	}
 }
+
+// TestExtractServed reads tool_call records (an MCP client's calls, or a
+// rerun's) as calls with results.
+func TestExtractServed(t *testing.T) {
+	t.Parallel()
+	path := file(t, []transcript.Record{
+		meta(),
+		&transcript.ToolCall{ID: json.RawMessage(`1`), Tool: "fs_read", Arguments: json.RawMessage(`{"path":"a"}`), Content: json.RawMessage(`[{"type":"text","text":"A"},{"type":"image","data":"x"}]`)},
+		&transcript.ToolCall{ID: json.RawMessage(`"b"`), Tool: "fs_write", Arguments: json.RawMessage(`{"path":"b"}`), Content: json.RawMessage(`[{"type":"text","text":"denied by the user"}]`), IsError: true},
+		&transcript.ToolCall{ID: json.RawMessage(`3`), Tool: "nope", Arguments: json.RawMessage(`null`), Error: "unknown tool \"nope\""},
+		&transcript.ToolCall{ID: json.RawMessage(`4`), Tool: "fs_read", Arguments: json.RawMessage(`{"path":"c"}`)},
+	}, nil)
+	c, err := Extract(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Calls) != 4 {
+		t.Fatalf("calls %+v", c.Calls)
+	}
+	if g := c.Calls[0]; g.Result != "A\n[image]" || g.Expect != Succeed {
+		t.Errorf("call 1: %+v", g)
+	}
+	if g := c.Calls[1]; g.Expect != Skip {
+		t.Errorf("a denied call is redone: %+v", g)
+	}
+	if g := c.Calls[2]; g.Expect != Fail || g.Result != `unknown tool "nope"` || len(g.Input) != 0 {
+		t.Errorf("a protocol error: %+v", g)
+	}
+	if g := c.Calls[3]; g.Expect != Unrecorded || len(c.Gaps) != 1 || c.Gaps[0].Index != 4 {
+		t.Errorf("no result: %+v, gaps %+v", g, c.Gaps)
+	}
+}
