@@ -5,6 +5,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmd/regress"
 	"github.com/mecha-agent/mecha/internal/cmd/replay"
+	"github.com/mecha-agent/mecha/internal/cmd/rerun"
 	"github.com/mecha-agent/mecha/internal/cmd/run"
 	"github.com/mecha-agent/mecha/internal/cmd/script"
 	"github.com/mecha-agent/mecha/internal/cmd/sessions"
@@ -44,6 +45,6 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
-		tool.NewCmdTool(env), script.NewCmdScript(env, nil))
+		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil))
 	return root
 }
