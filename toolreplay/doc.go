@@ -31,6 +31,16 @@
 // argument, defaulting to the recorded one. A call that succeeded in the
 // recording and fails now stops the script, naming it.
 //
+// # Reruns
+//
+// Rerun redoes the calls in order against today's tools and compares each
+// new result with the recorded one: StatusSame, StatusChanged,
+// StatusNowFails, StatusNowSucceeds; StatusSkipped for a call not redone
+// or refused by the gate now (never counted as the same); StatusUnrecorded
+// when there is no recorded result to compare with. Ignore expressions mask
+// volatile text in both results first; Diff is a unified diff of the
+// masked texts.
+//
 // Invoke runs one call as the agent loop would. toolreplay never reaches a
 // model: it imports neither agent nor a provider (an import rule).
 package toolreplay
