@@ -22,7 +22,7 @@
 // (generator and version, session id and title, created time, workspace,
 // how many calls, the source, what the calls may do, and a "# LOSSY:" line
 // when anything was lost), then one "call" per redone call, each through
-// "mecha tool call NAME - -w WS --yes" with its input on standard input
+// "mecha tool call --yes -w WS -- NAME -" with its input on standard input
 // from a here-document with a quoted delimiter that no line of the input
 // equals, so the input arrives byte for byte and nothing in it is
 // expanded. Everything recorded that reaches a comment goes through

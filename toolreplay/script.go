@@ -169,7 +169,7 @@ calls=0
 # recorded: anything goes).
 call() {
 	printf '== call %s: %s\n' "$1" "$2" >&2
-	"$MECHA" tool call "$2" - -w "$ws" --yes
+	"$MECHA" tool call --yes -w "$ws" -- "$2" -
 	status=$?
 	calls=$((calls + 1))
 	if [ "$status" -ne 0 ] && [ "$3" = ok ]; then

@@ -166,7 +166,7 @@ func TestScriptRunsHostileInputs(t *testing.T) {
 			t.Errorf("call %d: content %q, want %q (%v)", call.Index, got["content"], hostile[call.Index-1], err)
 		}
 		args, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.args", call.Index)))
-		if want := "tool\ncall\nfs_write\n-\n-w\n" + ws + "\n--yes\n"; string(args) != want {
+		if want := "tool\ncall\n--yes\n-w\n" + ws + "\n--\nfs_write\n-\n"; string(args) != want {
 			t.Errorf("call %d args %q, want %q", call.Index, args, want)
 		}
 	}
