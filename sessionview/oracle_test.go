@@ -159,6 +159,9 @@ func (r *renderer) session(s *session.Session) {
 	if m.ReplayOf != "" {
 		r.field("replays", m.ReplayOf)
 	}
+	if m.RerunOf != "" {
+		r.field("reruns", m.RerunOf)
+	}
 	r.field("file", s.Path)
 
 	results := map[string]transcript.Block{}

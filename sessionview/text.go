@@ -109,6 +109,9 @@ func (r *textRenderer) header(h *Header) {
 	if m.ReplayOf != "" {
 		r.field("replays", m.ReplayOf)
 	}
+	if m.RerunOf != "" {
+		r.field("reruns", m.RerunOf)
+	}
 	if c := m.MCPClient; c != nil {
 		r.field("client", peerWords(*c))
 	}

@@ -22,7 +22,10 @@
 //
 // meta, the header, always and only the first line. format is the format
 // version (1); id is the session id; workspace is an absolute path; title is
-// a short human label. A session that replays another names it in replay_of.
+// a short human label. A session that replays another names it in replay_of;
+// one that reruns another's tool calls with no model ("mecha rerun") names
+// it in rerun_of, and holds a config record and one tool_call record per
+// call it redid.
 // A session recorded by "mecha mcp serve" or "mecha mcp proxy" names the
 // client it served in mcp_client (name and version from its initialize,
 // and the protocol version negotiated with it); other sessions have none.

@@ -21,7 +21,7 @@ func TestFastMetaTakesCanonicalHeaders(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", name, m, want)
 		}
 	}
-	line, _ := Encode(&Meta{Format: 1, ID: "x", Title: "é \"q\" \n <&>", ReplayOf: "y"})
+	line, _ := Encode(&Meta{Format: 1, ID: "x", Title: "é \"q\" \n <&>", ReplayOf: "y", RerunOf: "z"})
 	if _, ok := fastMeta(bytes.TrimSpace(line)); !ok {
 		t.Errorf("fast path refused a header mecha writes: %s", line)
 	}

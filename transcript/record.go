@@ -49,6 +49,9 @@ type Meta struct {
 	Title     string    `json:"title"`
 	// ReplayOf names the session this one replays, when it is a replay.
 	ReplayOf string `json:"replay_of,omitempty"`
+	// RerunOf names the session whose tool calls this one redoes, when it
+	// is a rerun ("mecha rerun").
+	RerunOf string `json:"rerun_of,omitempty"`
 	// MCPClient is the MCP client a server or proxy session served, as it
 	// named itself in initialize; nil for every other session.
 	MCPClient *MCPPeer  `json:"mcp_client,omitempty"`

@@ -33,3 +33,15 @@ func (e *DivergedError) Error() string { return e.Msg }
 type InterruptedError struct{ Msg string }
 
 func (e *InterruptedError) Error() string { return e.Msg }
+
+// ToolError means a tool called on its own ("mecha tool call") returned an
+// error result; the result itself was printed. Msg, when set, is the
+// result when it is one short line.
+type ToolError struct{ Tool, Msg string }
+
+func (e *ToolError) Error() string {
+	if e.Msg == "" {
+		return e.Tool + " returned an error result"
+	}
+	return e.Tool + " returned an error: " + e.Msg
+}

@@ -49,6 +49,12 @@ var Rules = []Rule{
 		Transitive: true,
 	},
 	{
+		Name:       "toolreplay runs no model: it never reaches agent or a provider",
+		Packages:   []string{"./toolreplay"},
+		Forbid:     []string{"./agent", "./provider/...", "./replay"},
+		Transitive: true,
+	},
+	{
 		Name:       "providers never reach agent or session",
 		Packages:   []string{"./provider/..."},
 		Forbid:     []string{"./agent", "./session"},

@@ -127,6 +127,7 @@ var clean = []string{
 	mod + "/agent: " + mod + "/provider " + mod + "/session",
 	mod + "/sessionview: " + mod + "/session " + mod + "/pricing",
 	mod + "/replay: " + mod + "/agent " + mod + "/pricing " + mod + "/sessionview",
+	mod + "/toolreplay: " + mod + "/transcript",
 	mod + "/internal/cmdutil: net/http " + mod + "/session",
 	mod + "/internal/cmd/run: " + mod + "/internal/cmdutil " + mod + "/agent " + mod + "/provider/anthropic",
 	mod + "/internal/cmd/root: " + mod + "/internal/cmd/run",
@@ -243,6 +244,7 @@ func TestEveryRuleFires(t *testing.T) {
 		with(mod + "/agent: " + mod + "/internal/cmd/run"),
 		with(mod + "/provider: " + mod + "/agent"),
 		with(mod + "/sessionview: " + mod + "/provider"),
+		with(mod + "/toolreplay: " + mod + "/sessionview " + mod + "/replay"),
 	} {
 		for _, v := range Check(mod, g, Rules) {
 			fired[v.Rule] = true

@@ -23,6 +23,7 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("sessions: %w", session.ErrInvalidID), ExitUsage},
 		{&cmdutil.BudgetError{Budget: "max_turns"}, ExitBudget},
 		{&cmdutil.DivergedError{Msg: "1 of 1 replay diverged"}, ExitFailure},
+		{&cmdutil.ToolError{Tool: "fs_read", Msg: "no such file"}, ExitFailure},
 		{&cmdutil.InterruptedError{Msg: "interrupted"}, ExitInterrupted},
 		{fmt.Errorf("agent: %w", context.Canceled), ExitInterrupted},
 	} {

@@ -65,6 +65,7 @@ func ExitCode(err error) int {
 		usage       *cmdutil.UsageError
 		budget      *cmdutil.BudgetError
 		diverged    *cmdutil.DivergedError
+		toolErr     *cmdutil.ToolError
 		interrupted *cmdutil.InterruptedError
 	)
 	switch {
@@ -74,7 +75,7 @@ func ExitCode(err error) int {
 		return ExitUsage
 	case errors.As(err, &budget):
 		return ExitBudget
-	case errors.As(err, &diverged):
+	case errors.As(err, &diverged), errors.As(err, &toolErr):
 		return ExitFailure
 	case errors.As(err, &interrupted), errors.Is(err, context.Canceled):
 		return ExitInterrupted

@@ -6,8 +6,11 @@ import (
 	"github.com/mecha-agent/mecha/internal/cmd/mcp"
 	"github.com/mecha-agent/mecha/internal/cmd/regress"
 	"github.com/mecha-agent/mecha/internal/cmd/replay"
+	"github.com/mecha-agent/mecha/internal/cmd/rerun"
 	"github.com/mecha-agent/mecha/internal/cmd/run"
+	"github.com/mecha-agent/mecha/internal/cmd/script"
 	"github.com/mecha-agent/mecha/internal/cmd/sessions"
+	"github.com/mecha-agent/mecha/internal/cmd/tool"
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 )
 
@@ -22,7 +25,8 @@ Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
 Exit status:
   0    success
   1    failure (a command that could not do its job; the message says why),
-       and for replay --on-divergence=error and regress, any divergence
+       for replay --on-divergence=error and regress, any divergence, for
+       tool call, an error result, and for rerun, any result that differs
   2    bad usage: unknown command or flag, wrong arguments, an invalid session id
   3    a run stopped by a budget (--max-turns, --max-output-tokens, --max-cost-usd)
   130  interrupted`
@@ -41,6 +45,7 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env), mcp.NewCmdMCP(env))
+	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
+		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env))
 	return root
 }

@@ -1,0 +1,115 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// ListOptions are the options of "mecha tool list".
+type ListOptions struct {
+	Env       *cmdutil.Env
+	Workspace string
+	JSON      bool
+}
+
+// NewCmdList builds "mecha tool list".
+func NewCmdList(env *cmdutil.Env, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the tools a run would offer here, with their capabilities",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return listRun(opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Workspace, "workspace", "w", "", "the workspace the tools would work in (default: the current directory)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print [{"name","description","input_schema","capabilities"}]`)
+	return cmd
+}
+
+// listed is one tool of --json.
+type listed struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	Capabilities capabilities    `json:"capabilities"`
+}
+
+type capabilities struct {
+	ReadsWorkspace    bool `json:"reads_workspace"`
+	ModifiesWorkspace bool `json:"modifies_workspace"`
+	RunsCommands      bool `json:"runs_commands"`
+	ReachesNetwork    bool `json:"reaches_network"`
+	External          bool `json:"external"`
+}
+
+func listRun(opts *ListOptions) error {
+	ws, err := cmdutil.WorkspaceDir(opts.Workspace)
+	if err != nil {
+		return err
+	}
+	var wss cmdutil.Workspaces
+	defer wss.Close()
+	reg, _, err := cmdutil.BuildTools(opts.Env, &wss, transcript.Config{Workspace: ws}, cmdutil.ToolSetup{})
+	if err != nil {
+		return err
+	}
+	var out []listed
+	for _, t := range reg.Tools() {
+		s, c := t.Spec(), t.Capabilities()
+		out = append(out, listed{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema,
+			Capabilities: capabilities{c.ReadsWorkspace, c.ModifiesWorkspace, c.RunsCommands, c.ReachesNetwork, c.External}})
+	}
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.Env.Out, out)
+	}
+	tab := cmdutil.Table{}
+	tab.Add("TOOL", "CAPABILITIES", "DESCRIPTION")
+	for _, l := range out {
+		first, _, _ := strings.Cut(l.Description, "\n")
+		tab.Add(l.Name, capsText(reg, l.Name), first)
+	}
+	if err := tab.Write(opts.Env.Out, cmdutil.NewStyle(opts.Env)); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(opts.Env.Out, "calls marked * need permission: they ask, or run with --yes, or are refused with --read-only")
+	return err
+}
+
+// capsText says what a tool may do in a few words: "reads", "writes*",
+// "runs*,network*,external".
+func capsText(reg *tool.Registry, name string) string {
+	t, _ := reg.Get(name)
+	c := t.Capabilities()
+	var parts []string
+	add := func(on bool, word string, gated bool) {
+		if !on {
+			return
+		}
+		if gated {
+			word += "*"
+		}
+		parts = append(parts, word)
+	}
+	add(c.ReadsWorkspace, "reads", false)
+	add(c.ModifiesWorkspace, "writes", true)
+	add(c.RunsCommands, "runs", true)
+	add(c.ReachesNetwork, "network", true)
+	add(c.External, "external", false)
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,302 @@
+package toolreplay
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/sessionview"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// Sources of a session's calls, the "source" of a script.
+const (
+	// SourceTranscript: every call was recovered exactly.
+	SourceTranscript = "transcript"
+	// SourceReconstructed: the record is damaged and the calls are what
+	// could be recovered; the gaps say what was not.
+	SourceReconstructed = "reconstructed"
+)
+
+// Expect is what a redone call is expected to do, from how it ended in the
+// recording.
+type Expect int
+
+const (
+	// Skip: the call is not redone (it was denied or refused, so it never
+	// ran, or its arguments cannot be recovered).
+	Skip Expect = iota
+	// Succeed: it succeeded in the recording; failing now is a difference.
+	Succeed
+	// Fail: it failed in the recording and may fail again.
+	Fail
+	// Unrecorded: its result was never recorded; whatever it does now is
+	// allowed, and there is nothing to compare it with.
+	Unrecorded
+)
+
+// Call is one tool call of a session.
+type Call struct {
+	// Index counts the session's calls from 1, in the order they were made
+	// (parallel calls in call order), the calls not redone included.
+	Index int
+	ID    string
+	Name  string
+	// Input is the arguments exactly as recorded.
+	Input json.RawMessage
+	// Line is the line of the message that made the call (0 when unknown).
+	Line int
+	// Result is the recorded result; HasResult is false when none was
+	// recorded (or a resume made one up).
+	Result    string
+	IsError   bool
+	HasResult bool
+	Outcome   sessionview.Outcome
+	Expect    Expect
+	// Note says why a call is not redone, or what is unsure about it.
+	Note string
+}
+
+// Gap is something the record lost. Index is the call it concerns or, for
+// a line that could not be read, the index the next recovered call has
+// (one past the last call for a gap at the end).
+type Gap struct {
+	Index  int    `json:"index"`
+	Reason string `json:"reason"`
+	// lost is true for a line that could not be read: at the same index,
+	// it comes before the call's own gap, being before the call.
+	lost bool
+}
+
+// Calls are the calls of a session: one extraction shared by the script,
+// the rerun and anything else that redoes them.
+type Calls struct {
+	Meta   transcript.Meta
+	Path   string
+	Calls  []Call
+	Gaps   []Gap
+	Source string
+}
+
+// Lossy reports whether anything was lost.
+func (c *Calls) Lossy() bool { return len(c.Gaps) > 0 }
+
+// Redone returns the calls that are run again, in order.
+func (c *Calls) Redone() []Call {
+	var out []Call
+	for _, call := range c.Calls {
+		if call.Expect != Skip {
+			out = append(out, call)
+		}
+	}
+	return out
+}
+
+// Extract reads the calls of the session at path, pairing each call with
+// its result through sessionview (the one place calls meet results).
+// Every call that ran is kept with its exact arguments and recorded
+// result. A call that was denied or refused never ran: it is kept, marked
+// Skip, with a note. What the record lost becomes a gap: a call with no
+// recorded result (the process was killed while it ran, or a resume made
+// its result up), arguments that are not a JSON object, a line that could
+// not be read.
+func Extract(path string) (*Calls, error) {
+	c := &Calls{Path: path}
+	totals, err := sessionview.Stream(path, nil, func(it sessionview.Item) error {
+		switch it := it.(type) {
+		case *sessionview.Header:
+			c.Meta = it.Meta
+		case *sessionview.Reply:
+			for _, vc := range it.Calls {
+				c.add(it.Line(), vc)
+			}
+		case *sessionview.Served:
+			c.add(it.Line(), servedCall(it.Call))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.lostLines(totals.Skips); err != nil {
+		return nil, err
+	}
+	c.Source = SourceTranscript
+	if c.Lossy() {
+		c.Source = SourceReconstructed
+	}
+	return c, nil
+}
+
+// servedCall is a tool_call record (a call an MCP client made, or one a
+// rerun redid) as a call with its result. A protocol error in place of a
+// result is a failure whose result is the error; a record with neither has
+// no result.
+func servedCall(tc *transcript.ToolCall) sessionview.Call {
+	vc := sessionview.Call{ID: string(tc.ID), Name: tc.Tool, Input: tc.Arguments}
+	if string(bytes.TrimSpace(tc.Arguments)) == "null" {
+		vc.Input = nil
+	}
+	switch {
+	case tc.Error != "":
+		vc.Result = &sessionview.Result{Content: tc.Error, IsError: true}
+	case len(tc.Content) > 0 && string(tc.Content) != "null":
+		vc.Result = &sessionview.Result{Content: ContentText(tc.Content), IsError: tc.IsError}
+	}
+	return vc
+}
+
+// ContentText is the text of MCP content blocks: the text blocks joined
+// by newlines, any other block as [TYPE].
+func ContentText(raw json.RawMessage) string {
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return string(raw)
+	}
+	parts := make([]string, len(blocks))
+	for i, b := range blocks {
+		if b.Type == "text" {
+			parts[i] = b.Text
+		} else {
+			parts[i] = "[" + b.Type + "]"
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (c *Calls) add(line int, vc sessionview.Call) {
+	call := Call{Index: len(c.Calls) + 1, ID: vc.ID, Name: vc.Name, Input: vc.Input, Line: line, Outcome: vc.Outcome()}
+	if r := vc.Result; r != nil && !r.OutcomeUnknown {
+		call.Result, call.IsError, call.HasResult = r.Content, r.IsError, true
+	}
+	gap := func(reason string) {
+		c.Gaps = append(c.Gaps, Gap{Index: call.Index, Reason: fmt.Sprintf("call %d (%s): %s", call.Index, call.Name, reason)})
+	}
+	switch call.Outcome {
+	case sessionview.Succeeded:
+		call.Expect = Succeed
+	case sessionview.Failed:
+		call.Expect = Fail
+	case sessionview.Denied, sessionview.Refused:
+		call.Expect = Skip
+		call.Note = "not redone: it never ran (" + vc.Result.Content + ")"
+	case sessionview.Unknown:
+		call.Expect = Unrecorded
+		call.Note = "its outcome is unknown: a resume answered it because its result was never recorded; it may have run"
+		gap("its result was never recorded (a resume answered it as outcome unknown); it is redone, and allowed to fail")
+	default: // Unanswered
+		call.Expect = Unrecorded
+		call.Note = "its result was never recorded: the run ended (was killed?) while it ran or before; it may have run"
+		gap("its result was never recorded (the run ended while it ran, or before it started); it is redone, and allowed to fail")
+	}
+	if err := CheckInput(call.Input); err != nil {
+		call.Expect = Skip
+		call.Note = "not redone: its arguments are not a JSON object"
+		gap("its arguments are not a JSON object, so it cannot be redone: " + string(call.Input))
+	}
+	c.Calls = append(c.Calls, call)
+}
+
+// lostLines adds a gap for each line the read skipped, at its place among
+// the calls: a torn or unparseable line may have held a call or a result.
+func (c *Calls) lostLines(sk session.Skips) error {
+	if sk.Count == 0 {
+		return nil
+	}
+	want := map[int]bool{}
+	for _, l := range sk.Lines {
+		want[l.Line] = true
+	}
+	held, err := rawLines(c.Path, want)
+	if err != nil {
+		return err
+	}
+	for _, l := range sk.Lines {
+		at := 1
+		for _, call := range c.Calls {
+			if call.Line < l.Line {
+				at = call.Index + 1
+			}
+		}
+		what := "cannot be parsed"
+		if l.Torn {
+			what = "is cut short (torn)"
+		}
+		lost := "whatever it held is lost"
+		raw := held[l.Line]
+		switch {
+		case bytes.Contains(raw, []byte(`"tool_use"`)):
+			lost = "it held a tool call, whose name and arguments are lost"
+		case bytes.Contains(raw, []byte(`"tool_result"`)):
+			lost = "it held a tool result, which is lost"
+		case bytes.Contains(raw, []byte(`"tool_call"`)):
+			lost = "it held a tool call record, which is lost"
+		}
+		c.Gaps = append(c.Gaps, Gap{Index: at, Reason: fmt.Sprintf("line %d %s: %s", l.Line, what, lost), lost: true})
+	}
+	if more := sk.Count - len(sk.Lines); more > 0 {
+		c.Gaps = append(c.Gaps, Gap{Index: len(c.Calls) + 1, Reason: fmt.Sprintf("%d more lines cannot be read; what they held is lost", more), lost: true})
+	}
+	slices.SortStableFunc(c.Gaps, func(a, b Gap) int {
+		if a.Index != b.Index {
+			return cmp.Compare(a.Index, b.Index)
+		}
+		switch {
+		case a.lost && !b.lost:
+			return -1
+		case b.lost && !a.lost:
+			return 1
+		}
+		return 0
+	})
+	return nil
+}
+
+// rawLines returns the text of the lines numbered in want (from 1), each
+// cut at 4 KiB: enough to tell what kind of record a damaged line held.
+func rawLines(path string, want map[int]bool) (map[int][]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("toolreplay: %w", err)
+	}
+	defer f.Close()
+	out := map[int][]byte{}
+	r := bufio.NewReaderSize(f, 64<<10)
+	for n := 1; len(out) < len(want); n++ {
+		var line []byte
+		for {
+			chunk, err := r.ReadSlice('\n')
+			if want[n] && len(line) < 4<<10 {
+				line = append(line, chunk[:min(len(chunk), 4<<10-len(line))]...)
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				if want[n] {
+					out[n] = line
+				}
+				return out, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("toolreplay: %w", err)
+			}
+			break
+		}
+		if want[n] {
+			out[n] = line
+		}
+	}
+	return out, nil
+}
