@@ -16,6 +16,7 @@ import (
 	"time"
 
 	replaycmd "github.com/mecha-agent/mecha/internal/cmd/replay"
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -260,7 +261,7 @@ func readPins(env *cmdutil.Env, path string) ([]string, error) {
 		}
 		path = filepath.Join(home, "regression-sessions.txt")
 	}
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("regress: no pin file at %s: record a session with built-in tools only, check it replays clean, then append its id there", path)
 	}
