@@ -205,6 +205,18 @@ func (w *Writer) Append(recs ...transcript.Record) error {
 			return fmt.Errorf("session: %w", err)
 		}
 		ends[i] = w.buf.Len()
+		// What a reader would refuse is never written: the line (without
+		// its newline) must fit the reader's limit.
+		limit, start := transcript.MaxLine, 0
+		if _, ok := r.(*transcript.Meta); ok {
+			limit = transcript.MaxHeader
+		}
+		if i > 0 {
+			start = ends[i-1]
+		}
+		if n := ends[i] - start - 1; n > limit {
+			return w.fail(fmt.Errorf("session: a %s record of %d bytes is longer than the %d a reader accepts", r.Kind(), n, limit))
+		}
 	}
 	fd := int(w.f.Fd())
 	if err := flock(fd, syscall.LOCK_EX); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -124,12 +125,18 @@ func (r *textRenderer) totals(t *Totals) {
 		var parts []string
 		for _, sk := range t.Skips.Lines {
 			what := "unparseable"
-			if sk.Torn {
+			switch {
+			case sk.Oversized:
+				what = fmt.Sprintf("longer than %s bytes", textfmt.Count(transcript.MaxLine))
+			case sk.Torn:
 				what = "torn final line"
 			}
 			parts = append(parts, fmt.Sprintf("line %d (%s)", sk.Line, what))
 		}
 		r.field("skipped", fmt.Sprintf("%d %s: %s", t.Skips.Count, textfmt.Plural(t.Skips.Count, "line", "lines"), strings.Join(parts, ", ")))
+	}
+	if t.Skips.HeaderID != "" {
+		r.field("note", session.ForeignIDNote(t.Path, t.Skips.HeaderID))
 	}
 }
 

@@ -191,6 +191,8 @@ type Totals struct {
 	CostUSD float64
 	Priced  bool
 	Skips   session.Skips
+	// Path is the file read.
+	Path string
 }
 
 // builder turns records, fed in file order, into items handed to emit in
@@ -357,6 +359,7 @@ func (b *builder) finish(sk session.Skips) (*Totals, error) {
 	b.t.Uncovered = b.messages - b.covered
 	b.t.Taint = b.merged
 	b.t.Skips = sk
+	b.t.Path = b.path
 	if !b.summary {
 		_, b.t.Priced = b.prices.Lookup(b.meta.Provider, b.meta.Model)
 	}

@@ -9,6 +9,17 @@ import (
 // this build. Readers accept any version they know how to read.
 const FormatVersion = 1
 
+// Line limits (see the package documentation): readers refuse longer
+// lines, and writers never write them.
+const (
+	// MaxHeader is the longest header line, in bytes without its newline.
+	// A file whose first line is longer is not a session.
+	MaxHeader = 64 << 10
+	// MaxLine is the longest line of any other record, in bytes without
+	// its newline. A longer line is skipped as oversized.
+	MaxLine = 64 << 20
+)
+
 // Record kinds, the value of every line's "record" field.
 const (
 	KindMeta    = "meta"

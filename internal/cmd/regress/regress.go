@@ -205,6 +205,7 @@ func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, m
 	if err != nil {
 		return nil, err
 	}
+	opts.Env.NoteForeignID(path, s.HeaderID)
 	res.ID, res.Title = s.Meta.ID, s.Meta.Title
 	job, err := replaycmd.NewJob(opts.Env, cfg, s, replaycmd.Settings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession})
 	if err != nil {

@@ -115,6 +115,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Env.NoteForeignID(path, s.HeaderID)
 	job, err := NewJob(opts.Env, cfg, s, Settings{
 		Provider: opts.Provider, Model: opts.Model, Mode: mode, Workspace: opts.Workspace,
 		Permission: perm, MockScript: opts.MockScript, Record: !opts.NoSession,

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +29,17 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mecha":   func() { os.Exit(root.Main(os.Args[1:])) },
 		"fakellm": func() { os.Exit(fakellm.Main(os.Args[1:])) },
+		// mecha-capped is mecha with its data segment capped at 1 GiB, so
+		// that a read without bound fails at once ("fatal error: out of
+		// memory", exit 2) instead of taking the machine's memory.
+		"mecha-capped": func() {
+			lim := syscall.Rlimit{Cur: 1 << 30, Max: 1 << 30}
+			if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &lim); err != nil {
+				fmt.Fprintln(os.Stderr, "mecha-capped:", err)
+				os.Exit(125)
+			}
+			os.Exit(root.Main(os.Args[1:]))
+		},
 	})
 }
 
@@ -49,6 +63,8 @@ func TestScripts(t *testing.T) {
 			e.Setenv("MECHA_SESSION_DIR", filepath.Join(home, ".mecha", "sessions"))
 			e.Setenv("TZ", "UTC")
 			e.Setenv("NO_COLOR", "1")
+			// A title of 70,000 characters, longer than a header may be.
+			e.Setenv("TITLE", strings.Repeat("x", 70000))
 			repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
 			if err != nil {
 				return err

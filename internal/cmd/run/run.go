@@ -225,7 +225,12 @@ func loadResumed(opts *Options) (*session.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return session.Load(path)
+	s, err := session.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	opts.Env.NoteForeignID(path, s.HeaderID)
+	return s, nil
 }
 
 // openRecord prepares what the run records into: the resumed session, a
@@ -243,7 +248,7 @@ func openRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*s
 	if prev != nil {
 		history = agent.HistoryOf(prev)
 		if prev.Skipped > 0 {
-			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript were skipped\n", prev.Skipped, textfmt.Plural(prev.Skipped, "line", "lines"))
+			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript %s skipped\n", prev.Skipped, textfmt.Plural(prev.Skipped, "line", "lines"), textfmt.Plural(prev.Skipped, "was", "were"))
 		}
 	}
 	return &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) {

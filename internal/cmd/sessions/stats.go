@@ -72,10 +72,11 @@ func statsRun(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	read, err := session.ReadDirSummaries(dir, createdSince(opts.Env.Time(), opts.Days))
+	read, skipped, err := session.ReadDirSummaries(dir, createdSince(opts.Env.Time(), opts.Days))
 	if err != nil {
 		return err
 	}
+	opts.Env.NoteSkipped(skipped)
 	rows, failed := rollUp(read, opts.Env.Err)
 	out := priced(rows, cfg.Prices)
 	if opts.JSON {
