@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -33,10 +34,32 @@ func (s *Store) now() time.Time {
 	return time.Now().UTC()
 }
 
+// Limits of the header's text fields, in runes. A longer value is clipped
+// with a mark ("…") when the session is created, so that whatever a front
+// end passes (a title of 70 KB, say) the header stays well under
+// transcript.MaxHeader, even with every character escaped as \uXXXX.
+const (
+	MaxTitle     = 1024
+	MaxWorkspace = 4096
+	MaxName      = 256 // provider, model, replay_of
+)
+
+// clipHeader clips the header's text fields to their limits.
+func clipHeader(m *transcript.Meta) {
+	m.Title = textfmt.Clip(m.Title, MaxTitle)
+	m.Workspace = textfmt.Clip(m.Workspace, MaxWorkspace)
+	m.Provider = textfmt.Clip(m.Provider, MaxName)
+	m.Model = textfmt.Clip(m.Model, MaxName)
+	m.ReplayOf = textfmt.Clip(m.ReplayOf, MaxName)
+}
+
 // Create makes a new session file holding meta as its header and returns a
 // writer for it. An empty meta.ID is filled with a fresh id, a zero
-// CreatedAt with the current time, and Format with FormatVersion.
+// CreatedAt with the current time, and Format with FormatVersion. Text
+// fields longer than their limits (MaxTitle, MaxWorkspace, MaxName) are
+// clipped with a mark: the writer never writes a header a reader refuses.
 func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
+	clipHeader(&meta)
 	if err := ensureDir(s.Dir); err != nil {
 		return nil, err
 	}
