@@ -121,13 +121,15 @@ func (s *Session) Summaries() []*transcript.Summary {
 }
 
 // UsageTotals sums the usage and turns of every summary. A transcript that
-// died before writing one totals zero: an honest under-count.
+// died before writing one totals zero: an honest under-count. Sums
+// saturate at the largest value of their type (transcript.Usage.Add,
+// transcript.AddTurns), which then means "at least".
 func (s *Session) UsageTotals() (transcript.Usage, int) {
 	var u transcript.Usage
 	turns := 0
 	for _, m := range s.Summaries() {
 		u = u.Add(m.Usage)
-		turns += m.Turns
+		turns = transcript.AddTurns(turns, m.Turns)
 	}
 	return u, turns
 }

@@ -56,7 +56,7 @@ func WriteJSON(w io.Writer, path string, prices pricing.Table) error {
 	} else {
 		bw.WriteString("\n  ]")
 	}
-	tail := jsonTail{Taint: t.Taint, Usage: t.Usage, Turns: t.Turns, Skipped: t.Skips.Count}
+	tail := jsonTail{Taint: t.Taint, Usage: t.Usage, Turns: t.Turns, Saturated: t.Saturated(), Skipped: t.Skips.Count}
 	if t.Skips.HeaderID != "" {
 		tail.Note = session.ForeignIDNote(path, t.Skips.HeaderID)
 	}

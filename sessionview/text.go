@@ -68,6 +68,8 @@ func (r *textRenderer) item(it Item) error {
 		r.user(it)
 	case *Reply:
 		r.reply(it)
+	case *Aside:
+		r.aside(it)
 	case *Checkpoint:
 		r.line(r.st.Dim("── taint checkpoint: " + taintWords(it.Taint)))
 	case *RunEnd:
@@ -114,8 +116,8 @@ func (r *textRenderer) totals(t *Totals) {
 	r.line(r.st.Bold("totals"))
 	r.field("taint", describeTaint(t))
 	r.field("usage", fmt.Sprintf("%s input · %s output · %s cache read · %s cache write tokens over %s %s",
-		textfmt.Count(t.Usage.InputTokens), textfmt.Count(t.Usage.OutputTokens), textfmt.Count(t.Usage.CacheReadTokens), textfmt.Count(t.Usage.CacheWriteTokens),
-		textfmt.Count(t.Turns), textfmt.Plural(t.Turns, "turn", "turns")))
+		textfmt.Sum(t.Usage.InputTokens), textfmt.Sum(t.Usage.OutputTokens), textfmt.Sum(t.Usage.CacheReadTokens), textfmt.Sum(t.Usage.CacheWriteTokens),
+		textfmt.Sum(t.Turns), textfmt.Plural(t.Turns, "turn", "turns")))
 	if t.Priced {
 		r.field("cost", textfmt.Dollars(t.CostUSD)+" at today's configured prices")
 	} else {
@@ -203,6 +205,23 @@ func (r *textRenderer) reply(rp *Reply) {
 			} else {
 				r.line(r.st.Dim("  (no result recorded)"))
 			}
+		default:
+			r.line(r.st.Dim("[" + b.Type + " block]"))
+		}
+	}
+}
+
+// aside renders a message of a role mecha does not write: its role, then
+// its blocks as they are.
+func (r *textRenderer) aside(a *Aside) {
+	m := a.Message
+	r.heading(textfmt.Clip(textfmt.OneLine(m.Role), 40) + " (a role this version of mecha does not write)" + r.st.Dim(atSuffix(m.At)))
+	for _, b := range m.Content {
+		switch b.Type {
+		case transcript.BlockText:
+			r.line(b.Text)
+		case transcript.BlockToolResult:
+			r.result(b.Content, b.IsError)
 		default:
 			r.line(r.st.Dim("[" + b.Type + " block]"))
 		}

@@ -66,8 +66,10 @@
 // transcripts written before it existed (the specs are then unknown) and
 // [] when no tool was offered.
 //
-// message, one conversation message. role is "user" or "assistant";
-// content is an array of blocks, each with a "type":
+// message, one conversation message. role is "user" or "assistant" as
+// mecha writes it; readers keep a message of any other role (a transcript
+// from another tool may carry "system") as it is, and show it as what it
+// is. content is an array of blocks, each with a "type":
 //
 //	{"type":"text","text":"..."}
 //	{"type":"tool_use","id":"toolu_1","name":"fs_read","input":{"path":"go.mod"}}
