@@ -197,7 +197,7 @@ func removeStatsStores() {
 // statsSummaries reads every summary in dir as sessions stats does and
 // returns how many it found.
 func statsSummaries(dir string) (int, error) {
-	read, err := ReadDirSummaries(dir, nil)
+	read, _, err := ReadDirSummaries(dir, nil)
 	if err != nil {
 		return 0, err
 	}

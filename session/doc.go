@@ -14,4 +14,15 @@
 // depends on one that is missing. Writers fsync when told to (the agent does
 // so at turn boundaries) and on Close, and fsync the directory after
 // creating a file.
+//
+// One writer at a time: whatever attaches to a session to write in it (a
+// run, a resumed run, a replay recording into its new session) holds the
+// session's lock (Acquire; Create takes it for the writer it returns) for
+// its whole life, and a second attach fails at once naming the holder's
+// pid. Readers never take it. The lock dies with its process.
+//
+// Hostile files: readers open only regular files and never block on a
+// FIFO; a header is at most transcript.MaxHeader and any other line at
+// most transcript.MaxLine (a longer one is skipped, never held); the file
+// name is the id, whatever the header claims (Identify).
 package session

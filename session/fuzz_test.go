@@ -30,7 +30,7 @@ func FuzzLoad(f *testing.F) {
 		// A buffer of a few bytes sends most lines down the paths for
 		// lines longer than the buffer.
 		for _, size := range []int{summaryBufSize, 7} {
-			_, sums, err := readSummaries(bytes.NewReader(data), make([]byte, size), "fuzz", 0, nil)
+			_, _, sums, err := readSummaries(bytes.NewReader(data), make([]byte, size), "fuzz", nil)
 			if err != nil {
 				t.Fatalf("buffer of %d: Load accepted what ReadSummaries refused: %v", size, err)
 			}

@@ -12,25 +12,35 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
-// maxHeader bounds how much of a file PeekMeta reads looking for the end of
-// the first line.
-const maxHeader = 64 << 10
+// maxHeader is the longest header line (without its newline) a reader
+// accepts, transcript.MaxHeader: a longer first line is not a session's.
+const maxHeader = transcript.MaxHeader
 
 var headerBufs = sync.Pool{New: func() any { b := make([]byte, 4096); return &b }}
 
 // PeekMeta reads a transcript's header and nothing else: at most the first
 // 64 KiB, usually one small read. A file whose first line is not a meta
-// record returns ErrNotSession.
+// record returns ErrNotSession, and one that is not a regular file
+// regular.ErrNotRegular. The file name is the id: the header's id is
+// replaced by it (see FileID).
 func PeekMeta(path string) (transcript.Meta, error) {
+	m, _, err := peekMeta(path)
+	return m, err
+}
+
+// peekMeta is PeekMeta that also returns the id the header claims when it
+// is not the file's.
+func peekMeta(path string) (transcript.Meta, string, error) {
 	// Plain system calls: os.Open would also register the file with the
 	// runtime poller and set a finalizer, which is much of the cost of
 	// listing ten thousand sessions.
-	fd, err := openRead(path)
+	fd, _, err := regular.OpenFD(path)
 	if err != nil {
-		return transcript.Meta{}, fmt.Errorf("session: %w", &os.PathError{Op: "open", Path: path, Err: err})
+		return transcript.Meta{}, "", fmt.Errorf("session: %w", err)
 	}
 	defer syscall.Close(fd)
 	bp := headerBufs.Get().(*[]byte)
@@ -41,34 +51,25 @@ func PeekMeta(path string) (transcript.Meta, error) {
 		m, err := readSome(fd, buf[n:])
 		n += m
 		if i := bytes.IndexByte(buf[n-m:n], '\n'); i >= 0 {
-			return decodeMeta(buf[:n-m+i], path)
+			if n-m+i > maxHeader {
+				return transcript.Meta{}, "", headerTooLong(path)
+			}
+			return decodeHeader(buf[:n-m+i], path)
 		}
 		if err != nil {
-			return transcript.Meta{}, fmt.Errorf("session: %w", &os.PathError{Op: "read", Path: path, Err: err})
+			return transcript.Meta{}, "", fmt.Errorf("session: %w", &os.PathError{Op: "read", Path: path, Err: err})
 		}
 		if m == 0 {
 			// End of file: a header with no newline after it is a complete
 			// file of one line only if it parses; a torn one does not.
-			return decodeMeta(buf[:n], path)
+			return decodeHeader(buf[:n], path)
 		}
 		if n == len(buf) {
-			if len(buf) >= maxHeader {
-				return transcript.Meta{}, fmt.Errorf("%w: header longer than %d bytes: %s", ErrNotSession, maxHeader, path)
+			if len(buf) > maxHeader {
+				return transcript.Meta{}, "", headerTooLong(path)
 			}
 			buf = append(buf, make([]byte, len(buf))...)
 			*bp = buf
-		}
-	}
-}
-
-// openRead opens a file for reading with one system call. O_NONBLOCK keeps
-// a FIFO from blocking the open until a writer comes; on a regular file it
-// changes nothing.
-func openRead(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-		if err != syscall.EINTR {
-			return fd, err
 		}
 	}
 }
@@ -83,29 +84,44 @@ func readSome(fd int, p []byte) (int, error) {
 	}
 }
 
+// decodeMeta decodes a header line, as it is written.
 func decodeMeta(line []byte, path string) (transcript.Meta, error) {
 	if kind, ok := transcript.PeekKind(line); ok && kind != transcript.KindMeta {
-		return transcript.Meta{}, fmt.Errorf("%w: %s", ErrNotSession, path)
+		return transcript.Meta{}, notSession(path, "")
 	}
 	m, err := transcript.DecodeMeta(line)
 	if err != nil {
-		return transcript.Meta{}, fmt.Errorf("%w: %s", ErrNotSession, path)
+		return transcript.Meta{}, notSession(path, "")
 	}
 	return *m, nil
 }
 
+// decodeHeader decodes a header line and gives it the file's id, returning
+// the id it claimed when that differs.
+func decodeHeader(line []byte, path string) (transcript.Meta, string, error) {
+	m, err := decodeMeta(line, path)
+	if err != nil {
+		return m, "", err
+	}
+	claimed := Identify(path, &m)
+	return m, claimed, nil
+}
+
 // Info is one listed session.
 type Info struct {
+	// Meta is the header, its ID the file's (see FileID).
 	Meta transcript.Meta
 	Path string
+	// HeaderID is the id the header claims when it is not the file's ("").
+	HeaderID string
 }
 
 // Listing is the result of List.
 type Listing struct {
 	Sessions []Info // newest first
-	// NotSessions are .jsonl files in the directory that are not
-	// transcripts (or could not be read), with why.
-	NotSessions []error
+	// NotSessions are the .jsonl files in the directory that are not
+	// transcripts, cannot be read or are not regular files, with why.
+	NotSessions []*FileError
 }
 
 // List reads the header of every .jsonl file in dir and returns the
@@ -123,12 +139,12 @@ func List(dir string) (*Listing, error) {
 	errs := make([]error, len(paths))
 	Parallel(len(paths), func(i int) {
 		infos[i].Path = paths[i]
-		infos[i].Meta, errs[i] = PeekMeta(paths[i])
+		infos[i].Meta, infos[i].HeaderID, errs[i] = peekMeta(paths[i])
 	})
 	l := &Listing{Sessions: infos[:0]}
 	for i := range infos {
 		if errs[i] != nil {
-			l.NotSessions = append(l.NotSessions, errs[i])
+			l.NotSessions = append(l.NotSessions, skipped(paths[i], errs[i]))
 			continue
 		}
 		l.Sessions = append(l.Sessions, infos[i])

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -18,15 +18,20 @@ const maxSkippedDetail = 20
 
 // SkippedLine describes one line Load or Scan could not parse.
 type SkippedLine struct {
-	Line int    // 1-based line number
-	Torn bool   // the final line, cut short without its newline
-	Err  string // why it did not parse
+	Line int  // 1-based line number
+	Torn bool // the final line, cut short without its newline
+	// Oversized: longer than transcript.MaxLine, read past and not parsed.
+	Oversized bool
+	Err       string // why it did not parse
 }
 
 // Session is a transcript read back in full.
 type Session struct {
 	Path string
+	// Meta is the header, its ID the file's (see Identify).
 	Meta transcript.Meta
+	// HeaderID is the id the header claimed when it was not the file's.
+	HeaderID string
 	// Records holds every record after the header, in file order, including
 	// records of kinds this build does not know.
 	Records []transcript.Record
@@ -36,26 +41,29 @@ type Session struct {
 	SkippedLines []SkippedLine
 }
 
-// Load reads a whole transcript. Lines that do not parse are skipped and
-// counted (a torn final line is the normal trace of a killed process);
-// only a file whose first line is not a meta record is an error.
+// Load reads a whole transcript, as Scan reads it. Lines that do not parse
+// or are oversized are skipped and counted (a torn final line is the
+// normal trace of a killed process); only a file that is not a session (or
+// not a regular file, or cannot be read) is an error.
 func Load(path string) (*Session, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	defer f.Close()
-	s, err := read(f)
+	s, err := readPath(f, path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", err, path)
+		return nil, err
 	}
 	s.Path = path
 	return s, nil
 }
 
-func read(r io.Reader) (*Session, error) {
+func read(r io.Reader) (*Session, error) { return readPath(r, "") }
+
+func readPath(r io.Reader, path string) (*Session, error) {
 	s := &Session{}
-	sk, err := scan(r, func(_ int, rec transcript.Record) error {
+	sk, err := scan(r, path, func(_ int, rec transcript.Record) error {
 		if m, ok := rec.(*transcript.Meta); ok { // only the header reaches here
 			s.Meta = *m
 			return nil
@@ -66,7 +74,7 @@ func read(r io.Reader) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Skipped, s.SkippedLines = sk.Count, sk.Lines
+	s.Skipped, s.SkippedLines, s.HeaderID = sk.Count, sk.Lines, sk.HeaderID
 	return s, nil
 }
 
@@ -113,13 +121,15 @@ func (s *Session) Summaries() []*transcript.Summary {
 }
 
 // UsageTotals sums the usage and turns of every summary. A transcript that
-// died before writing one totals zero: an honest under-count.
+// died before writing one totals zero: an honest under-count. Sums
+// saturate at the largest value of their type (transcript.Usage.Add,
+// transcript.AddTurns), which then means "at least".
 func (s *Session) UsageTotals() (transcript.Usage, int) {
 	var u transcript.Usage
 	turns := 0
 	for _, m := range s.Summaries() {
 		u = u.Add(m.Usage)
-		turns += m.Turns
+		turns = transcript.AddTurns(turns, m.Turns)
 	}
 	return u, turns
 }

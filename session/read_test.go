@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -238,7 +239,7 @@ func TestReadSummariesMatchesLoad(t *testing.T) {
 		// Small buffers put line ends, line starts and record kinds on
 		// every side of a read's edge.
 		for _, size := range []int{1, 5, 19, 64, 4093} {
-			_, sums, err := readSummaries(iotest.HalfReader(bytes.NewReader(data)), make([]byte, size), path, 0, nil)
+			_, _, sums, err := readSummaries(iotest.HalfReader(bytes.NewReader(data)), make([]byte, size), path, nil)
 			if err != nil || !reflect.DeepEqual(sums, s.Summaries()) {
 				t.Errorf("%s, buffer of %d: readSummaries = %+v, %v; Load = %+v", filepath.Base(path), size, sums, err, s.Summaries())
 			}
@@ -261,12 +262,15 @@ func TestReadSummariesNotRegular(t *testing.T) {
 	}
 	for _, path := range []string{fifo, sub} {
 		_, _, err := ReadSummaries(path)
-		if !errors.Is(err, errNotRegular) {
-			t.Errorf("%s: %v, want %v", filepath.Base(path), err, errNotRegular)
+		if !errors.Is(err, regular.ErrNotRegular) {
+			t.Errorf("%s: %v, want %v", filepath.Base(path), err, regular.ErrNotRegular)
 		}
-	}
-	if _, err := PeekMeta(fifo); !errors.Is(err, ErrNotSession) {
-		t.Errorf("PeekMeta of a FIFO: %v, want %v", err, ErrNotSession)
+		if _, err := PeekMeta(path); !errors.Is(err, regular.ErrNotRegular) {
+			t.Errorf("PeekMeta of %s: %v, want %v", filepath.Base(path), err, regular.ErrNotRegular)
+		}
+		if _, err := Load(path); !errors.Is(err, regular.ErrNotRegular) {
+			t.Errorf("Load of %s: %v, want %v", filepath.Base(path), err, regular.ErrNotRegular)
+		}
 	}
 }
 
@@ -319,9 +323,12 @@ func TestReadDirSummariesMatchesList(t *testing.T) {
 				_, sums, err := ReadSummaries(info.Path)
 				want = append(want, Summarized{Info: info, Summaries: sums, Err: err})
 			}
-			got, err := ReadDirSummaries(dir, keep)
+			got, skipped, err := ReadDirSummaries(dir, keep)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(skipped) != len(l.NotSessions) {
+				t.Errorf("skipped %v, List skipped %v", skipped, l.NotSessions)
 			}
 			if len(got) != tc.sessions {
 				t.Errorf("%d sessions, want %d", len(got), tc.sessions)
@@ -331,7 +338,7 @@ func TestReadDirSummariesMatchesList(t *testing.T) {
 			}
 		})
 	}
-	if got, err := ReadDirSummaries(filepath.Join(dir, "missing"), nil); got != nil || err != nil {
+	if got, _, err := ReadDirSummaries(filepath.Join(dir, "missing"), nil); got != nil || err != nil {
 		t.Errorf("missing directory: %v, %v", got, err)
 	}
 }

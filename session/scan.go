@@ -4,25 +4,32 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
-// Skips is what a read of a transcript could not parse.
+// Skips is what a read of a transcript could not parse, or did not take
+// as it was written.
 type Skips struct {
-	// Count is how many lines did not parse.
+	// Count is how many lines did not parse or were oversized.
 	Count int
 	// Lines describes the first few of them (at most 20).
 	Lines []SkippedLine
+	// HeaderID is the id the header claimed when it was not the file's
+	// (see Identify); the header was handed on with the file's id.
+	HeaderID string
 }
 
-func (s *Skips) add(line int, torn bool, err error) {
+func (s *Skips) add(line int, torn, oversized bool, err error) {
 	s.Count++
 	if len(s.Lines) < maxSkippedDetail {
-		s.Lines = append(s.Lines, SkippedLine{Line: line, Torn: torn, Err: err.Error()})
+		s.Lines = append(s.Lines, SkippedLine{Line: line, Torn: torn, Oversized: oversized, Err: err.Error()})
 	}
 }
+
+// errOversized is why a line longer than transcript.MaxLine was skipped.
+var errOversized = fmt.Errorf("line longer than %d bytes", transcript.MaxLine)
 
 // Scan reads the transcript at path one line at a time, without holding
 // the file in memory, and calls fn with each record that parses and the
@@ -31,23 +38,27 @@ func (s *Skips) add(line int, torn bool, err error) {
 // build does not know. The records are fn's to keep.
 //
 // Lines that do not parse (a torn final line is the normal trace of a
-// killed process; a second header is not a record) are skipped and
+// killed process; a second header is not a record) and lines longer than
+// transcript.MaxLine, which are read past and never held, are skipped and
 // reported in the returned Skips, as Load reports them; blank lines are
-// ignored. A file whose first line is not a meta record is ErrNotSession.
-// An error returned by fn stops the scan and is returned as it is.
+// ignored. A file whose first line is not a meta record, or is longer than
+// transcript.MaxHeader, is ErrNotSession; a file that is not a regular
+// file is not read (regular.ErrNotRegular). The header's id is the file's
+// (Identify); one it claimed otherwise is reported in Skips.HeaderID. An
+// error returned by fn stops the scan and is returned as it is.
 func Scan(path string, fn func(line int, rec transcript.Record) error) (Skips, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return Skips{}, fmt.Errorf("session: %w", err)
 	}
 	defer f.Close()
-	sk, err := scan(f, fn)
+	sk, err := scan(f, path, fn)
 	var ce callerError
 	if errors.As(err, &ce) {
 		return sk, ce.err
 	}
 	if err != nil {
-		return sk, fmt.Errorf("%w: %s", err, path)
+		return sk, err
 	}
 	return sk, nil
 }
@@ -58,33 +69,49 @@ type callerError struct{ err error }
 
 func (e callerError) Error() string { return e.err.Error() }
 
-func scan(r io.Reader, fn func(line int, rec transcript.Record) error) (Skips, error) {
+// scan reads a transcript from r; path, when not "", names it in errors
+// and gives the header its id.
+func scan(r io.Reader, path string, fn func(line int, rec transcript.Record) error) (Skips, error) {
 	var sk Skips
 	lr := newLineReader(r, 256<<10)
-	first, _, err := lr.next(nil)
+	first, oversized, err := lr.next(maxHeader)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return sk, ErrNotSession
+			return sk, notSession(path, "")
 		}
-		return sk, fmt.Errorf("session: read: %w", err)
+		return sk, fmt.Errorf("session: read %s: %w", path, err)
+	}
+	if oversized {
+		return sk, headerTooLong(path)
 	}
 	head, err := transcript.Decode(first)
 	if err != nil {
-		return sk, ErrNotSession
+		return sk, notSession(path, "")
 	}
-	if _, ok := head.(*transcript.Meta); !ok {
-		return sk, ErrNotSession
+	meta, ok := head.(*transcript.Meta)
+	if !ok {
+		return sk, notSession(path, "")
+	}
+	if path != "" {
+		sk.HeaderID = Identify(path, meta)
 	}
 	if err := fn(lr.n, head); err != nil {
 		return sk, callerError{err}
 	}
 	for {
-		line, _, err := lr.next(nil)
+		line, oversized, err := lr.next(transcript.MaxLine)
 		if errors.Is(err, io.EOF) {
 			return sk, nil
 		}
+		if err == nil && oversized {
+			n := lr.n
+			if err = lr.skipRest(); err == nil {
+				sk.add(n, lr.torn, true, errOversized)
+				continue
+			}
+		}
 		if err != nil {
-			return sk, fmt.Errorf("session: read line %d: %w", lr.n, err)
+			return sk, fmt.Errorf("session: read %s line %d: %w", path, lr.n, err)
 		}
 		if isBlank(line) {
 			continue
@@ -96,7 +123,7 @@ func scan(r io.Reader, fn func(line int, rec transcript.Record) error) (Skips, e
 			}
 		}
 		if err != nil {
-			sk.add(lr.n, lr.torn, err)
+			sk.add(lr.n, lr.torn, false, err)
 			continue
 		}
 		if err := fn(lr.n, rec); err != nil {

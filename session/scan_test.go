@@ -21,7 +21,7 @@ func TestScan(t *testing.T) {
 		`{"record":"meta","format":1,"id":"x"}` + "\n" +
 		`{"record":"taint","private":true,"untrusted":false}` + "\n" +
 		`{"record":"summary","usage":{"input_tokens":1`
-	path := writeFile(t, dir, "s.jsonl", content)
+	path := writeFile(t, dir, "20260805T091500-3f2a1b7c.jsonl", content)
 
 	type seen struct {
 		line int

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -35,23 +36,19 @@ var (
 // their kind first, so every line but a summary is passed over without
 // being copied or decoded. A line with no newline at the end of the file
 // (torn) is decoded like any other, and skipped if it does not parse, as
-// Load skips it. A file that is not a regular file is not read.
+// Load skips it. A file that is not a regular file is not read, a header
+// longer than transcript.MaxHeader is not a session's, and a line longer
+// than transcript.MaxLine is skipped.
 func ReadSummaries(path string) (transcript.Meta, []*transcript.Summary, error) {
-	fd, err := openRead(path)
+	fd, st, err := regular.OpenFD(path)
 	if err != nil {
-		return transcript.Meta{}, nil, fmt.Errorf("session: %w", &os.PathError{Op: "open", Path: path, Err: err})
+		return transcript.Meta{}, nil, fmt.Errorf("session: %w", err)
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := fstat(fd, &st); err != nil {
-		return transcript.Meta{}, nil, fmt.Errorf("session: %w", &os.PathError{Op: "stat", Path: path, Err: err})
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return transcript.Meta{}, nil, fmt.Errorf("session: %w", &os.PathError{Op: "read", Path: path, Err: errNotRegular})
-	}
 	bp := summaryBufs.Get().(*[]byte)
 	defer summaryBufs.Put(bp)
-	return readSummaries(&fdReader{fd, path, st.Size}, *bp, path, 0, nil)
+	meta, _, sums, err := readSummaries(&fdReader{fd, path, st.Size}, *bp, path, nil)
+	return meta, sums, err
 }
 
 // Summarized is a session's header and summary records.
@@ -69,42 +66,49 @@ type Summarized struct {
 // open, one fstat and a few large reads per file, the header coming from
 // the first read. What List would not list is left out: files that are
 // not sessions, cannot be opened or are not regular files, and headers
-// longer than 64 KiB. A missing directory has no sessions.
-func ReadDirSummaries(dir string, keep func(transcript.Meta) bool) ([]Summarized, error) {
+// longer than 64 KiB; they come back in skipped, as List's NotSessions
+// do. A missing directory has no sessions.
+func ReadDirSummaries(dir string, keep func(transcript.Meta) bool) (read []Summarized, skippedFiles []*FileError, err error) {
 	paths, err := sessionPaths(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	all := make([]Summarized, len(paths))
 	listed := make([]bool, len(paths))
+	errs := make([]error, len(paths))
 	Parallel(len(paths), func(i int) {
 		s := &all[i]
 		s.Path = paths[i]
-		fd, err := openRead(s.Path)
+		fd, st, err := regular.OpenFD(s.Path)
 		if err != nil {
+			errs[i] = err
 			return
 		}
 		defer syscall.Close(fd)
-		var st syscall.Stat_t
-		if fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-			return
-		}
 		bp := summaryBufs.Get().(*[]byte)
 		defer summaryBufs.Put(bp)
-		s.Meta, s.Summaries, s.Err = readSummaries(&fdReader{fd, s.Path, st.Size}, *bp, s.Path, maxHeader, keep)
-		listed[i] = !errors.Is(s.Err, ErrNotSession) && !errors.Is(s.Err, errNotKept) && !errors.Is(s.Err, errHeader)
+		s.Meta, s.HeaderID, s.Summaries, s.Err = readSummaries(&fdReader{fd, s.Path, st.Size}, *bp, s.Path, keep)
+		switch {
+		case errors.Is(s.Err, errNotKept):
+		case errors.Is(s.Err, ErrNotSession), errors.Is(s.Err, errHeader):
+			errs[i] = s.Err
+		default:
+			listed[i] = true
+		}
 	})
 	out := all[:0]
 	for i := range all {
 		if listed[i] {
 			out = append(out, all[i])
+		} else if errs[i] != nil {
+			skippedFiles = append(skippedFiles, skipped(paths[i], errs[i]))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return newerFirst(out[i].Meta, out[j].Meta) })
-	return out, nil
+	return out, skippedFiles, nil
 }
 
 var (
@@ -113,16 +117,6 @@ var (
 	// counts as not a session.
 	errHeader = errors.New("session: cannot read the header")
 )
-
-var errNotRegular = errors.New("not a regular file")
-
-func fstat(fd int, st *syscall.Stat_t) error {
-	for {
-		if err := syscall.Fstat(fd, st); err != syscall.EINTR {
-			return err
-		}
-	}
-}
 
 // fdReader reads a file descriptor with plain system calls, its errors
 // worded as os.File's. When fstat gave the file a size, the read that
@@ -152,39 +146,39 @@ func (r *fdReader) Read(p []byte) (int, error) {
 }
 
 // readSummaries is ReadSummaries over any reader, scanning with buf (of
-// any length above zero). A first line longer than maxHead (0: no limit)
-// is not a session's header, and is not read past its first buffer. When
-// keep (nil: keep all) refuses the header, reading stops with errNotKept.
-func readSummaries(r io.Reader, buf []byte, path string, maxHead int, keep func(transcript.Meta) bool) (transcript.Meta, []*transcript.Summary, error) {
+// any length above zero). A first line longer than maxHeader is not a
+// session's header, and is not read past its first buffer; a later line
+// longer than transcript.MaxLine is skipped. When keep (nil: keep all)
+// refuses the header, reading stops with errNotKept.
+// The header's id is the file's; the one it claimed otherwise comes back
+// as claimed.
+func readSummaries(r io.Reader, buf []byte, path string, keep func(transcript.Meta) bool) (meta transcript.Meta, claimed string, sums []*transcript.Summary, err error) {
 	s := &chunkScanner{r: r, buf: buf}
-	first, tooLong, err := s.next(func(start []byte) bool { return maxHead == 0 || len(start) <= maxHead })
+	first, tooLong, err := s.next(func(start []byte) bool { return len(start) <= maxHeader })
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return transcript.Meta{}, nil, fmt.Errorf("%w: %s", ErrNotSession, path)
+			return transcript.Meta{}, "", nil, notSession(path, "")
 		}
-		if maxHead > 0 {
-			return transcript.Meta{}, nil, fmt.Errorf("%w: %w", errHeader, err)
-		}
-		return transcript.Meta{}, nil, fmt.Errorf("session: %w", err)
+		return transcript.Meta{}, "", nil, fmt.Errorf("%w: %w", errHeader, err)
 	}
-	if tooLong || (maxHead > 0 && len(first) > maxHead) {
-		return transcript.Meta{}, nil, fmt.Errorf("%w: header longer than %d bytes: %s", ErrNotSession, maxHead, path)
+	if tooLong || len(first) > maxHeader {
+		return transcript.Meta{}, "", nil, headerTooLong(path)
 	}
-	meta, err := decodeMeta(first, path)
+	meta, claimed, err = decodeHeader(first, path)
 	if err != nil {
-		return meta, nil, err
+		return meta, "", nil, err
 	}
+	s.max = transcript.MaxLine
 	if keep != nil && !keep(meta) {
-		return meta, nil, errNotKept
+		return meta, claimed, nil, errNotKept
 	}
-	var sums []*transcript.Summary
 	for {
 		line, skipped, err := s.next(maybeSummaryStart)
 		if errors.Is(err, io.EOF) {
-			return meta, sums, nil
+			return meta, claimed, sums, nil
 		}
 		if err != nil {
-			return meta, sums, fmt.Errorf("session: read %s line %d: %w", path, s.n, err)
+			return meta, claimed, sums, fmt.Errorf("session: read %s line %d: %w", path, s.n, err)
 		}
 		if skipped || !mayBeSummary(line) {
 			continue

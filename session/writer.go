@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -33,10 +34,32 @@ func (s *Store) now() time.Time {
 	return time.Now().UTC()
 }
 
+// Limits of the header's text fields, in runes. A longer value is clipped
+// with a mark ("…") when the session is created, so that whatever a front
+// end passes (a title of 70 KB, say) the header stays well under
+// transcript.MaxHeader, even with every character escaped as \uXXXX.
+const (
+	MaxTitle     = 1024
+	MaxWorkspace = 4096
+	MaxName      = 256 // provider, model, replay_of
+)
+
+// clipHeader clips the header's text fields to their limits.
+func clipHeader(m *transcript.Meta) {
+	m.Title = textfmt.Clip(m.Title, MaxTitle)
+	m.Workspace = textfmt.Clip(m.Workspace, MaxWorkspace)
+	m.Provider = textfmt.Clip(m.Provider, MaxName)
+	m.Model = textfmt.Clip(m.Model, MaxName)
+	m.ReplayOf = textfmt.Clip(m.ReplayOf, MaxName)
+}
+
 // Create makes a new session file holding meta as its header and returns a
-// writer for it. An empty meta.ID is filled with a fresh id, a zero
-// CreatedAt with the current time, and Format with FormatVersion.
+// writer for it, which holds the session (see Acquire) until it is closed. An empty meta.ID is filled with a fresh id, a zero
+// CreatedAt with the current time, and Format with FormatVersion. Text
+// fields longer than their limits (MaxTitle, MaxWorkspace, MaxName) are
+// clipped with a mark: the writer never writes a header a reader refuses.
 func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
+	clipHeader(&meta)
 	if err := ensureDir(s.Dir); err != nil {
 		return nil, err
 	}
@@ -58,17 +81,30 @@ func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
 			return nil, fmt.Errorf("%w %q", ErrInvalidID, meta.ID)
 		}
 		path := filepath.Join(s.Dir, meta.ID+Ext)
+		// The new session is held from before it exists, so that nothing
+		// else attaches to it between its creation and its first record.
+		lock, err := Acquire(path)
+		var busy *BusyError
+		if errors.As(err, &busy) && pick && attempt < 16 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, os.ErrExist) && pick && attempt < 16 {
+			lock.Release()
 			continue // two runs in the same second drew the same suffix
 		}
 		if err != nil {
+			lock.Release()
 			return nil, fmt.Errorf("session: create: %w", err)
 		}
-		w := &Writer{f: f, path: path, id: meta.ID, end: -1}
+		w := &Writer{f: f, path: path, id: meta.ID, end: -1, lock: lock}
 		if err := w.Append(&meta); err != nil {
 			f.Close()
 			os.Remove(path)
+			lock.Release()
 			return nil, err
 		}
 		if s.BackgroundSync {
@@ -80,10 +116,12 @@ func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
 		if err := w.Sync(); err != nil {
 			f.Close()
 			os.Remove(path)
+			lock.Release()
 			return nil, err
 		}
 		if err := syncDir(s.Dir); err != nil {
 			f.Close()
+			lock.Release()
 			return nil, err
 		}
 		return w, nil
@@ -91,7 +129,9 @@ func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
 }
 
 // OpenWriter opens an existing session to append to it, as a resumed run
-// does. The file must start with a meta header.
+// does. The file must start with a meta header. The caller holds the
+// session (Acquire), from before it reads the session until it has closed
+// the writer.
 func OpenWriter(path string) (*Writer, error) {
 	meta, err := PeekMeta(path)
 	if err != nil {
@@ -110,6 +150,7 @@ type Writer struct {
 	f    *os.File
 	path string
 	id   string
+	lock *Lock // the session's, released by Close; nil when the caller holds it
 
 	mu  sync.Mutex
 	err error // sticky: once a write or sync failed, recording has stopped
@@ -205,6 +246,18 @@ func (w *Writer) Append(recs ...transcript.Record) error {
 			return fmt.Errorf("session: %w", err)
 		}
 		ends[i] = w.buf.Len()
+		// What a reader would refuse is never written: the line (without
+		// its newline) must fit the reader's limit.
+		limit, start := transcript.MaxLine, 0
+		if _, ok := r.(*transcript.Meta); ok {
+			limit = transcript.MaxHeader
+		}
+		if i > 0 {
+			start = ends[i-1]
+		}
+		if n := ends[i] - start - 1; n > limit {
+			return w.fail(fmt.Errorf("session: a %s record of %d bytes is longer than the %d a reader accepts", r.Kind(), n, limit))
+		}
 	}
 	fd := int(w.f.Fd())
 	if err := flock(fd, syscall.LOCK_EX); err != nil {
@@ -322,6 +375,7 @@ func (w *Writer) Close() error {
 		serr = w.f.Sync() // whatever the last background fsync did not cover
 	}
 	cerr := w.f.Close()
+	w.lock.Release() // after the last write is on disk
 	switch {
 	case w.failed() != nil:
 		return w.failed()

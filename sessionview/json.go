@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -55,7 +56,10 @@ func WriteJSON(w io.Writer, path string, prices pricing.Table) error {
 	} else {
 		bw.WriteString("\n  ]")
 	}
-	tail := jsonTail{Taint: t.Taint, Usage: t.Usage, Turns: t.Turns, Skipped: t.Skips.Count}
+	tail := jsonTail{Taint: t.Taint, Usage: t.Usage, Turns: t.Turns, Saturated: t.Saturated(), Skipped: t.Skips.Count}
+	if t.Skips.HeaderID != "" {
+		tail.Note = session.ForeignIDNote(path, t.Skips.HeaderID)
+	}
 	if t.Priced {
 		tail.CostUSD = &t.CostUSD
 	}
@@ -82,8 +86,13 @@ type jsonTail struct {
 	Usage   transcript.Usage `json:"usage"`
 	Turns   int              `json:"turns"`
 	CostUSD *float64         `json:"cost_usd"`
-	Skipped int              `json:"skipped_lines"`
-	Details []skippedJSON    `json:"skipped,omitempty"`
+	// Saturated says a total reached the largest value it can hold, so
+	// the true total is at least that.
+	Saturated bool          `json:"saturated,omitempty"`
+	Skipped   int           `json:"skipped_lines"`
+	Details   []skippedJSON `json:"skipped,omitempty"`
+	// Note says the header claimed another id than its file's.
+	Note string `json:"note,omitempty"`
 }
 
 type skippedJSON struct {

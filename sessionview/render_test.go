@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/sessionview"
+	"github.com/mecha-agent/mecha/transcript"
 )
 
 // fixtures returns transcripts to render: the frozen v1 fixtures, the one
@@ -39,7 +41,32 @@ func fixtures(t *testing.T) []string {
 		generate(t, p, seed, genOptions{Exchanges: int(seed%7) * 6, ResultLen: []int{40, 700, 3000}[seed%3], Odd: seed%2 == 1, Plain: seed%4 == 2})
 		paths = append(paths, p)
 	}
+	// Each under its header's id: the file name is the id, and a header
+	// that disagrees is noted, which the old show did not do.
+	for i, p := range paths {
+		paths[i] = underHeaderID(t, dir, p)
+	}
 	return paths
+}
+
+// underHeaderID copies the transcript at path into dir named by its
+// header's id (the path itself when it is already so named or has none).
+func underHeaderID(t *testing.T, dir, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	m, err := transcript.DecodeMeta(first)
+	if err != nil || !session.ValidID(m.ID) || session.FileID(path) == m.ID {
+		return path
+	}
+	p := filepath.Join(dir, m.ID+session.Ext)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func prices() []pricing.Table {

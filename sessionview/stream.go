@@ -33,7 +33,7 @@ func Walk(s *session.Session, prices pricing.Table, fn func(Item) error) (*Total
 			return nil, err
 		}
 	}
-	return b.finish(session.Skips{Count: s.Skipped, Lines: s.SkippedLines})
+	return b.finish(session.Skips{Count: s.Skipped, Lines: s.SkippedLines, HeaderID: s.HeaderID})
 }
 
 // totals reads the transcript for its totals alone: pairing, taint and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -69,6 +70,8 @@ func (r *textRenderer) item(it Item) error {
 		r.user(it)
 	case *Reply:
 		r.reply(it)
+	case *Aside:
+		r.aside(it)
 	case *Checkpoint:
 		r.line(r.st.Dim("── taint checkpoint: " + taintWords(it.Taint)))
 	case *RunEnd:
@@ -126,8 +129,8 @@ func (r *textRenderer) totals(t *Totals) {
 		r.field("mcp calls", textfmt.Count(t.Served))
 	}
 	r.field("usage", fmt.Sprintf("%s input · %s output · %s cache read · %s cache write tokens over %s %s",
-		textfmt.Count(t.Usage.InputTokens), textfmt.Count(t.Usage.OutputTokens), textfmt.Count(t.Usage.CacheReadTokens), textfmt.Count(t.Usage.CacheWriteTokens),
-		textfmt.Count(t.Turns), textfmt.Plural(t.Turns, "turn", "turns")))
+		textfmt.Sum(t.Usage.InputTokens), textfmt.Sum(t.Usage.OutputTokens), textfmt.Sum(t.Usage.CacheReadTokens), textfmt.Sum(t.Usage.CacheWriteTokens),
+		textfmt.Sum(t.Turns), textfmt.Plural(t.Turns, "turn", "turns")))
 	if t.Priced {
 		r.field("cost", textfmt.Dollars(t.CostUSD)+" at today's configured prices")
 	} else {
@@ -137,12 +140,18 @@ func (r *textRenderer) totals(t *Totals) {
 		var parts []string
 		for _, sk := range t.Skips.Lines {
 			what := "unparseable"
-			if sk.Torn {
+			switch {
+			case sk.Oversized:
+				what = fmt.Sprintf("longer than %s bytes", textfmt.Count(transcript.MaxLine))
+			case sk.Torn:
 				what = "torn final line"
 			}
 			parts = append(parts, fmt.Sprintf("line %d (%s)", sk.Line, what))
 		}
 		r.field("skipped", fmt.Sprintf("%d %s: %s", t.Skips.Count, textfmt.Plural(t.Skips.Count, "line", "lines"), strings.Join(parts, ", ")))
+	}
+	if t.Skips.HeaderID != "" {
+		r.field("note", session.ForeignIDNote(t.Path, t.Skips.HeaderID))
 	}
 }
 
@@ -209,6 +218,23 @@ func (r *textRenderer) reply(rp *Reply) {
 			} else {
 				r.line(r.st.Dim("  (no result recorded)"))
 			}
+		default:
+			r.line(r.st.Dim("[" + b.Type + " block]"))
+		}
+	}
+}
+
+// aside renders a message of a role mecha does not write: its role, then
+// its blocks as they are.
+func (r *textRenderer) aside(a *Aside) {
+	m := a.Message
+	r.heading(textfmt.Clip(textfmt.OneLine(m.Role), 40) + " (a role this version of mecha does not write)" + r.st.Dim(atSuffix(m.At)))
+	for _, b := range m.Content {
+		switch b.Type {
+		case transcript.BlockText:
+			r.line(b.Text)
+		case transcript.BlockToolResult:
+			r.result(b.Content, b.IsError)
 		default:
 			r.line(r.st.Dim("[" + b.Type + " block]"))
 		}

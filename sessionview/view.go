@@ -2,6 +2,7 @@ package sessionview
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 
 	"github.com/mecha-agent/mecha/pricing"
@@ -10,8 +11,8 @@ import (
 )
 
 // Item is one entry of a session's view. Items come in file order, one per
-// record: *Header, *Attach, *User, *Reply, *Checkpoint, *RunEnd, *Compacted,
-// *Served or *Other.
+// record: *Header, *Attach, *User, *Reply, *Aside, *Checkpoint, *RunEnd,
+// *Compacted, *Served or *Other.
 type Item interface {
 	// Line is the 1-based line of the record in the file, 0 when the view
 	// was built from records already loaded (Walk).
@@ -78,6 +79,15 @@ type Reply struct {
 	Message *transcript.Message
 	// Calls are the message's tool_use blocks in call order.
 	Calls []Call
+}
+
+// Aside is a message of a role mecha does not write (a "system" message of
+// a transcript from another tool): shown as what it is, neither a turn nor
+// the model's reply, and paired with nothing.
+type Aside struct {
+	Pos
+	Index   int
+	Message *transcript.Message
 }
 
 // Call is one tool call and, when one was recorded, its result. A call is
@@ -205,15 +215,23 @@ type Totals struct {
 	// Uncovered counts the last messages, with no checkpoint after them:
 	// their provenance is unknown, which is never clean.
 	Uncovered int
-	Usage     transcript.Usage
-	Turns     int
-	Runs      int
+	// Usage and Turns sum the runs, saturating at the largest value of
+	// their type (Saturated), which then means "at least".
+	Usage transcript.Usage
+	Turns int
+	Runs  int
 	// CostUSD is the cost of every run at the table's prices; Priced is
 	// false when any run (or, with none, the session's model) has no price.
 	CostUSD float64
 	Priced  bool
 	Skips   session.Skips
+	// Path is the file read.
+	Path string
 }
+
+// Saturated reports whether a total reached the largest value it can
+// hold: the true total is at least that.
+func (t *Totals) Saturated() bool { return t.Usage.Saturated() || t.Turns == math.MaxInt }
 
 // builder turns records, fed in file order, into items handed to emit in
 // file order. To pair calls with results it holds back a reply with
@@ -271,7 +289,7 @@ func (b *builder) add(line int, rec transcript.Record) error {
 		b.summary = true
 		b.t.Runs++
 		b.t.Usage = b.t.Usage.Add(r.Usage)
-		b.t.Turns += r.Turns
+		b.t.Turns = transcript.AddTurns(b.t.Turns, r.Turns)
 		b.t.CostUSD += e.CostUSD
 		b.t.Priced = b.t.Priced && e.Priced
 		return b.out(e)
@@ -289,6 +307,9 @@ func (b *builder) add(line int, rec transcript.Record) error {
 func (b *builder) message(at Pos, m *transcript.Message) error {
 	index := b.messages
 	b.messages++
+	if m.Role != transcript.RoleUser && m.Role != transcript.RoleAssistant {
+		return b.out(&Aside{Pos: at, Index: index, Message: m})
+	}
 	if m.Role != transcript.RoleUser {
 		// The model's next message: calls still waiting were never answered.
 		if err := b.flush(); err != nil {
@@ -383,6 +404,7 @@ func (b *builder) finish(sk session.Skips) (*Totals, error) {
 	b.t.Uncovered = b.messages - b.covered
 	b.t.Taint = b.merged
 	b.t.Skips = sk
+	b.t.Path = b.path
 	if !b.summary {
 		_, b.t.Priced = b.prices.Lookup(b.meta.Provider, b.meta.Model)
 	}

@@ -50,8 +50,8 @@ func AppendEncode(buf *bytes.Buffer, r Record) error {
 			*configAlias
 		}{KindConfig, (*configAlias)(r)}
 	case *Message:
-		if r.Role != RoleUser && r.Role != RoleAssistant {
-			return fmt.Errorf("transcript: message role %q is neither user nor assistant", r.Role)
+		if r.Role == "" {
+			return errors.New("transcript: message record has no role")
 		}
 		content := make([]any, len(r.Content))
 		for i, b := range r.Content {

@@ -11,6 +11,24 @@
 // writing intact; at worst the last line is cut short, and readers skip a
 // line they cannot parse rather than giving up on the file.
 //
+// # Limits
+//
+// A session file is a regular file; readers open nothing else (a FIFO or a
+// device named <id>.jsonl is passed over with a note). The header line is
+// at most 64 KiB (MaxHeader) without its newline: a file whose first line
+// is longer is not a session, and readers stop reading it there. Every
+// other line is at most 64 MiB (MaxLine): a longer line is oversized,
+// read past without being held, skipped and reported like a line that
+// does not parse. Writers never write what readers refuse: the header's
+// text fields are clipped when a session is created (title to 1,024
+// characters, workspace to 4,096, provider, model and replay_of to 256,
+// each marked with "…"), which keeps it far below 64 KiB even with every
+// character escaped, and a record longer than 64 MiB is refused and stops
+// the recording (mecha's own tools cap their results at 64 KiB).
+//
+// The file name is the id: a header whose id differs from its file's
+// name is read, listed and resumed under the file's name, with a note.
+//
 // Every record has a "record" field naming its kind. Writers put it first
 // (readers use that to classify a line without parsing it, and fall back to
 // a full parse when it is not first). Any record may carry "at", the time it
@@ -78,8 +96,10 @@
 //
 //	{"record":"config","mecha_version":"0.1.0","provider":"mcp","model":"","workspace":"/w","system_prompt":null,"tools":[],"effort":null,"temperature":null,"seed":null,"thinking":false,"cache_prompt":false,"max_tokens":0,"max_turns":0,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":0,"permission_mode":"yes","trifecta":"off","sandbox":"none","sandbox_network":true,"mcp_upstream":{"name":"everything","transport":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"server":{"name":"mcp-servers/everything","version":"2.0.0","protocol_version":"2025-11-25"}}}
 //
-// message, one conversation message. role is "user" or "assistant";
-// content is an array of blocks, each with a "type":
+// message, one conversation message. role is "user" or "assistant" as
+// mecha writes it; readers keep a message of any other role (a transcript
+// from another tool may carry "system") as it is, and show it as what it
+// is. content is an array of blocks, each with a "type":
 //
 //	{"type":"text","text":"..."}
 //	{"type":"tool_use","id":"toolu_1","name":"fs_read","input":{"path":"go.mod"}}

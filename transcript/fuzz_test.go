@@ -26,8 +26,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		out, err := Encode(r)
 		if err != nil {
-			// Some accepted records cannot be written back (a message whose
-			// role is neither user nor assistant); that is a refusal, not a bug.
+			// Some accepted records cannot be written back (an unknown
+			// record that is not valid JSON once trimmed, say); that is a
+			// refusal, not a bug.
 			return
 		}
 		if bytes.Count(out, []byte("\n")) != 1 {

@@ -2,12 +2,24 @@ package transcript
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
 // FormatVersion is the value of the meta record's "format" field written by
 // this build. Readers accept any version they know how to read.
 const FormatVersion = 1
+
+// Line limits (see the package documentation): readers refuse longer
+// lines, and writers never write them.
+const (
+	// MaxHeader is the longest header line, in bytes without its newline.
+	// A file whose first line is longer is not a session.
+	MaxHeader = 64 << 10
+	// MaxLine is the longest line of any other record, in bytes without
+	// its newline. A longer line is skipped as oversized.
+	MaxLine = 64 << 20
+)
 
 // Record kinds, the value of every line's "record" field.
 const (
@@ -184,14 +196,44 @@ type Usage struct {
 	CacheWriteTokens uint64 `json:"cache_write_tokens"`
 }
 
-// Add returns the sum of two usages.
+// Add returns the sum of two usages. Each count saturates at the largest
+// uint64 rather than wrapping round: a total at that value means "at least
+// this many" (see Saturated).
 func (u Usage) Add(o Usage) Usage {
 	return Usage{
-		InputTokens:      u.InputTokens + o.InputTokens,
-		OutputTokens:     u.OutputTokens + o.OutputTokens,
-		CacheReadTokens:  u.CacheReadTokens + o.CacheReadTokens,
-		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+		InputTokens:      AddTokens(u.InputTokens, o.InputTokens),
+		OutputTokens:     AddTokens(u.OutputTokens, o.OutputTokens),
+		CacheReadTokens:  AddTokens(u.CacheReadTokens, o.CacheReadTokens),
+		CacheWriteTokens: AddTokens(u.CacheWriteTokens, o.CacheWriteTokens),
 	}
+}
+
+// Saturated reports whether any count reached the largest uint64, where
+// sums stop: the true total is at least that.
+func (u Usage) Saturated() bool {
+	return u.InputTokens == math.MaxUint64 || u.OutputTokens == math.MaxUint64 ||
+		u.CacheReadTokens == math.MaxUint64 || u.CacheWriteTokens == math.MaxUint64
+}
+
+// AddTokens adds two token counts, saturating at the largest uint64.
+func AddTokens(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxUint64
+}
+
+// AddTurns adds two turn counts, saturating at the largest (or smallest)
+// int rather than wrapping round; a total of math.MaxInt means "at least".
+func AddTurns(a, b int) int {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt
+	case b < 0 && s > a:
+		return math.MinInt
+	}
+	return s
 }
 
 // Summary is written when a run finishes.

@@ -140,7 +140,8 @@ func (e *Env) Config() (*config.Config, error) {
 const LastSession = "last"
 
 // ResolveSession turns an argument into a transcript path: an id, a unique
-// prefix, a path to a .jsonl file, or "last" for the newest session.
+// prefix, a path to a .jsonl file, or "last" for the newest session (with
+// a note on Err for each file the listing passed over).
 func (e *Env) ResolveSession(arg string) (string, error) {
 	dir, err := e.SessionDir()
 	if err != nil {
@@ -151,6 +152,7 @@ func (e *Env) ResolveSession(arg string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		e.NoteSkipped(l.NotSessions)
 		if len(l.Sessions) == 0 {
 			return "", fmt.Errorf("%w: there are no sessions in %s", session.ErrNotFound, dir)
 		}

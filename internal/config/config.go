@@ -11,6 +11,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
 )
@@ -123,10 +124,15 @@ func SessionDir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, "sessions"), nil
 }
 
+// MaxFileSize bounds config.toml: a larger file is refused unread.
+const MaxFileSize = 4 << 20
+
 // Load reads the configuration file at path. A missing file is an empty
-// configuration; a malformed one is an error naming the file, line and key.
+// configuration; a malformed one is an error naming the file, line and key,
+// and one that is not a regular file (a FIFO would block the read) or is
+// larger than MaxFileSize is refused.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, MaxFileSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Config{}, nil
 	}

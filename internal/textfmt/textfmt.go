@@ -66,6 +66,16 @@ func Count[T ~int | ~uint64 | ~int64](n T) string {
 	return b.String()
 }
 
+// Sum formats a total that saturates at the largest value of its type
+// rather than wrapping round (transcript.Usage.Add): that value reads
+// "at least N".
+func Sum[T ~int | ~uint64](n T) string {
+	if n > 0 && n+1 < n { // the largest value: one more wraps round
+		return "at least " + Count(n)
+	}
+	return Count(n)
+}
+
 // Plural picks the word for n things.
 func Plural(n int, one, many string) string {
 	if n == 1 {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -49,9 +49,12 @@ type TurnError struct {
 	RetryAfterMS int    `json:"retry_after_ms,omitempty"`
 }
 
-// LoadScript reads a script file.
+// maxScript bounds a script file.
+const maxScript = 64 << 20
+
+// LoadScript reads a script file (a regular file of at most 64 MiB).
 func LoadScript(path string) (*Script, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, maxScript)
 	if err != nil {
 		return nil, fmt.Errorf("mock: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	replaycmd "github.com/mecha-agent/mecha/internal/cmd/replay"
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -208,6 +209,7 @@ func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, m
 	if err != nil {
 		return nil, err
 	}
+	opts.Env.NoteForeignID(path, s.HeaderID)
 	res.ID, res.Title = s.Meta.ID, s.Meta.Title
 	job, err := replaycmd.NewJob(ctx, opts.Env, cfg, s, replaycmd.Settings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession,
 		RequestTimeout: opts.RequestTimeout, MCP: opts.MCP})
@@ -265,7 +267,7 @@ func readPins(env *cmdutil.Env, path string) ([]string, error) {
 		}
 		path = filepath.Join(home, "regression-sessions.txt")
 	}
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("regress: no pin file at %s: record a session with built-in tools only, check it replays clean, then append its id there", path)
 	}

@@ -120,6 +120,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Env.NoteForeignID(path, s.HeaderID)
 	job, err := NewJob(ctx, opts.Env, cfg, s, Settings{
 		Provider: opts.Provider, Model: opts.Model, Mode: mode, Workspace: opts.Workspace,
 		Permission: perm, MockScript: opts.MockScript, Record: !opts.NoSession, RequestTimeout: opts.RequestTimeout,

@@ -35,6 +35,17 @@ func TestMain(m *testing.M) {
 		"mcpserver": func() { os.Exit(mcptest.Main(os.Args[1:])) },
 		// mcpupstream is a small MCP server on stdio, for the proxy.
 		"mcpupstream": func() { os.Exit(mcpproxytest.Main(os.Args[1:])) },
+		// mecha-capped is mecha with its data segment capped at 1 GiB, so
+		// that a read without bound fails at once ("fatal error: out of
+		// memory", exit 2) instead of taking the machine's memory.
+		"mecha-capped": func() {
+			lim := syscall.Rlimit{Cur: 1 << 30, Max: 1 << 30}
+			if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &lim); err != nil {
+				fmt.Fprintln(os.Stderr, "mecha-capped:", err)
+				os.Exit(125)
+			}
+			os.Exit(root.Main(os.Args[1:]))
+		},
 	})
 }
 
@@ -65,6 +76,8 @@ func TestScripts(t *testing.T) {
 			e.Setenv("MECHA_SESSION_DIR", filepath.Join(home, ".mecha", "sessions"))
 			e.Setenv("TZ", "UTC")
 			e.Setenv("NO_COLOR", "1")
+			// A title of 70,000 characters, longer than a header may be.
+			e.Setenv("TITLE", strings.Repeat("x", 70000))
 			repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
 			if err != nil {
 				return err

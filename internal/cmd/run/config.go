@@ -10,6 +10,7 @@ import (
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 
 	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
@@ -18,6 +19,10 @@ import (
 // defaultSystemPrompt is the system prompt when none is given; %s is the
 // workspace. The resolved text is what the config record stores.
 const defaultSystemPrompt = `You are mecha, an agent working in the directory %s (the workspace) through the tools you are given. Paths are relative to the workspace. Look before you change anything, keep changes small, and do not guess at file contents you can read. When the task is done, stop calling tools and answer with the result in a few sentences.`
+
+// maxPromptFile bounds the files the system prompt is read from
+// (--system-prompt-file, learned_rules.md).
+const maxPromptFile = 4 << 20
 
 // learnedRulesHeading introduces $MECHA_HOME/learned_rules.md in the prompt.
 const learnedRulesHeading = "\n\nRules learned from earlier sessions:\n"
@@ -164,7 +169,7 @@ func applyBudgets(opts *Options, prev *session.Session, rc *transcript.Config) {
 func systemPrompt(opts *Options, workspace string) (string, error) {
 	text := fmt.Sprintf(defaultSystemPrompt, workspace)
 	if opts.SystemPromptFile != "" {
-		b, err := os.ReadFile(opts.SystemPromptFile)
+		b, err := regular.ReadFile(opts.SystemPromptFile, maxPromptFile)
 		if err != nil {
 			return "", fmt.Errorf("--system-prompt-file: %w", err)
 		}
@@ -177,7 +182,7 @@ func systemPrompt(opts *Options, workspace string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rules, err := os.ReadFile(filepath.Join(home, "learned_rules.md"))
+	rules, err := regular.ReadFile(filepath.Join(home, "learned_rules.md"), maxPromptFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return text, nil
 	}

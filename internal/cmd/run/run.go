@@ -179,10 +179,11 @@ func runRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	prev, err := loadResumed(opts)
+	prev, lock, err := loadResumed(opts)
 	if err != nil {
 		return err
 	}
+	defer lock.Release() // after the record is closed, in finish
 	rc, err := buildRunConfig(opts, cfgFile, prev)
 	if err != nil {
 		return err
@@ -233,16 +234,29 @@ func runRun(ctx context.Context, opts *Options) error {
 	return finish(opts, rec, res, runErr)
 }
 
-// loadResumed loads the session --resume names (nil without --resume).
-func loadResumed(opts *Options) (*session.Session, error) {
+// loadResumed takes the session --resume names and loads it (nil, nil
+// without --resume). The session is held from before it is read until the
+// run has closed its record: a second writer fails at once (one writer at
+// a time), and the history the run continues from cannot change under it.
+func loadResumed(opts *Options) (*session.Session, *session.Lock, error) {
 	if opts.Resume == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	path, err := opts.Env.ResolveSession(opts.Resume)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return session.Load(path)
+	lock, err := session.Acquire(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := session.Load(path)
+	if err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	opts.Env.NoteForeignID(path, s.HeaderID)
+	return s, lock, nil
 }
 
 // openRecord prepares what the run records into: the resumed session, a
@@ -260,7 +274,7 @@ func openRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*s
 	if prev != nil {
 		history = agent.HistoryOf(prev)
 		if prev.Skipped > 0 {
-			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript were skipped\n", prev.Skipped, textfmt.Plural(prev.Skipped, "line", "lines"))
+			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript %s skipped\n", prev.Skipped, textfmt.Plural(prev.Skipped, "line", "lines"), textfmt.Plural(prev.Skipped, "was", "were"))
 		}
 	}
 	return &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) {

@@ -75,9 +75,9 @@ func listRun(opts *ListOptions) error {
 	if opts.Limit > 0 && len(sessions) > opts.Limit {
 		sessions = sessions[:opts.Limit]
 	}
-	if n := len(l.NotSessions); n > 0 {
-		fmt.Fprintf(opts.Env.Err, "note: %d .jsonl %s in %s %s and %s skipped\n",
-			n, textfmt.Plural(n, "file", "files"), dir, textfmt.Plural(n, "is not a mecha session", "are not mecha sessions"), textfmt.Plural(n, "was", "were"))
+	opts.Env.NoteSkipped(l.NotSessions)
+	for _, s := range l.Sessions {
+		opts.Env.NoteForeignID(s.Path, s.HeaderID)
 	}
 	if opts.JSON {
 		// An array with one compact object per line: as easy to read and

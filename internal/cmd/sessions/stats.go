@@ -3,7 +3,9 @@ package sessions
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -61,6 +63,14 @@ type statsRow struct {
 	CacheReadTokens  uint64   `json:"cache_read_tokens"`
 	CacheWriteTokens uint64   `json:"cache_write_tokens"`
 	CostUSD          *float64 `json:"cost_usd"`
+	// Saturated says a total reached the largest value it can hold (sums
+	// stop there rather than wrap round): the true total is at least that.
+	Saturated bool `json:"saturated,omitempty"`
+}
+
+func (r *statsRow) usage() transcript.Usage {
+	return transcript.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+		CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens}
 }
 
 func statsRun(opts *StatsOptions) error {
@@ -72,10 +82,11 @@ func statsRun(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	read, err := session.ReadDirSummaries(dir, createdSince(opts.Env.Time(), opts.Days))
+	read, skipped, err := session.ReadDirSummaries(dir, createdSince(opts.Env.Time(), opts.Days))
 	if err != nil {
 		return err
 	}
+	opts.Env.NoteSkipped(skipped)
 	rows, failed := rollUp(read, opts.Env.Err)
 	out := priced(rows, cfg.Prices)
 	if opts.JSON {
@@ -128,11 +139,10 @@ func rollUp(read []session.Summarized, warn io.Writer) (rows map[statsKey]*stats
 			k := statsKey{p, m}
 			seen[k] = true
 			row := get(k)
-			row.Turns += s.Turns
-			row.InputTokens += s.Usage.InputTokens
-			row.OutputTokens += s.Usage.OutputTokens
-			row.CacheReadTokens += s.Usage.CacheReadTokens
-			row.CacheWriteTokens += s.Usage.CacheWriteTokens
+			row.Turns = transcript.AddTurns(row.Turns, s.Turns)
+			u := row.usage().Add(s.Usage)
+			row.InputTokens, row.OutputTokens, row.CacheReadTokens, row.CacheWriteTokens = u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens
+			row.Saturated = u.Saturated() || row.Turns == math.MaxInt
 		}
 		for k := range seen {
 			rows[k].Sessions++
@@ -146,9 +156,7 @@ func rollUp(read []session.Summarized, warn io.Writer) (rows map[statsKey]*stats
 func priced(rows map[statsKey]*statsRow, table pricing.Table) []statsRow {
 	out := make([]statsRow, 0, len(rows))
 	for _, row := range rows {
-		u := transcript.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
-			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens}
-		if c, ok := table.Cost(row.Provider, row.Model, u); ok {
+		if c, ok := table.Cost(row.Provider, row.Model, row.usage()); ok {
 			row.CostUSD = &c
 		}
 		out = append(out, *row)
@@ -166,7 +174,15 @@ func printStats(opts *StatsOptions, out []statsRow, sessions int) error {
 	t := &cmdutil.Table{Right: map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true}}
 	t.Add("PROVIDER", "MODEL", "SESSIONS", "TURNS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST")
 	var total float64
-	unpriced := 0
+	unpriced, saturated := 0, false
+	// ≥ marks a total that reached the largest value it can hold.
+	sum := func(s string) string {
+		if rest, ok := strings.CutPrefix(s, "at least "); ok {
+			saturated = true
+			return "≥" + rest
+		}
+		return s
+	}
 	for _, r := range out {
 		cost := "—"
 		if r.CostUSD != nil {
@@ -175,8 +191,8 @@ func printStats(opts *StatsOptions, out []statsRow, sessions int) error {
 		} else {
 			unpriced++
 		}
-		t.Add(r.Provider, r.Model, textfmt.Count(r.Sessions), textfmt.Count(r.Turns), textfmt.Count(r.InputTokens), textfmt.Count(r.OutputTokens),
-			textfmt.Count(r.CacheReadTokens), textfmt.Count(r.CacheWriteTokens), cost)
+		t.Add(r.Provider, r.Model, textfmt.Count(r.Sessions), sum(textfmt.Sum(r.Turns)), sum(textfmt.Sum(r.InputTokens)), sum(textfmt.Sum(r.OutputTokens)),
+			sum(textfmt.Sum(r.CacheReadTokens)), sum(textfmt.Sum(r.CacheWriteTokens)), cost)
 	}
 	st := cmdutil.NewStyle(opts.Env)
 	if err := t.Write(opts.Env.Out, st); err != nil {
@@ -191,6 +207,9 @@ func printStats(opts *StatsOptions, out []statsRow, sessions int) error {
 	}
 	fmt.Fprintf(opts.Env.Out, "\n%s %s%s, total cost %s.\n", textfmt.Count(sessions), textfmt.Plural(sessions, "session", "sessions"), sinceWords(opts.Days), totalWords)
 	fmt.Fprintln(opts.Env.Out, st.Dim("Costs are computed at today's prices from config.toml; historical runs are re-priced, not remembered."))
+	if saturated {
+		fmt.Fprintln(opts.Env.Out, "≥ marks a total that reached the largest number it can hold: the true total is at least that.")
+	}
 	return nil
 }
 
