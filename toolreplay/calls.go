@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/sessionview"
 	"github.com/mecha-agent/mecha/transcript"
@@ -266,7 +266,7 @@ func (c *Calls) lostLines(sk session.Skips) error {
 // rawLines returns the text of the lines numbered in want (from 1), each
 // cut at 4 KiB: enough to tell what kind of record a damaged line held.
 func rawLines(path string, want map[int]bool) (map[int][]byte, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("toolreplay: %w", err)
 	}

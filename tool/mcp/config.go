@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/tool"
 )
 
@@ -189,7 +189,9 @@ type mcpJSON struct {
 
 // LoadFile reads the servers of a .mcp.json file, sorted by name.
 func LoadFile(path string) ([]ServerConfig, error) {
-	data, err := os.ReadFile(path)
+	// Only a regular file, read without blocking and bounded: a FIFO or
+	// /dev/zero given as --mcp-config must not hang or fill memory.
+	data, err := regular.ReadFile(path, 4<<20)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
