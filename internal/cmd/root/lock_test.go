@@ -56,50 +56,9 @@ func TestConcurrentResume(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	type result struct {
-		i      int
-		code   int
-		stderr string
-	}
-	results := make(chan result, n)
-	for i := range n {
-		cmd := mecha("run", "-p", "mock", "--mock-script", scriptPath, "--yes", "--resume", id, "resume "+string(rune('A'+i)))
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			err := cmd.Wait()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				code = -1
-			}
-			results <- result{i, code, stderr.String()}
-		}()
-	}
-	var got []result
-	collect := func(k int) {
-		// A bound on a hang, not a measure of speed.
-		deadline := time.After(3 * time.Minute)
-		for len(got) < k {
-			select {
-			case r := <-results:
-				got = append(got, r)
-			case <-deadline:
-				t.Fatalf("only %d of %d resumes exited", len(got), k)
-			}
-		}
-	}
-	collect(n - 1) // every run but the holder
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	collect(n)
-
+	got := resumeAll(t, n, func(i int) *exec.Cmd {
+		return mecha("run", "-p", "mock", "--mock-script", scriptPath, "--yes", "--resume", id, "resume "+string(rune('A'+i)))
+	}, gate)
 	busy := regexp.MustCompile(`^mecha: session: ` + id + ` is in use by process [0-9]+ \(one writer at a time: wait for it to finish\)\n$`)
 	ok := 0
 	for _, r := range got {
@@ -115,7 +74,13 @@ func TestConcurrentResume(t *testing.T) {
 		t.Errorf("%d resumes succeeded, want exactly 1", ok)
 	}
 
-	// One valid conversation: the first run, then the one resume.
+	checkOneConversation(t, path)
+}
+
+// checkOneConversation holds the transcript after the concurrent resumes
+// to one valid conversation: the first run, then the one resume.
+func checkOneConversation(t *testing.T, path string) {
+	t.Helper()
 	s, err := session.Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -169,4 +134,55 @@ func quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+type resumeResult struct {
+	i      int
+	code   int
+	stderr string
+}
+
+// resumeAll starts n commands at once and collects their exits: all but
+// one first, then, once the gate file is written, the holder's.
+func resumeAll(t *testing.T, n int, command func(i int) *exec.Cmd, gate string) []resumeResult {
+	t.Helper()
+	results := make(chan resumeResult, n)
+	for i := range n {
+		cmd := command(i)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			err := cmd.Wait()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				code = -1
+			}
+			results <- resumeResult{i, code, stderr.String()}
+		}()
+	}
+	var got []resumeResult
+	collect := func(k int) {
+		// A bound on a hang, not a measure of speed.
+		deadline := time.After(3 * time.Minute)
+		for len(got) < k {
+			select {
+			case r := <-results:
+				got = append(got, r)
+			case <-deadline:
+				t.Fatalf("only %d of %d resumes exited", len(got), k)
+			}
+		}
+	}
+	collect(n - 1) // every run but the holder
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	collect(n)
+	return got
 }
