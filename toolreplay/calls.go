@@ -14,6 +14,7 @@ import (
 	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/sessionview"
+	"github.com/mecha-agent/mecha/tool/mcp"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -63,6 +64,10 @@ type Call struct {
 	Expect    Expect
 	// Note says why a call is not redone, or what is unsure about it.
 	Note string
+	// Server is the MCP server whose tool the call called, as the
+	// session's config recorded it (its command and args or URL, never
+	// header or environment values); nil for a built-in tool.
+	Server *transcript.MCPServer
 }
 
 // Gap is something the record lost. Index is the call it concerns or, for
@@ -84,6 +89,39 @@ type Calls struct {
 	Calls  []Call
 	Gaps   []Gap
 	Source string
+
+	// servers are the MCP servers of the attach being read: the config's
+	// mcp_servers, or its proxy upstream as one server.
+	servers  []transcript.MCPServer
+	upstream *transcript.MCPServer
+}
+
+// UpstreamName is what the server of a proxy session recorded without
+// --name is called: its tools are redone as mcp__upstream__TOOL.
+const UpstreamName = "upstream"
+
+// Servers returns the MCP servers the redone calls need, each once, in
+// the order the calls first need them. Two servers of one name that
+// were recorded differently (the session was resumed with another
+// command) are both returned.
+func (c *Calls) Servers() []transcript.MCPServer {
+	var out []transcript.MCPServer
+	for _, call := range c.Redone() {
+		if call.Server == nil {
+			continue
+		}
+		if !slices.ContainsFunc(out, func(s transcript.MCPServer) bool { return SameServer(s, *call.Server) }) {
+			out = append(out, *call.Server)
+		}
+	}
+	return out
+}
+
+// SameServer reports whether two recorded servers are reached the same
+// way under the same name.
+func SameServer(a, b transcript.MCPServer) bool {
+	return a.Name == b.Name && a.Transport == b.Transport && a.Command == b.Command &&
+		slices.Equal(a.Args, b.Args) && a.URL == b.URL
 }
 
 // Lossy reports whether anything was lost.
@@ -114,12 +152,20 @@ func Extract(path string) (*Calls, error) {
 		switch it := it.(type) {
 		case *sessionview.Header:
 			c.Meta = it.Meta
+		case *sessionview.Attach:
+			c.attach(it.Config)
 		case *sessionview.Reply:
 			for _, vc := range it.Calls {
 				c.add(it.Line(), vc)
 			}
 		case *sessionview.Served:
-			c.add(it.Line(), servedCall(it.Call))
+			vc := servedCall(it.Call)
+			if c.upstream != nil {
+				// A proxy's record names the upstream's own tool: redone
+				// through mecha's client, it is mcp__<server>__<tool>.
+				vc.Name = mcp.ToolName(c.upstream.Name, vc.Name)
+			}
+			c.add(it.Line(), vc)
 		}
 		return nil
 	})
@@ -134,6 +180,34 @@ func Extract(path string) (*Calls, error) {
 		c.Source = SourceReconstructed
 	}
 	return c, nil
+}
+
+// attach takes the MCP servers of a config record: the servers whose
+// tools a run offered, or the upstream of a proxy session.
+func (c *Calls) attach(rc *transcript.Config) {
+	c.servers, c.upstream = rc.MCPServers, nil
+	if up := rc.MCPUpstream; up != nil {
+		s := transcript.MCPServer{Name: up.Name, Transport: up.Transport, Command: up.Command, Args: up.Args, URL: up.URL,
+			ServerName: up.Server.Name, ServerVersion: up.Server.Version, ProtocolVersion: up.Server.ProtocolVersion}
+		if s.Name == "" {
+			s.Name = UpstreamName
+		}
+		c.upstream = &s
+	}
+}
+
+// serverOf returns the recorded server that offered the tool name.
+func (c *Calls) serverOf(name string) *transcript.MCPServer {
+	if c.upstream != nil && strings.HasPrefix(name, mcp.ServerPrefix(c.upstream.Name)+"__") {
+		return c.upstream
+	}
+	for i := range c.servers {
+		if slices.Contains(c.servers[i].Tools, name) {
+			s := c.servers[i]
+			return &s
+		}
+	}
+	return nil
 }
 
 // servedCall is a tool_call record (a call an MCP client made, or one a
@@ -176,7 +250,8 @@ func ContentText(raw json.RawMessage) string {
 }
 
 func (c *Calls) add(line int, vc sessionview.Call) {
-	call := Call{Index: len(c.Calls) + 1, ID: vc.ID, Name: vc.Name, Input: vc.Input, Line: line, Outcome: vc.Outcome()}
+	call := Call{Index: len(c.Calls) + 1, ID: vc.ID, Name: vc.Name, Input: vc.Input, Line: line, Outcome: vc.Outcome(),
+		Server: c.serverOf(vc.Name)}
 	if r := vc.Result; r != nil && !r.OutcomeUnknown {
 		call.Result, call.IsError, call.HasResult = r.Content, r.IsError, true
 	}
@@ -299,4 +374,17 @@ func rawLines(path string, want map[int]bool) (map[int][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// ServerConfig is how a recorded server is started again: its command and
+// args, or its URL, as recorded (with ${VAR} references expanded when it
+// starts). Nothing else was recorded: no environment or headers, and no
+// narrowing of capabilities, so its tools declare every capability.
+func ServerConfig(s transcript.MCPServer) mcp.ServerConfig {
+	c := mcp.ServerConfig{Name: s.Name, Transport: s.Transport, Command: s.Command, Args: s.Args, URL: s.URL,
+		Source: "the recording"}
+	if c.Command != "" {
+		c.URL = ""
+	}
+	return c
 }

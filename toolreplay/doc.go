@@ -16,6 +16,17 @@
 // stands where the line was). Source is SourceTranscript when nothing was
 // lost and SourceReconstructed otherwise.
 //
+// # MCP calls
+//
+// Each call of an MCP tool carries its Server: the server the session's
+// config record names for it (mcp_servers of a run, keyed by the offered
+// tool names), or the upstream of a proxy session, whose tool_call records
+// name the upstream's own tools: those calls are renamed
+// mcp__<name>__<tool> (name UpstreamName when the proxy had none), the
+// name under which mecha's client offers them. Scripts and reruns start
+// that server as recorded (ServerConfig), never the user's configured one;
+// no environment or header value was recorded, so none is given.
+//
 // # Scripts
 //
 // WriteScript writes the calls as a POSIX sh script: a header of comments
@@ -29,7 +40,9 @@
 // Comment (one line, no control characters); everything that reaches a
 // command line goes through Quote. The workspace is the script's first
 // argument, defaulting to the recorded one. A call that succeeded in the
-// recording and fails now stops the script, naming it.
+// recording and fails now stops the script, naming it. An MCP call adds
+// --mcp-name, --mcp-command and one --mcp-arg per argument (or --mcp-url),
+// each value quoted on its own, and the header lists the servers.
 //
 // # Reruns
 //

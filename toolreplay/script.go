@@ -10,6 +10,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/transcript"
 )
 
 // ScriptOptions shape a generated script.
@@ -52,11 +53,49 @@ func WriteScript(w io.Writer, c *Calls, o ScriptOptions) error {
 			body = "{}"
 		}
 		delim := Delimiter(body)
-		fmt.Fprintf(bw, "call %d %s %s <<'%s'\n%s\n%s\n", call.Index, Quote(call.Name), expectWord(call.Expect), delim, body, delim)
+		fmt.Fprintf(bw, "call %d %s %s%s <<'%s'\n%s\n%s\n", call.Index, Quote(call.Name), expectWord(call.Expect), serverFlags(call.Server), delim, body, delim)
 	}
 	flushGaps(len(c.Calls) + 1)
 	bw.WriteString("\nprintf 'replay: done, %s calls redone\\n' \"$calls\" >&2\n")
 	return bw.Flush()
+}
+
+// serverFlags are the flags of "mecha tool call" that start a recorded
+// MCP server, each word quoted on its own ("" for a built-in tool): the
+// script starts the server the recording used, not one of the user's
+// configuration.
+func serverFlags(s *transcript.MCPServer) string {
+	if s == nil {
+		return ""
+	}
+	var b strings.Builder
+	flag := func(name, value string) { b.WriteString(" --" + name + "=" + Quote(value)) }
+	flag("mcp-name", s.Name)
+	if s.URL != "" {
+		flag("mcp-url", s.URL)
+		if s.Transport != "" && s.Transport != "http" {
+			flag("mcp-transport", s.Transport)
+		}
+		return b.String()
+	}
+	flag("mcp-command", s.Command)
+	for _, a := range s.Args {
+		flag("mcp-arg", a)
+	}
+	return b.String()
+}
+
+// ServerText is how a header or a message describes a recorded server:
+// its transport, command and args or URL, and who answered.
+func ServerText(s transcript.MCPServer) string {
+	how := s.Transport + " " + s.URL
+	if s.URL == "" {
+		how = strings.Join(append([]string{s.Command}, s.Args...), " ")
+	}
+	if s.ServerName != "" {
+		how += " (" + s.ServerName + " " + s.ServerVersion + ")"
+	}
+	return how
 }
 
 func expectWord(e Expect) string {
@@ -90,6 +129,16 @@ func writeHeader(w *bufio.Writer, c *Calls, o ScriptOptions) {
 	}
 	p("\n# source:    %s\n", c.Source)
 	p("# effects:   %s\n", Comment(effects(redone, o.Caps)))
+	if servers := c.Servers(); len(servers) > 0 {
+		p("#\n")
+		p("# MCP servers: each call of an MCP tool starts the server the recording\n")
+		p("# used, as recorded (never your configuration's), and stops it after:\n")
+		for _, s := range servers {
+			p("#   %s: %s\n", Comment(s.Name), Comment(ServerText(s)))
+		}
+		p("# The recording keeps no environment or header values; ${VAR} in a\n")
+		p("# command, argument or URL is expanded from the environment of the run.\n")
+	}
 	p("#\n")
 	p("# Usage: sh THIS_SCRIPT [WORKSPACE]   (default: the recorded workspace)\n")
 	p("# Every call runs with --yes: whoever runs this script has chosen to redo\n")
@@ -121,7 +170,11 @@ func effects(calls []Call, caps func(string) (tool.Capabilities, bool)) string {
 		seen[c.Name] = true
 		var cp tool.Capabilities
 		ok := false
-		if caps != nil {
+		switch {
+		case c.Server != nil:
+			// An MCP tool started ad hoc declares every capability.
+			cp, ok = tool.Capabilities{ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true}, true
+		case caps != nil:
 			cp, ok = caps(c.Name)
 		}
 		switch {
@@ -163,17 +216,20 @@ if [ ! -d "$ws" ]; then
 fi
 calls=0
 
-# call INDEX NAME EXPECT: redo one call, its JSON input on standard input.
-# EXPECT is how it ended in the recording: ok (a failure now stops the
-# script), failed (it may fail again) or unrecorded (its result was never
-# recorded: anything goes).
+# call INDEX NAME EXPECT [FLAGS...]: redo one call, its JSON input on
+# standard input. EXPECT is how it ended in the recording: ok (a failure
+# now stops the script), failed (it may fail again) or unrecorded (its
+# result was never recorded: anything goes). FLAGS name the MCP server of
+# an MCP tool.
 call() {
-	printf '== call %s: %s\n' "$1" "$2" >&2
-	"$MECHA" tool call --yes -w "$ws" -- "$2" -
+	index=$1 name=$2 expect=$3
+	shift 3
+	printf '== call %s: %s\n' "$index" "$name" >&2
+	"$MECHA" tool call --yes -w "$ws" "$@" -- "$name" -
 	status=$?
 	calls=$((calls + 1))
-	if [ "$status" -ne 0 ] && [ "$3" = ok ]; then
-		printf 'replay: stopped at call %s (%s): it failed (exit %s) where the recording succeeded\n' "$1" "$2" "$status" >&2
+	if [ "$status" -ne 0 ] && [ "$expect" = ok ]; then
+		printf 'replay: stopped at call %s (%s): it failed (exit %s) where the recording succeeded\n' "$index" "$name" "$status" >&2
 		exit 1
 	fi
 	return 0

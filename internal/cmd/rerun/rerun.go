@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/tool/mcp"
 	"github.com/mecha-agent/mecha/toolreplay"
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -131,11 +133,17 @@ func rerunRun(ctx context.Context, opts *Options) error {
 	defer wss.Close()
 	rc := transcript.Config{MechaVersion: cmdutil.Version(), Provider: Provider, Workspace: ws, PermissionMode: string(mode),
 		Trifecta: "off", Sandbox: "none", SandboxNetwork: true}
-	tools, _, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{})
+	set, mcpTools, err := startRecorded(ctx, opts.Env, calls, ws)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	tools, _, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{MCP: mcpTools})
 	if err != nil {
 		return err
 	}
 	rc.Tools, rc.ToolSpecs = tools.Names(), tools.TranscriptSpecs()
+	rc.MCPServers = set.Record(rc.Tools)
 	if calls.Lossy() {
 		fmt.Fprintf(opts.Env.Err, "note: the record is damaged (%d %s); the rerun redoes what can be recovered\n",
 			len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
@@ -176,6 +184,39 @@ func rerunRun(ctx context.Context, opts *Options) error {
 		return &cmdutil.DivergedError{Msg: fmt.Sprintf("%d of %d %s differ from the recording", rep.Changed, rep.Calls, textfmt.Plural(rep.Calls, "call", "calls"))}
 	}
 	return nil
+}
+
+// startRecorded starts the MCP servers the session's calls used, as the
+// session recorded them (command and args, or URL), in ws: the same
+// servers a generated script starts, never the configured ones, so that
+// a rerun and the script redo the same thing. A server recorded twice
+// under one name but reached differently (a resume changed it) starts as
+// first recorded, with a note.
+func startRecorded(ctx context.Context, env *cmdutil.Env, calls *toolreplay.Calls, ws string) (*mcp.Set, []*mcp.Tool, error) {
+	var recorded []transcript.MCPServer
+	for _, s := range calls.Servers() {
+		if i := slices.IndexFunc(recorded, func(r transcript.MCPServer) bool { return r.Name == s.Name }); i >= 0 {
+			fmt.Fprintf(env.Err, "note: MCP server %q was recorded as %s and as %s; the rerun starts the first\n",
+				s.Name, toolreplay.ServerText(recorded[i]), toolreplay.ServerText(s))
+			continue
+		}
+		recorded = append(recorded, s)
+	}
+	if len(recorded) == 0 {
+		return &mcp.Set{}, nil, nil
+	}
+	configs := make([]mcp.ServerConfig, len(recorded))
+	for i, s := range recorded {
+		configs[i] = toolreplay.ServerConfig(s)
+		fmt.Fprintf(env.Err, "mcp: starting server %q as recorded: %s\n", s.Name, toolreplay.ServerText(s))
+	}
+	set := cmdutil.StartMCP(ctx, env, configs, ws)
+	tools, err := set.Tools()
+	if err != nil {
+		set.Close()
+		return nil, nil, err
+	}
+	return set, tools, nil
 }
 
 // printReport writes the report for a person: one line per call, the

@@ -18,6 +18,8 @@ type ListOptions struct {
 	Env       *cmdutil.Env
 	Workspace string
 	JSON      bool
+	// MCP are the MCP servers whose tools are listed too.
+	MCP servers
 }
 
 // NewCmdList builds "mecha tool list".
@@ -26,14 +28,24 @@ func NewCmdList(env *cmdutil.Env, runF func(context.Context, *ListOptions) error
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the tools a run would offer here, with their capabilities",
-		Args:  cmdutil.NoArgs,
+		Long: `List the tools a run would offer here: the built-ins, then the tools of
+the MCP servers configured in config.toml and in --mcp-config files (each
+server started in the workspace, then stopped; one that does not start
+costs a line on stderr); --no-mcp lists no MCP tools. An ad-hoc server
+(--mcp-name NAME with --mcp-command PROGRAM [--mcp-arg ARG ...] or
+--mcp-url URL) is listed instead of the configured ones.`,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.MCP.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return listRun(opts)
+			return listRun(cmd.Context(), opts)
 		},
 	}
+	opts.MCP.flags(cmd)
 	cmd.Flags().StringVarP(&opts.Workspace, "workspace", "w", "", "the workspace the tools would work in (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print [{"name","description","input_schema","capabilities"}]`)
 	return cmd
@@ -55,14 +67,19 @@ type capabilities struct {
 	External          bool `json:"external"`
 }
 
-func listRun(opts *ListOptions) error {
+func listRun(ctx context.Context, opts *ListOptions) error {
 	ws, err := cmdutil.WorkspaceDir(opts.Workspace)
 	if err != nil {
 		return err
 	}
+	set, mcpTools, err := opts.MCP.start(ctx, opts.Env, ws, nil, false)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
 	var wss cmdutil.Workspaces
 	defer wss.Close()
-	reg, _, err := cmdutil.BuildTools(opts.Env, &wss, transcript.Config{Workspace: ws}, cmdutil.ToolSetup{})
+	reg, _, err := cmdutil.BuildTools(opts.Env, &wss, transcript.Config{Workspace: ws}, cmdutil.ToolSetup{MCP: mcpTools})
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,6 +26,8 @@ import (
 // Options shape a server.
 type Options struct {
 	Name, Version string
+	// Started, when set, is called when a slow call starts.
+	Started func()
 	// Cancelled, when set, is called when a slow call is cancelled.
 	Cancelled func()
 	// Die ends the process in the middle of a "die" call.
@@ -85,6 +88,9 @@ func NewServer(o Options) *mcpsdk.Server {
 			if secs == 0 {
 				secs = 3600
 			}
+			if o.Started != nil {
+				o.Started()
+			}
 			select {
 			case <-time.After(time.Duration(secs * float64(time.Second))):
 				return text("waited"), nil
@@ -133,12 +139,13 @@ func NewServer(o Options) *mcpsdk.Server {
 
 // Main runs the server on stdin and stdout and returns the exit code.
 //
-//	mcpserver [-name N] [-version V] [-no-init] [-stubborn] [-child] [-pid-file F] [-log TEXT]
+//	mcpserver [-name N] [-version V] [-no-init] [-stubborn] [-child] [-pid-file F] [-log TEXT] [-mark DIR]
 //
 // -no-init reads requests and never answers; -stubborn ignores SIGTERM
 // and stays after stdin closes; -child starts a long sleep in the
 // server's process group; -pid-file appends the pids (server, child) to F;
-// -log writes TEXT to stderr at start.
+// -log writes TEXT to stderr at start; -mark writes DIR/slow-started when
+// a slow call starts and DIR/slow-cancelled when the client cancels one.
 func Main(args []string) int {
 	fs := flag.NewFlagSet("mcpserver", flag.ContinueOnError)
 	name := fs.String("name", "mcptest", "serverInfo name")
@@ -148,6 +155,7 @@ func Main(args []string) int {
 	child := fs.Bool("child", false, "start a child that sleeps")
 	pidFile := fs.String("pid-file", "", "append pids here")
 	logText := fs.String("log", "", "write this to stderr at start")
+	mark := fs.String("mark", "", "write slow-started and slow-cancelled files here")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -180,10 +188,17 @@ func Main(args []string) int {
 		}
 		return 0
 	}
-	s := NewServer(Options{Name: *name, Version: *version, Die: func() {
+	o := Options{Name: *name, Version: *version, Die: func() {
 		fmt.Fprintln(os.Stderr, "mcpserver: dying mid-call, as asked")
 		os.Exit(3)
-	}})
+	}}
+	if *mark != "" {
+		touch := func(f string) func() {
+			return func() { os.WriteFile(filepath.Join(*mark, f), []byte(f+"\n"), 0o600) }
+		}
+		o.Started, o.Cancelled = touch("slow-started"), touch("slow-cancelled")
+	}
+	s := NewServer(o)
 	err := s.Run(context.Background(), &mcpsdk.StdioTransport{})
 	if *stubborn {
 		select {}
