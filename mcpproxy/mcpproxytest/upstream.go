@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,6 +24,10 @@ const (
 // notification and a log message when asked for progress), fail (an error
 // result), slow (sleeps ms milliseconds, or until cancelled); a resource
 // mem://greeting; a prompt greet.
+// Cancelled counts the slow calls that ended because they were cancelled:
+// what a test reads to know a cancellation reached the upstream.
+var Cancelled atomic.Int64
+
 func NewUpstream() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Version: Version}, &mcp.ServerOptions{Instructions: "test upstream"})
 	obj := func(props string) json.RawMessage {
@@ -51,6 +56,7 @@ func NewUpstream() *mcp.Server {
 			select {
 			case <-time.After(time.Duration(in.MS) * time.Millisecond):
 			case <-ctx.Done():
+				Cancelled.Add(1)
 				return nil, ctx.Err()
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("slept %d ms", in.MS)}}}, nil

@@ -186,27 +186,31 @@ func TestResultMapping(t *testing.T) {
 func TestToolTimeoutAndCancel(t *testing.T) {
 	t.Parallel()
 	var cancelled atomic.Int32
-	opts := memory(t, map[string]mcptest.Options{"s": {Cancelled: func() { cancelled.Add(1) }}})
-	set := start(t, []ServerConfig{{Name: "s", URL: "mem", ToolTimeout: 200 * time.Millisecond}}, opts)
-	slow := toolNamed(t, set, "mcp__s__slow")
-	begin := time.Now()
-	res, err := slow.Run(context.Background(), []byte(`{}`))
+	started := make(chan struct{}, 4)
+	server := mcptest.Options{Started: func() { started <- struct{}{} }, Cancelled: func() { cancelled.Add(1) }}
+	opts := memory(t, map[string]mcptest.Options{"s": server, "patient": server})
+	set := start(t, []ServerConfig{
+		{Name: "s", URL: "mem", ToolTimeout: 200 * time.Millisecond},
+		{Name: "patient", URL: "mem", ToolTimeout: time.Hour},
+	}, opts)
+	// The tool timeout: the slow call (a minute by default) ends as an
+	// error result naming the limit, not after the minute.
+	res, err := toolNamed(t, set, "mcp__s__slow").Run(context.Background(), []byte(`{}`))
 	if err != nil || !res.IsError || !strings.Contains(res.Content, "did not answer within 200ms (tool_timeout_s)") {
 		t.Fatalf("timeout: %+v %v", res, err)
 	}
-	if d := time.Since(begin); d > 5*time.Second {
-		t.Errorf("took %s", d)
-	}
-	// Ctrl-C: the caller's context ends; the call ends with it.
+	<-started
+	// Ctrl-C: the caller's context ends once the server has started the
+	// call (on a server whose own limit is an hour); the call ends with it.
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
-	res, err = slow.Run(ctx, []byte(`{}`))
+	go func() { <-started; cancel() }()
+	res, err = toolNamed(t, set, "mcp__patient__slow").Run(ctx, []byte(`{}`))
 	if !errors.Is(err, context.Canceled) || !res.IsError {
 		t.Fatalf("cancel: %+v %v", res, err)
 	}
 	waitFor(t, func() bool { return cancelled.Load() == 2 }, "the server to be told of both cancellations")
 	// Control: a call that finishes in time.
-	if res, _ := slow.Run(context.Background(), []byte(`{"seconds":0.01}`)); res.Content != "waited" {
+	if res, _ := toolNamed(t, set, "mcp__s__slow").Run(context.Background(), []byte(`{"seconds":0.01}`)); res.Content != "waited" {
 		t.Errorf("control: %+v", res)
 	}
 }
@@ -228,11 +232,7 @@ func TestNeverAnswersInitialize(t *testing.T) {
 	bad := serverCommand(t, "mute", "-no-init", "-pid-file", pids)
 	bad.StartupTimeout = 300 * time.Millisecond
 	good := serverCommand(t, "good")
-	begin := time.Now()
 	set := start(t, []ServerConfig{bad, good}, Options{LogDir: dir, KillGrace: 200 * time.Millisecond})
-	if d := time.Since(begin); d > 5*time.Second {
-		t.Errorf("startup took %s", d)
-	}
 	s := set.Servers()
 	if s[0].Err == nil || !strings.Contains(s[0].Err.Error(), "no answer to initialize within 300ms (startup_timeout_s)") {
 		t.Errorf("mute server: %v", s[0].Err)
@@ -254,10 +254,10 @@ func TestDiesMidCall(t *testing.T) {
 	if err != nil || !res.IsError || !strings.Contains(res.Content, `server "s" is gone`) {
 		t.Fatalf("die: %+v %v", res, err)
 	}
-	// Every later call is an error result at once; nothing hangs.
-	begin := time.Now()
+	// Every later call is an error result (had it waited on the dead
+	// server, the test's deadline would end it: nothing hangs).
 	res, err = toolNamed(t, set, "mcp__s__echo").Run(context.Background(), []byte(`{"text":"x"}`))
-	if err != nil || !res.IsError || time.Since(begin) > 2*time.Second {
+	if err != nil || !res.IsError {
 		t.Fatalf("after death: %+v %v", res, err)
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, "mcp-s.log"))
