@@ -20,6 +20,7 @@ import (
 	"github.com/mecha-agent/mecha/internal/cmd/root"
 	"github.com/mecha-agent/mecha/internal/fakellm"
 	"github.com/mecha-agent/mecha/mcpproxy/mcpproxytest"
+	"github.com/mecha-agent/mecha/sandbox"
 	"github.com/mecha-agent/mecha/tool/mcp/mcptest"
 )
 
@@ -56,8 +57,18 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
-			if cond == "root" { // what the kernel lets read any /proc/PID
+			switch cond {
+			case "root": // what the kernel lets read any /proc/PID
 				return os.Geteuid() == 0, nil
+			case "sandbox": // what the kernel lets mecha confine the shell with
+				sup := sandbox.Probe()
+				return sup.Landlock >= 1 && sup.Seccomp, nil
+			}
+			for _, tool := range []string{"curl", "python3", "bash"} {
+				if cond == "have-"+tool {
+					_, err := exec.LookPath(tool)
+					return err == nil, nil
+				}
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
