@@ -21,6 +21,7 @@ import (
 	"github.com/mecha-agent/mecha/internal/fakellm"
 	"github.com/mecha-agent/mecha/mcpproxy/mcpproxytest"
 	"github.com/mecha-agent/mecha/sandbox"
+	"github.com/mecha-agent/mecha/sandbox/sandboxtest"
 	"github.com/mecha-agent/mecha/tool/mcp/mcptest"
 )
 
@@ -36,6 +37,10 @@ func TestMain(m *testing.M) {
 		"mcpserver": func() { os.Exit(mcptest.Main(os.Args[1:])) },
 		// mcpupstream is a small MCP server on stdio, for the proxy.
 		"mcpupstream": func() { os.Exit(mcpproxytest.Main(os.Args[1:])) },
+		// sink is the exfiltration server of the sandbox scripts, and
+		// netprobe the client they try to reach it with from the shell.
+		"sink":     func() { os.Exit(sandboxtest.SinkMain(os.Args[1:])) },
+		"netprobe": func() { os.Exit(sandboxtest.Probe(append([]string{sandboxtest.ProbeArg}, os.Args[1:]...))) },
 		// mecha-capped is mecha with its data segment capped at 1 GiB, so
 		// that a read without bound fails at once ("fatal error: out of
 		// memory", exit 2) instead of taking the machine's memory.
