@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/sandbox"
 	"github.com/mecha-agent/mecha/session"
 )
 
@@ -38,20 +39,28 @@ type Env struct {
 	// SetGCPercent tunes the collector for a command that allocates a
 	// lot and keeps it; it returns the previous setting. Nil: no tuning.
 	SetGCPercent func(int) int
+	// Executable is mecha's own executable, which the shell re-executes
+	// as the sandbox helper (nil: os.Executable).
+	Executable func() (string, error)
+	// SandboxSupport is what this kernel offers the sandbox (nil: probe
+	// the kernel).
+	SandboxSupport func() sandbox.Support
 }
 
 // System returns the Env of the real process.
 func System() *Env {
 	return &Env{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		OutTTY:       term.IsTerminal(int(os.Stdout.Fd())),
-		InTTY:        term.IsTerminal(int(os.Stdin.Fd())),
-		Getenv:       os.Getenv,
-		Environ:      os.Environ,
-		Now:          time.Now,
-		Location:     time.Local,
-		HTTPClient:   &http.Client{Transport: transport()},
-		SetGCPercent: debug.SetGCPercent,
+		OutTTY:         term.IsTerminal(int(os.Stdout.Fd())),
+		InTTY:          term.IsTerminal(int(os.Stdin.Fd())),
+		Getenv:         os.Getenv,
+		Environ:        os.Environ,
+		Now:            time.Now,
+		Location:       time.Local,
+		HTTPClient:     &http.Client{Transport: transport()},
+		SetGCPercent:   debug.SetGCPercent,
+		Executable:     os.Executable,
+		SandboxSupport: sandbox.Probe,
 	}
 }
 

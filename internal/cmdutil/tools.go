@@ -41,7 +41,12 @@ type ToolSetup struct {
 // Workspaces opens each workspace directory once, however many tool
 // surfaces are built on it (a replay builds one per turn), and closes them
 // all when the command is done. The zero value is ready to use.
-type Workspaces struct{ open map[string]builtin.Workspace }
+type Workspaces struct {
+	open map[string]builtin.Workspace
+	// sandboxNoted is whether the sandbox's note was written: once a
+	// command, however many surfaces it builds.
+	sandboxNoted bool
+}
 
 // Open returns the workspace rooted at dir, opening it the first time.
 func (w *Workspaces) Open(dir string) (builtin.Workspace, error) {
@@ -70,7 +75,8 @@ func (w *Workspaces) Close() error {
 }
 
 // BuildTools builds the tools of a run: the built-ins confined to the
-// workspace, their results cleared of secret values (Secrets), each tracked
+// workspace (the shell by the sandbox rc records, as far as this kernel
+// enforces it: one note on Err when it enforces less), their results cleared of secret values (Secrets), each tracked
 // for taint and gated by the permission mode.
 func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
 	ws, err := wss.Open(rc.Workspace)
@@ -88,7 +94,20 @@ func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup
 	tracker := &tool.Tracker{}
 	reg := &tool.Registry{}
 	secrets := Secrets(env)
-	all := builtin.All(ws, builtin.Options{Env: ScrubbedEnv(env.Environment())})
+	opts := builtin.Options{Env: ScrubbedEnv(env.Environment())}
+	var note string
+	opts.Sandbox, note = env.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	if note != "" && !wss.sandboxNoted && env.Err != nil {
+		fmt.Fprintln(env.Err, "mecha: "+note)
+		wss.sandboxNoted = true
+	}
+	if opts.Sandbox.Confined() {
+		if opts.Self, err = env.executable(); err != nil {
+			return nil, nil, err
+		}
+		opts.SelfName = HelperName
+	}
+	all := builtin.All(ws, opts)
 	for _, t := range setup.MCP {
 		all = append(all, t)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mecha-agent/mecha/sandbox"
 	"io"
 	"strings"
 	"time"
@@ -49,6 +50,13 @@ type Options struct {
 	// was killed, for output from processes that left the group (setsid)
 	// before it stops reading. Default 2s.
 	KillGrace time.Duration
+	// Sandbox confines shell commands (see package sandbox); the zero
+	// value leaves them unconfined. It must be what is actually enforced
+	// (sandbox.Resolve): the shell's capabilities are computed from it.
+	Sandbox sandbox.Setting
+	// Self is mecha's executable and SelfName the name it is started
+	// under; a confined command runs through it as the sandbox helper.
+	Self, SelfName string
 
 	// noOrphanGuard turns off what kills a command's processes when mecha
 	// dies (see "Shell processes" in the package doc). Tests only: it is

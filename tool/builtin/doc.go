@@ -25,8 +25,11 @@
 // be a symbolic link; it is resolved once, by NewWorkspace, and the tools
 // keep using the directory it led to even if it is moved.
 //
-// The shell tool runs commands with the workspace root as working directory
-// but does not confine them: it declares every capability.
+// The shell tool runs commands with the workspace root as working directory.
+// Unconfined (the zero Options.Sandbox) it declares every capability. With a
+// sandbox (package sandbox) each command runs through mecha's re-executed
+// helper with a private TMPDIR removed after the call; with the network cut
+// the shell declares neither ReachesNetwork nor External.
 //
 // # Results
 //

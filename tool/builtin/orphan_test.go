@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mecha-agent/mecha/sandbox"
 )
 
 // The test binary doubles as a stand-in for mecha: with helperEnv set, it
@@ -28,6 +30,9 @@ const (
 const orphanCommand = `sleep 1000 & echo $! > sleep.pid; echo $$ > sh.pid; wait`
 
 func TestMain(m *testing.M) {
+	if sandbox.IsHelper(os.Args[1:]) {
+		os.Exit(sandbox.Helper(os.Args[1:]))
+	}
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(shellHelper(mode, os.Getenv(helperWorkspaceEnv)))
 	}
@@ -43,6 +48,11 @@ func shellHelper(mode, dir string) int {
 		return 1
 	}
 	opts := Options{ShellTimeout: time.Hour, noOrphanGuard: mode == "unguarded"}
+	if mode == "sandboxed" {
+		opts.Sandbox = sandbox.Setting{Mode: sandbox.ModeLandlock}
+		opts.Self, _ = os.Executable()
+		opts.SelfName = "builtin.test"
+	}
 	res, err := NewShell(ws, opts).Run(context.Background(), []byte(fmt.Sprintf(`{"command":%q}`, orphanCommand)))
 	fmt.Fprintln(os.Stderr, "the call returned:", res.Content, err)
 	return 1
@@ -54,14 +64,17 @@ func shellHelper(mode, dir string) int {
 // that they would otherwise be left running, re-parented to init.
 func TestShellDiesWithMecha(t *testing.T) {
 	t.Parallel()
-	for _, guarded := range []bool{true, false} {
-		name := map[bool]string{true: "guarded", false: "unguarded control"}[guarded]
-		t.Run(name, func(t *testing.T) {
+	for _, mode := range []string{"guarded", "unguarded", "sandboxed"} {
+		guarded := mode != "unguarded"
+		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
+			if mode == "sandboxed" {
+				requireSandbox(t)
+			}
 			dir := t.TempDir()
 			var stderr bytes.Buffer
 			helper := exec.Command(os.Args[0], "-test.run=^$")
-			helper.Env = append(os.Environ(), helperEnv+"="+map[bool]string{true: "guarded", false: "unguarded"}[guarded], helperWorkspaceEnv+"="+dir)
+			helper.Env = append(os.Environ(), helperEnv+"="+mode, helperWorkspaceEnv+"="+dir)
 			helper.Stderr = &stderr
 			if err := helper.Start(); err != nil {
 				t.Fatal(err)

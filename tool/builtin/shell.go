@@ -5,15 +5,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/mecha-agent/mecha/sandbox"
 	"github.com/mecha-agent/mecha/tool"
 )
 
 const shellDescription = `Run a shell command in the workspace directory with /bin/sh -c.
 
-Standard input is empty; standard output and standard error are combined into the result. A command that exits non-zero or times out is reported as an error, with a last line such as "[exit status 2]". The command is killed, with every process it started, when it exceeds timeout_seconds (default %d, at most %d). Processes left running in the background are killed when the command finishes. Long output is cut in the middle, keeping its beginning and its end. The command is not confined to the workspace: it can read and change anything the user can, and reach the network.`
+Standard input is empty; standard output and standard error are combined into the result. A command that exits non-zero or times out is reported as an error, with a last line such as "[exit status 2]". The command is killed, with every process it started, when it exceeds timeout_seconds (default %d, at most %d). Processes left running in the background are killed when the command finishes. Long output is cut in the middle, keeping its beginning and its end. %s`
+
+// What the description says of confinement, by sandbox setting.
+const (
+	shellUnconfined = "The command is not confined to the workspace: it can read and change anything the user can, and reach the network."
+	shellConfined   = "The command runs in a sandbox: it can read the whole file system but write only inside the workspace and $TMPDIR (a private directory, emptied after each call)"
+	shellNoNetwork  = shellConfined + ", and it cannot reach any network: no TCP, UDP, DNS or socket of any kind."
+	shellNetwork    = shellConfined + "; it can reach the network."
+)
 
 var shellSchema = json.RawMessage(`{
   "type": "object",
@@ -45,18 +56,32 @@ func (t *shell) Spec() tool.Spec {
 	return tool.Spec{
 		Name: NameShell,
 		Description: fmt.Sprintf(shellDescription,
-			int(t.opts.ShellTimeout/time.Second), int(t.opts.MaxShellTimeout/time.Second)),
+			int(t.opts.ShellTimeout/time.Second), int(t.opts.MaxShellTimeout/time.Second), t.confinement()),
 		InputSchema: shellSchema,
 	}
 }
 
+func (t *shell) confinement() string {
+	switch {
+	case t.opts.Sandbox.NetworkCut():
+		return shellNoNetwork
+	case t.opts.Sandbox.Confined():
+		return shellNetwork
+	}
+	return shellUnconfined
+}
+
+// Capabilities are computed from the sandbox actually enforced: with the
+// network cut, a command can neither reach the network nor bring in
+// anything from outside the machine.
 func (t *shell) Capabilities() tool.Capabilities {
+	net := !t.opts.Sandbox.NetworkCut()
 	return tool.Capabilities{
 		ReadsWorkspace:    true,
 		ModifiesWorkspace: true,
 		RunsCommands:      true,
-		ReachesNetwork:    true,
-		External:          true,
+		ReachesNetwork:    net,
+		External:          net,
 	}
 }
 
@@ -101,16 +126,25 @@ func (t *shell) Run(ctx context.Context, input json.RawMessage) (tool.Result, er
 		}
 	}
 
-	out := newHeadTail(t.opts.MaxResultBytes)
-	oc := runCommand(ctx, commandSpec{
+	spec := commandSpec{
 		shell:   t.opts.Shell,
-		command: p.Command,
+		path:    t.opts.Shell,
+		argv:    []string{t.opts.Shell, "-c", p.Command},
 		dir:     t.ws.Root(),
 		env:     t.opts.Env,
 		timeout: timeout,
 		grace:   t.opts.KillGrace,
 		guard:   !t.opts.noOrphanGuard,
-	}, out)
+	}
+	if t.opts.Sandbox.Confined() {
+		cleanup, err := t.confine(&spec)
+		if err != nil {
+			return errorResult("the command could not be started: %v", err), nil
+		}
+		defer cleanup()
+	}
+	out := newHeadTail(t.opts.MaxResultBytes)
+	oc := runCommand(ctx, spec, out)
 	if oc.startErr != nil {
 		return errorResult("the command could not be started: %v", oc.startErr), nil
 	}
@@ -164,11 +198,37 @@ func formatDuration(d time.Duration) string {
 	return d.String()
 }
 
-// commandSpec is one command to run.
+// confine makes spec run through the sandbox helper, with a private
+// temporary directory (TMPDIR) that is removed when the call is over.
+func (t *shell) confine(spec *commandSpec) (cleanup func(), err error) {
+	tmp, err := os.MkdirTemp("", "mecha-shell-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	path, argv, err := sandbox.Command(t.opts.Sandbox, t.opts.Self, t.opts.SelfName, t.ws.Root(), tmp, spec.path, spec.argv[1:]...)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	env := spec.env
+	if env == nil {
+		env = os.Environ()
+	}
+	spec.path, spec.argv = path, argv
+	spec.env = append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "TMPDIR=")
+	}), "TMPDIR="+tmp)
+	return cleanup, nil
+}
+
+// commandSpec is one command to run: path with argv (argv[0] included);
+// shell is the shell the orphan guard runs with.
 type commandSpec struct {
-	shell, command, dir string
-	env                 []string
-	timeout, grace      time.Duration
+	shell, path, dir string
+	argv             []string
+	env              []string
+	timeout, grace   time.Duration
 	// guard makes the command's processes die with mecha.
 	guard bool
 }

@@ -37,7 +37,8 @@ func runCommand(ctx context.Context, spec commandSpec, out io.Writer) outcome {
 		attr.Pgid = g.pid() // the command joins the watcher's group
 		setParentDeathSignal(attr)
 	}
-	cmd := exec.Command(spec.shell, "-c", spec.command)
+	cmd := exec.Command(spec.path, spec.argv[1:]...)
+	cmd.Args = spec.argv
 	cmd.Dir = spec.dir
 	cmd.Env = spec.env
 	cmd.Stdin = nil // /dev/null

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/sandbox"
 	"github.com/mecha-agent/mecha/session"
 )
 
@@ -26,6 +27,11 @@ const (
 // Main runs mecha with the process's arguments and streams and returns the
 // exit code.
 func Main(args []string) int {
+	// The shell tool re-executes mecha as its sandbox helper, which
+	// confines itself and execs the command: nothing else of mecha runs.
+	if sandbox.IsHelper(args) {
+		return sandbox.Helper(args)
+	}
 	// Before anything else: no command mecha runs may read its memory or
 	// environment. Failing to hide is not fatal (redaction still holds).
 	_ = hideProcess()

@@ -20,6 +20,8 @@ import (
 	"github.com/mecha-agent/mecha/internal/cmd/root"
 	"github.com/mecha-agent/mecha/internal/fakellm"
 	"github.com/mecha-agent/mecha/mcpproxy/mcpproxytest"
+	"github.com/mecha-agent/mecha/sandbox"
+	"github.com/mecha-agent/mecha/sandbox/sandboxtest"
 	"github.com/mecha-agent/mecha/tool/mcp/mcptest"
 )
 
@@ -35,6 +37,10 @@ func TestMain(m *testing.M) {
 		"mcpserver": func() { os.Exit(mcptest.Main(os.Args[1:])) },
 		// mcpupstream is a small MCP server on stdio, for the proxy.
 		"mcpupstream": func() { os.Exit(mcpproxytest.Main(os.Args[1:])) },
+		// sink is the exfiltration server of the sandbox scripts, and
+		// netprobe the client they try to reach it with from the shell.
+		"sink":     func() { os.Exit(sandboxtest.SinkMain(os.Args[1:])) },
+		"netprobe": func() { os.Exit(sandboxtest.Probe(append([]string{sandboxtest.ProbeArg}, os.Args[1:]...))) },
 		// mecha-capped is mecha with its data segment capped at 1 GiB, so
 		// that a read without bound fails at once ("fatal error: out of
 		// memory", exit 2) instead of taking the machine's memory.
@@ -56,8 +62,18 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
-			if cond == "root" { // what the kernel lets read any /proc/PID
+			switch cond {
+			case "root": // what the kernel lets read any /proc/PID
 				return os.Geteuid() == 0, nil
+			case "sandbox": // what the kernel lets mecha confine the shell with
+				sup := sandbox.Probe()
+				return sup.Landlock >= 1 && sup.Seccomp, nil
+			}
+			for _, tool := range []string{"curl", "python3", "bash"} {
+				if cond == "have-"+tool {
+					_, err := exec.LookPath(tool)
+					return err == nil, nil
+				}
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -58,9 +58,30 @@ func buildRunConfig(opts *Options, cfg *config.Config, prev *session.Session) (t
 		rc.Tools = opts.Tools
 	}
 	rc.Trifecta = "off"
-	rc.Sandbox = "none"
-	rc.SandboxNetwork = true // nothing confines the shell tool
+	applySandbox(opts, prev, &rc)
 	return rc, nil
+}
+
+// applySandbox sets what confines the shell: the flags, over what the
+// resumed session enforced, then lowered to what this kernel enforces
+// (saying so in one line), so that the record never claims more. A mode
+// given anew takes --sandbox-network's value with it: "network on" under
+// an unconfined shell was no choice of the person's.
+func applySandbox(opts *Options, prev *session.Session, rc *transcript.Config) {
+	if opts.set(prev, "sandbox") || rc.Sandbox == "" {
+		if rc.Sandbox != opts.Sandbox {
+			rc.SandboxNetwork = opts.SandboxNetwork
+		}
+		rc.Sandbox = opts.Sandbox
+	}
+	if opts.set(prev, "sandbox-network") {
+		rc.SandboxNetwork = opts.SandboxNetwork
+	}
+	got, note := opts.Env.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	if note != "" && opts.Env.Err != nil {
+		fmt.Fprintln(opts.Env.Err, "mecha: "+note)
+	}
+	rc.Sandbox, rc.SandboxNetwork = got.Mode, got.Network
 }
 
 // inherited is the configuration a run starts from: the resumed session's

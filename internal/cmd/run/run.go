@@ -11,6 +11,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/sandbox"
 
 	"github.com/spf13/cobra"
 
@@ -51,6 +52,9 @@ type Options struct {
 	NoCachePrompt     bool
 	Temperature       float64
 	Seed              uint64
+	// Sandbox (landlock or none) and SandboxNetwork confine the shell.
+	Sandbox        string
+	SandboxNetwork bool
 	// RequestTimeout bounds the provider's silences (0: config.toml's);
 	// it shapes no request, so the config record does not keep it.
 	RequestTimeout time.Duration
@@ -130,6 +134,8 @@ bad usage, 130 when interrupted.`,
 	f.BoolVar(&opts.NoCachePrompt, "no-cache-prompt", false, "do not ask the server to cache the prompt prefix")
 	f.Float64Var(&opts.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "sampling seed (default: none)")
+	f.StringVar(&opts.Sandbox, "sandbox", sandbox.ModeLandlock, "confine the shell tool: landlock (write only in the workspace and a private TMPDIR; where the kernel has it) or none")
+	f.BoolVar(&opts.SandboxNetwork, "sandbox-network", false, "let the sandboxed shell reach the network (it is cut by default)")
 	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
 	return cmd
 }
@@ -158,6 +164,9 @@ func (o *Options) validate() error {
 	case "", "low", "medium", "high":
 	default:
 		return cmdutil.Usagef("--effort must be low, medium or high, not %q", o.Effort)
+	}
+	if _, err := sandbox.ParseMode(o.Sandbox); err != nil {
+		return cmdutil.Usagef("--sandbox must be %s or %s, not %q", sandbox.ModeLandlock, sandbox.ModeNone, o.Sandbox)
 	}
 	_, err := cmdutil.PermissionMode(o.Yes, o.ReadOnly)
 	return err
