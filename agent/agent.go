@@ -42,14 +42,25 @@ type History struct {
 	Compacted bool
 	// Count is the number of message records already in the session.
 	Count int
-	// Taint is the merged taint of the session so far.
+	// Taint is the taint the run starts from: the merged taint of the
+	// session so far, armed when messages are of unknown provenance (see
+	// session.StartTaint).
 	Taint transcript.Taint
+	// TaintWhy says where Taint came from, for the interlock's messages.
+	TaintWhy string
 }
 
 // HistoryOf is what a run resumed from s starts from: the conversation as
 // the model last saw it, the number of messages in the file, the taint.
 func HistoryOf(s *session.Session) History {
-	h := History{Messages: s.Context(), Count: len(s.Messages()), Taint: s.Taint()}
+	h := History{Messages: s.Context(), Count: len(s.Messages())}
+	var uncovered int
+	h.Taint, uncovered = s.StartTaint()
+	h.TaintWhy = "an earlier run of this session"
+	if uncovered > 0 {
+		h.TaintWhy = fmt.Sprintf("%d earlier %s no taint checkpoint covers: unknown provenance is never clean",
+			uncovered, textfmt.Plural(uncovered, "message", "messages"))
+	}
 	for _, r := range s.Records {
 		if _, ok := r.(*transcript.Compaction); ok {
 			h.Compacted = true
@@ -64,7 +75,10 @@ type Options struct {
 	// Tools are offered to the model in registry order; gate and track them
 	// before passing them in.
 	Tools *tool.Registry
-	// Tracker, when set, reports the taint of the calls that ran.
+	// Tracker, when set, reports the taint of the calls that ran. Run
+	// starts it from History.Taint, and records a taint checkpoint after
+	// each turn whose calls made the taint grow, so that the transcript
+	// shows where the conversation became private, untrusted or both.
 	Tracker *tool.Tracker
 	// Config is the run configuration, as recorded: the model, system
 	// prompt, sampling, budgets and compaction settings are read from it.
@@ -97,6 +111,9 @@ type run struct {
 	count   int                  // message records in the session
 	res     Result
 	lastCtx uint64 // prompt + answer tokens of the last call: the context size
+	// recorded is the taint of the last checkpoint written (or the one the
+	// run started from).
+	recorded transcript.Taint
 }
 
 // ErrCostBudgetUnpriced means a run was given a cost budget for a model
@@ -111,11 +128,14 @@ func Run(ctx context.Context, opts Options, prompt string) (*Result, error) {
 	if opts.Provider == nil || opts.Tools == nil {
 		return nil, errors.New("agent: a provider and tools are required")
 	}
-	r := &run{opts: opts, cfg: opts.Config, count: opts.History.Count}
+	r := &run{opts: opts, cfg: opts.Config, count: opts.History.Count, recorded: opts.History.Taint}
 	if r.cfg.MaxCostUSD != nil {
 		if _, ok := opts.Prices.Lookup(r.cfg.Provider, r.cfg.Model); !ok {
 			return nil, fmt.Errorf("%w: %s/%s has no price", ErrCostBudgetUnpriced, r.cfg.Provider, r.cfg.Model)
 		}
+	}
+	if opts.Tracker != nil && !opts.History.Taint.Clean() {
+		opts.Tracker.Start(opts.History.Taint, opts.History.TaintWhy)
 	}
 	r.ctx = append(r.ctx, opts.History.Messages...)
 	for i := range r.ctx {
@@ -233,6 +253,9 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 		if err := r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results}); err != nil {
 			return err
 		}
+		if err := r.checkpointIfGrown(); err != nil {
+			return err
+		}
 		// A turn ends when its results are recorded: sync there (and once
 		// more when the run ends).
 		if err := r.sync(); err != nil {
@@ -247,6 +270,22 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// checkpointIfGrown records a taint checkpoint when the calls of the turn
+// just answered made the taint grow: the first checkpoint after a message
+// covers it, so the transcript then places the moment the conversation
+// became private or untrusted at this turn, not at the end of the run.
+func (r *run) checkpointIfGrown() error {
+	if r.opts.Tracker == nil {
+		return nil
+	}
+	t := r.recorded.Merge(r.opts.Tracker.Taint())
+	if t == r.recorded {
+		return nil
+	}
+	r.recorded = t
+	return r.record(&t)
 }
 
 // failed classifies an error that ended the loop.

@@ -52,6 +52,9 @@ func (r *run) answer(ctx context.Context, calls []transcript.Block) ([]transcrip
 // runTools runs calls concurrently and returns their results in the order
 // the calls were made.
 func (r *run) runTools(ctx context.Context, calls []transcript.Block) []tool.Result {
+	if r.opts.Tracker != nil {
+		r.opts.Tracker.Turn() // the interlock judges these calls by what the model had seen
+	}
 	results := make([]tool.Result, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {

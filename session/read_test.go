@@ -182,6 +182,31 @@ func TestTaintTimeline(t *testing.T) {
 	}
 }
 
+func TestStartTaint(t *testing.T) {
+	t.Parallel()
+	msg := func() transcript.Record { return numbered("m", 0, 1) }
+	armed := transcript.Taint{Private: true, Untrusted: true}
+	tests := []struct {
+		name      string
+		records   []transcript.Record
+		want      transcript.Taint
+		uncovered int
+	}{
+		{"empty", nil, transcript.Taint{}, 0},
+		{"covered and clean", []transcript.Record{msg(), &transcript.Taint{}}, transcript.Taint{}, 0},
+		{"checkpoints merge", []transcript.Record{msg(), &transcript.Taint{Private: true}, msg(), &transcript.Taint{Untrusted: true}}, armed, 0},
+		{"a later clean checkpoint does not disarm", []transcript.Record{msg(), &transcript.Taint{Private: true, Untrusted: true}, msg(), &transcript.Taint{}}, armed, 0},
+		{"an older build: no checkpoint", []transcript.Record{msg(), msg()}, armed, 2},
+		{"a killed run: the last message uncovered", []transcript.Record{msg(), &transcript.Taint{}, msg()}, armed, 1},
+	}
+	for _, tt := range tests {
+		s := &Session{Records: tt.records}
+		if got, n := s.StartTaint(); got != tt.want || n != tt.uncovered {
+			t.Errorf("%s: StartTaint = %+v, %d; want %+v, %d", tt.name, got, n, tt.want, tt.uncovered)
+		}
+	}
+}
+
 func TestReadSummariesMatchesLoad(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -53,3 +53,21 @@ func (s *Session) TaintTimeline() []Coverage {
 	}
 	return out
 }
+
+// StartTaint is the taint a run resumed from s starts from: the merge of
+// every checkpoint, or, when any message has no checkpoint after it (an
+// older build, a run killed before its checkpoint), private and untrusted
+// both: unknown provenance is never clean. Uncovered is the number of such
+// messages.
+func (s *Session) StartTaint() (t transcript.Taint, uncovered int) {
+	t = s.Taint()
+	for _, c := range s.TaintTimeline() {
+		if !c.Known {
+			uncovered++
+		}
+	}
+	if uncovered > 0 {
+		t = transcript.Taint{Private: true, Untrusted: true}
+	}
+	return t, uncovered
+}

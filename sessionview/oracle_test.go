@@ -18,6 +18,7 @@ import (
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
 	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -89,6 +90,9 @@ func OracleShow(out io.Writer, path string, prices pricing.Table, asJSON, full, 
 	fmt.Fprintln(r.w)
 	fmt.Fprintln(r.w, r.st.Bold("totals"))
 	r.field("taint", oracleTaint(s))
+	if n := oracleInterlocked(s); n > 0 {
+		r.field("interlock", fmt.Sprintf("%s %s refused by the trifecta interlock", textfmt.Count(n), textfmt.Plural(n, "call", "calls")))
+	}
 	r.field("usage", fmt.Sprintf("%s input · %s output · %s cache read · %s cache write tokens over %s %s",
 		textfmt.Count(usage.InputTokens), textfmt.Count(usage.OutputTokens), textfmt.Count(usage.CacheReadTokens), textfmt.Count(usage.CacheWriteTokens),
 		textfmt.Count(turns), textfmt.Plural(turns, "turn", "turns")))
@@ -109,6 +113,26 @@ func OracleShow(out io.Writer, path string, prices pricing.Table, asJSON, full, 
 		r.field("skipped", fmt.Sprintf("%d %s: %s", s.Skipped, textfmt.Plural(s.Skipped, "line", "lines"), strings.Join(parts, ", ")))
 	}
 	return nil
+}
+
+// oracleInterlocked counts the results of called tools that the interlock
+// refused.
+func oracleInterlocked(s *session.Session) int {
+	called := map[string]bool{}
+	n := 0
+	for _, m := range s.Messages() {
+		for _, b := range m.Content {
+			switch {
+			case b.Type == transcript.BlockToolUse:
+				called[b.ID] = true
+			case b.Type == transcript.BlockToolResult && called[b.ToolUseID] && b.IsError && !b.OutcomeUnknown &&
+				strings.HasPrefix(b.Content, tool.RefusalPrefix):
+				n++
+				delete(called, b.ToolUseID)
+			}
+		}
+	}
+	return n
 }
 
 func oracleTaint(s *session.Session) string {
@@ -173,6 +197,7 @@ func (r *renderer) session(s *session.Session) {
 		}
 	}
 	called := map[string]bool{}
+	var merged transcript.Taint
 	var prev *transcript.Config
 	attach := 0
 	for _, rec := range s.Records {
@@ -185,6 +210,12 @@ func (r *renderer) session(s *session.Session) {
 			r.message(rec, results, called)
 		case *transcript.Taint:
 			fmt.Fprintln(r.w, r.st.Dim("── taint checkpoint: "+taintWords(*rec)))
+			before := merged.Private && merged.Untrusted
+			merged = merged.Merge(*rec)
+			if !before && merged.Private && merged.Untrusted {
+				fmt.Fprintln(r.w, r.st.Red("── armed: from here the conversation holds private data and untrusted content; "+
+					"the trifecta interlock refuses calls that could send data out"))
+			}
 		case *transcript.Summary:
 			line := fmt.Sprintf("── run finished: %s %s", textfmt.Count(rec.Turns), textfmt.Plural(rec.Turns, "turn", "turns"))
 			if rec.StopReason != "" {
@@ -250,6 +281,9 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 			called[b.ID] = true
 			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(b.Name), textfmt.JSON(b.Input, 300))
 			if res, ok := results[b.ID]; ok {
+				if res.IsError && !res.OutcomeUnknown && strings.HasPrefix(res.Content, tool.RefusalPrefix) {
+					fmt.Fprintln(r.w, "  "+r.st.Red("■ refused by the trifecta interlock"))
+				}
 				r.result(res)
 			} else {
 				fmt.Fprintln(r.w, r.st.Dim("  (no result recorded)"))

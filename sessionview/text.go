@@ -74,6 +74,10 @@ func (r *textRenderer) item(it Item) error {
 		r.aside(it)
 	case *Checkpoint:
 		r.line(r.st.Dim("── taint checkpoint: " + taintWords(it.Taint)))
+		if it.Armed {
+			r.line(r.st.Red("── armed: from here the conversation holds private data and untrusted content; " +
+				"the trifecta interlock refuses calls that could send data out"))
+		}
 	case *RunEnd:
 		s := it.Summary
 		line := fmt.Sprintf("── run finished: %s %s", textfmt.Count(s.Turns), textfmt.Plural(s.Turns, "turn", "turns"))
@@ -125,6 +129,9 @@ func (r *textRenderer) totals(t *Totals) {
 	r.w.WriteString("\n")
 	r.line(r.st.Bold("totals"))
 	r.field("taint", describeTaint(t))
+	if t.Interlocked > 0 {
+		r.field("interlock", fmt.Sprintf("%s %s refused by the trifecta interlock", textfmt.Count(t.Interlocked), textfmt.Plural(t.Interlocked, "call", "calls")))
+	}
 	if t.Served > 0 {
 		r.field("mcp calls", textfmt.Count(t.Served))
 	}
@@ -213,6 +220,9 @@ func (r *textRenderer) reply(rp *Reply) {
 			c := calls[0]
 			calls = calls[1:]
 			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(c.Name), textfmt.JSON(c.Input, 300))
+			if c.Outcome() == Interlocked {
+				r.line("  " + r.st.Red("■ refused by the trifecta interlock"))
+			}
 			if c.Result != nil {
 				r.result(c.Result.Content, c.Result.IsError)
 			} else {

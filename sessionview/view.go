@@ -138,7 +138,15 @@ const (
 	// Unknown: the result was made up by a resume, the real one never
 	// recorded; the call may have run.
 	Unknown
+	// Interlocked: the trifecta interlock did not run the call, which could
+	// have sent data out of a conversation holding private data and
+	// untrusted content (its result starts with InterlockPrefix).
+	Interlocked
 )
+
+// InterlockPrefix starts the result of a call the trifecta interlock did
+// not run (tool.RefusalPrefix; a test keeps the two equal).
+const InterlockPrefix = "refused: lethal trifecta:"
 
 // Outcome classifies the call by its result. The permission gate answers a
 // call it does not run with an error result starting with "denied" (see
@@ -152,6 +160,8 @@ func (c Call) Outcome() Outcome {
 		return Unknown
 	case !r.IsError:
 		return Succeeded
+	case strings.HasPrefix(r.Content, InterlockPrefix):
+		return Interlocked
 	case strings.HasPrefix(r.Content, "denied: ") &&
 		(strings.HasSuffix(r.Content, "the run is in read-only mode") || strings.HasPrefix(r.Content, "denied: unknown permission mode")):
 		return Refused
@@ -169,6 +179,10 @@ type Checkpoint struct {
 	Taint    transcript.Taint
 	Merged   transcript.Taint
 	From, To int
+	// Armed is true for the first checkpoint after which the conversation
+	// is both private and untrusted: where the trifecta interlock starts
+	// to refuse calls that could send data out.
+	Armed bool
 }
 
 // RunEnd is a summary record, attributed to its provider and model (the
@@ -208,8 +222,8 @@ type Totals struct {
 	Calls    int
 	// Served counts tool_call records: calls made by an MCP client.
 	Served int
-	// Denied and Refused count calls by Outcome.
-	Denied, Refused int
+	// Denied, Refused and Interlocked count calls by Outcome.
+	Denied, Refused, Interlocked int
 	// Taint is the merge of every checkpoint.
 	Taint transcript.Taint
 	// Uncovered counts the last messages, with no checkpoint after them:
@@ -278,8 +292,10 @@ func (b *builder) add(line int, rec transcript.Record) error {
 	case *transcript.Message:
 		return b.message(at, r)
 	case *transcript.Taint:
+		wasArmed := b.merged.Private && b.merged.Untrusted
 		b.merged = b.merged.Merge(*r)
-		c := &Checkpoint{Pos: at, Taint: *r, Merged: b.merged, From: b.covered, To: b.messages}
+		c := &Checkpoint{Pos: at, Taint: *r, Merged: b.merged, From: b.covered, To: b.messages,
+			Armed: !wasArmed && b.merged.Private && b.merged.Untrusted}
 		b.covered = b.messages
 		return b.out(c)
 	case *transcript.Summary:
@@ -358,6 +374,8 @@ func (b *builder) message(at Pos, m *transcript.Message) error {
 			b.t.Denied++
 		case Refused:
 			b.t.Refused++
+		case Interlocked:
+			b.t.Interlocked++
 		}
 	}
 	if u.Prompt() {

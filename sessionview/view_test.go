@@ -246,3 +246,9 @@ func TestOutcomeUnknown(t *testing.T) {
 		}
 	}
 }
+
+func TestInterlockPrefixIsTheInterlocks(t *testing.T) {
+	if sessionview.InterlockPrefix != tool.RefusalPrefix {
+		t.Errorf("sessionview.InterlockPrefix %q, tool.RefusalPrefix %q", sessionview.InterlockPrefix, tool.RefusalPrefix)
+	}
+}

@@ -54,6 +54,9 @@ func (a *TerminalAsker) Confirm(ctx context.Context, req Request) (bool, error) 
 		return false, err
 	}
 	prompt := fmt.Sprintf("allow %s %s? [y/N] ", req.Tool, a.showInput(req.Input))
+	if req.Reason != "" {
+		prompt = req.Reason + "\n" + prompt
+	}
 	if _, err := io.WriteString(a.out, prompt); err != nil {
 		return false, fmt.Errorf("tool: writing permission prompt: %w", err)
 	}

@@ -51,6 +51,9 @@ type Request struct {
 	Tool         string
 	Input        json.RawMessage
 	Capabilities Capabilities
+	// Reason, when set, says why the call is asked about beyond its
+	// capabilities (the interlock's refusal it would otherwise be).
+	Reason string
 }
 
 // Asker asks someone whether a call may run. Confirm returns true to allow

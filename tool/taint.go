@@ -22,33 +22,103 @@ func TaintOf(caps ...Capabilities) transcript.Taint {
 	return t
 }
 
-// Tracker accumulates the taint of the calls that actually ran. Wrap each
-// tool inside the permission gate, so that denied calls are not counted:
+// Tracker accumulates the taint of the calls that actually ran, and what
+// made it so. Wrap each tool inside the permission gate, so that denied
+// calls are not counted:
 //
 //	tl = Gate(tracker.Wrap(tl), mode, asker)
 //
 // A call counts once Run was entered, whatever its result: a failing
-// command may still have printed private or outside data. A Tracker is safe
-// for concurrent use; its zero value is clean.
+// command may still have printed private or outside data. Counting at
+// entry, not at the end, errs towards more taint: a call made in the same
+// answer as a slower one is judged with the slower one counted. A Tracker
+// is safe for concurrent use; its zero value is clean.
 type Tracker struct {
-	mu    sync.Mutex
-	taint transcript.Taint
+	mu sync.Mutex
+	st TaintState
+	// turn is the state when the calls now running were made (see Turn);
+	// nil until Turn is first called.
+	turn *TaintState
+}
+
+// Turn marks the start of a batch of calls made together (the calls of one
+// model answer): until the next Turn, Judged returns the state as it is
+// now. Calls made together were chosen before any of their results were
+// seen, so none of them can carry what a sibling brought in; judging them
+// by the state at the batch's start makes the interlock's decisions
+// independent of the order in which parallel calls happen to start.
+func (tr *Tracker) Turn() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	st := tr.st
+	tr.turn = &st
+}
+
+// Judged is the state the interlock judges a call by: the state at the
+// last Turn, or, if Turn was never called (a front end that hands each
+// result back as soon as it returns), the state now.
+func (tr *Tracker) Judged() TaintState {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.turn != nil {
+		return *tr.turn
+	}
+	return tr.st
+}
+
+// TaintState is a taint and what made it so.
+type TaintState struct {
+	Taint transcript.Taint
+	// PrivateBy and UntrustedBy say what first made the conversation
+	// private and untrusted ("fs_read read the workspace"); empty while it
+	// is not.
+	PrivateBy, UntrustedBy string
+}
+
+// Start merges the taint a run starts from (a resumed session's) into the
+// tracker; why says where it came from ("an earlier run of this session").
+func (tr *Tracker) Start(t transcript.Taint, why string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.merge(t, why, why)
+	if tr.turn != nil {
+		tr.turn.Taint = tr.turn.Taint.Merge(t)
+		if tr.turn.PrivateBy == "" {
+			tr.turn.PrivateBy = tr.st.PrivateBy
+		}
+		if tr.turn.UntrustedBy == "" {
+			tr.turn.UntrustedBy = tr.st.UntrustedBy
+		}
+	}
 }
 
 // Wrap returns t, recording its capabilities each time it runs.
 func (tr *Tracker) Wrap(t Tool) Tool { return &tracked{Tool: t, tr: tr} }
 
 // Taint returns the taint of the calls that ran so far.
-func (tr *Tracker) Taint() transcript.Taint {
+func (tr *Tracker) Taint() transcript.Taint { return tr.State().Taint }
+
+// State returns the taint so far and what made it so.
+func (tr *Tracker) State() TaintState {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	return tr.taint
+	return tr.st
 }
 
-func (tr *Tracker) add(c Capabilities) {
+func (tr *Tracker) add(name string, c Capabilities) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.taint = tr.taint.Merge(TaintOf(c))
+	tr.merge(TaintOf(c), name+" read the workspace", name+" brought in content from outside")
+}
+
+func (tr *Tracker) merge(t transcript.Taint, privateBy, untrustedBy string) {
+	if t.Private && !tr.st.Taint.Private {
+		tr.st.PrivateBy = privateBy
+	}
+	if t.Untrusted && !tr.st.Taint.Untrusted {
+		tr.st.UntrustedBy = untrustedBy
+	}
+	tr.st.Taint = tr.st.Taint.Merge(t)
 }
 
 type tracked struct {
@@ -60,6 +130,6 @@ type tracked struct {
 func (t *tracked) Unwrap() Tool { return t.Tool }
 
 func (t *tracked) Run(ctx context.Context, input json.RawMessage) (Result, error) {
-	t.tr.add(t.Capabilities())
+	t.tr.add(t.Spec().Name, t.Capabilities())
 	return t.Tool.Run(ctx, input)
 }

@@ -76,14 +76,25 @@ func (w *Workspaces) Close() error {
 
 // BuildTools builds the tools of a run: the built-ins confined to the
 // workspace (the shell by the sandbox rc records, as far as this kernel
-// enforces it: one note on Err when it enforces less), their results cleared of secret values (Secrets), each tracked
-// for taint and gated by the permission mode.
+// enforces it: one note on Err when it enforces less), their results
+// cleared of secret values (Secrets), each tracked for taint, gated by the
+// permission mode, and held by the trifecta interlock (rc.Trifecta; "" is
+// refuse). From the tool outwards:
+//
+//	Interlock(Gate(tracker.Wrap(Redact(t))))
+//
+// so a call the interlock refuses is neither asked about nor counted, and a
+// call the gate denies is not counted.
 func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
 	ws, err := wss.Open(rc.Workspace)
 	if err != nil {
 		return nil, nil, err
 	}
 	mode, err := tool.ParseMode(rc.PermissionMode)
+	if err != nil {
+		return nil, nil, err
+	}
+	policy, err := tool.ParseTrifecta(rc.Trifecta)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -112,7 +123,8 @@ func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup
 		all = append(all, t)
 	}
 	for _, t := range all {
-		if err := reg.Register(tool.Gate(tracker.Wrap(tool.Redact(t, secrets)), mode, asker)); err != nil {
+		gated := tool.Gate(tracker.Wrap(tool.Redact(t, secrets)), mode, asker)
+		if err := reg.Register(tool.Interlock(gated, policy, tracker, asker)); err != nil {
 			return nil, nil, err
 		}
 	}

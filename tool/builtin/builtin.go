@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/mecha-agent/mecha/sandbox"
 	"io"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -15,11 +16,12 @@ import (
 
 // Tool names, in the order All returns the tools.
 const (
-	NameFSRead  = "fs_read"
-	NameFSList  = "fs_list"
-	NameFSWrite = "fs_write"
-	NameFSEdit  = "fs_edit"
-	NameShell   = "shell"
+	NameFSRead   = "fs_read"
+	NameFSList   = "fs_list"
+	NameFSWrite  = "fs_write"
+	NameFSEdit   = "fs_edit"
+	NameShell    = "shell"
+	NameWebFetch = "web_fetch"
 )
 
 // Defaults for the zero values of Options.
@@ -58,6 +60,24 @@ type Options struct {
 	// under; a confined command runs through it as the sandbox helper.
 	Self, SelfName string
 
+	// FetchTimeout bounds a whole web_fetch call, the body included.
+	// Default DefaultFetchTimeout.
+	FetchTimeout time.Duration
+	// MaxFetchBytes is how much of a body web_fetch reads; the rest is cut.
+	// Default DefaultMaxFetchBytes.
+	MaxFetchBytes int
+	// MaxRedirects is how many redirects web_fetch follows. Default
+	// DefaultMaxRedirects; negative follows none.
+	MaxRedirects int
+	// Resolver resolves host names for web_fetch; nil means the system's.
+	Resolver Resolver
+
+	// forbidden replaces ForbiddenAddr, and loopbackOnly makes web_fetch
+	// refuse every address that is not loopback. Tests only: the control
+	// that shows the address check is what refuses, and a guarantee that
+	// no test reaches beyond loopback even if the check were broken.
+	forbidden    func(netip.Addr) string
+	loopbackOnly bool
 	// noOrphanGuard turns off what kills a command's processes when mecha
 	// dies (see "Shell processes" in the package doc). Tests only: it is
 	// the control that shows the guard is what stops the orphans.
@@ -80,6 +100,18 @@ func (o Options) withDefaults() Options {
 	if o.Shell == "" {
 		o.Shell = DefaultShell
 	}
+	if o.FetchTimeout <= 0 {
+		o.FetchTimeout = DefaultFetchTimeout
+	}
+	if o.MaxFetchBytes <= 0 {
+		o.MaxFetchBytes = DefaultMaxFetchBytes
+	}
+	switch {
+	case o.MaxRedirects == 0:
+		o.MaxRedirects = DefaultMaxRedirects
+	case o.MaxRedirects < 0:
+		o.MaxRedirects = 0
+	}
 	if o.KillGrace <= 0 {
 		o.KillGrace = 2 * time.Second
 	}
@@ -87,7 +119,7 @@ func (o Options) withDefaults() Options {
 }
 
 // All returns the built-in tools in a fixed order: fs_read, fs_list,
-// fs_write, fs_edit, shell.
+// fs_write, fs_edit, shell, web_fetch.
 func All(ws Workspace, opts Options) []tool.Tool {
 	return []tool.Tool{
 		NewFSRead(ws, opts),
@@ -95,6 +127,7 @@ func All(ws Workspace, opts Options) []tool.Tool {
 		NewFSWrite(ws, opts),
 		NewFSEdit(ws, opts),
 		NewShell(ws, opts),
+		NewWebFetch(opts),
 	}
 }
 

@@ -26,6 +26,7 @@ func TestAll(t *testing.T) {
 		{NameFSWrite, tool.Capabilities{ModifiesWorkspace: true}},
 		{NameFSEdit, tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true}},
 		{NameShell, tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, External: true}},
+		{NameWebFetch, tool.Capabilities{ReachesNetwork: true, External: true}},
 	}
 	if len(tools) != len(want) {
 		t.Fatalf("All returned %d tools, want %d", len(tools), len(want))
@@ -67,7 +68,7 @@ func TestAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := reg.Names(); !slices.Equal(got, []string{"fs_read", "fs_list", "fs_write", "fs_edit", "shell"}) {
+	if got := reg.Names(); !slices.Equal(got, []string{"fs_read", "fs_list", "fs_write", "fs_edit", "shell", "web_fetch"}) {
 		t.Errorf("registry order = %v", got)
 	}
 }
@@ -100,11 +101,12 @@ func TestMalformedInput(t *testing.T) {
 	for _, tl := range All(ws, Options{}) {
 		for _, tt := range tests {
 			name := tl.Spec().Name
-			input := tt.input
-			if name == NameShell {
-				input = strings.ReplaceAll(input, `"path"`, `"command"`)
+			field := map[string]string{NameShell: "command", NameWebFetch: "url"}[name]
+			if field == "" {
+				field = "path"
 			}
-			want := strings.ReplaceAll(tt.want, `"path"`, `"`+map[bool]string{true: "command", false: "path"}[name == NameShell]+`"`)
+			input := strings.ReplaceAll(tt.input, `"path"`, `"`+field+`"`)
+			want := strings.ReplaceAll(tt.want, `"path"`, `"`+field+`"`)
 			t.Run(name+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
 				res := run(t, tl, input)
@@ -135,11 +137,12 @@ func TestCancelledContextIsAHarnessError(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	inputs := map[string]string{
-		NameFSRead:  `{"path":"a.txt"}`,
-		NameFSList:  `{}`,
-		NameFSWrite: `{"path":"b.txt","content":"x"}`,
-		NameFSEdit:  `{"path":"a.txt","old_string":"alpha","new_string":"beta"}`,
-		NameShell:   `{"command":"touch c.txt"}`,
+		NameFSRead:   `{"path":"a.txt"}`,
+		NameFSList:   `{}`,
+		NameFSWrite:  `{"path":"b.txt","content":"x"}`,
+		NameFSEdit:   `{"path":"a.txt","old_string":"alpha","new_string":"beta"}`,
+		NameShell:    `{"command":"touch c.txt"}`,
+		NameWebFetch: `{"url":"http://127.0.0.1:1/"}`,
 	}
 	for _, tl := range All(ws, Options{}) {
 		name := tl.Spec().Name

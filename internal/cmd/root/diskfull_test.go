@@ -43,7 +43,10 @@ func TestRunOnAFullDisk(t *testing.T) {
 		}
 		return ""
 	}}
-	code := Run(context.Background(), env, []string{"run", "--yes", "-w", ws, "--mock-script", script, "fill the disk"})
+	// --trifecta off: the unconfined shell arms the conversation by itself
+	// (it reads the workspace and brings in outside output), and this test
+	// is about the disk, not the interlock.
+	code := Run(context.Background(), env, []string{"run", "--yes", "--trifecta", "off", "-w", ws, "--mock-script", script, "fill the disk"})
 	if code != ExitFailure {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
 	}

@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,6 +38,8 @@ func TestMain(m *testing.M) {
 		"fakellm": func() { os.Exit(fakellm.Main(os.Args[1:])) },
 		// A small stdio MCP server with faults (see mcptest.Main).
 		"mcpserver": func() { os.Exit(mcptest.Main(os.Args[1:])) },
+		// httpd is the attack suite's loopback web server (see httpdMain).
+		"httpd": func() { os.Exit(httpdMain(os.Args[1:])) },
 		// mcpupstream is a small MCP server on stdio, for the proxy.
 		"mcpupstream": func() { os.Exit(mcpproxytest.Main(os.Args[1:])) },
 		// sink is the exfiltration server of the sandbox scripts, and
@@ -84,6 +89,7 @@ func TestScripts(t *testing.T) {
 			"scan":     cmdScan,
 			"newest":   cmdNewest,
 			"gone":     cmdGone,
+			"expand":   cmdExpand,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
@@ -102,6 +108,72 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// httpdMain serves on a loopback port until killed, writing its URL to
+// -url-file and one line per request ("GET /path?query") to -log. With
+// -page it answers every request with that file as HTML: the attack
+// suite's hostile page. Without, it answers "ok": the exfiltration
+// server, whose log is what the suite inspects.
+//
+//	httpd -url-file F -log F [-page FILE]
+func httpdMain(args []string) int {
+	fs := flag.NewFlagSet("httpd", flag.ContinueOnError)
+	urlFile := fs.String("url-file", "", "write the server's URL here")
+	logFile := fs.String("log", "", "append each request here")
+	page := fs.String("page", "", "serve this file as HTML")
+	if err := fs.Parse(args); err != nil || *urlFile == "" || *logFile == "" {
+		return 2
+	}
+	lf, err := os.OpenFile(*logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var body []byte
+	if *page != "" {
+		if body, err = os.ReadFile(*page); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var mu sync.Mutex
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fmt.Fprintf(lf, "%s %s\n", r.Method, r.URL.RequestURI())
+		lf.Sync()
+		mu.Unlock()
+		if body != nil {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(body)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	if err := os.WriteFile(*urlFile, []byte("http://"+ln.Addr().String()), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	http.Serve(ln, h)
+	return 0
+}
+
+// cmdExpand writes SRC to DST with $VAR and ${VAR} replaced by the
+// script's environment (to put the servers' URLs into a fakellm script):
+//
+//	expand SRC DST
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expand SRC DST")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(os.Expand(string(b), ts.Getenv)), 0o600))
 }
 
 // cmdStatus runs a program and checks its exit code:

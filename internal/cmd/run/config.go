@@ -30,7 +30,8 @@ const learnedRulesHeading = "\n\nRules learned from earlier sessions:\n"
 // buildRunConfig resolves the configuration of this attach: the flags, over
 // the session's last configuration when resuming, over the defaults. A
 // resumed session inherits every setting not given on the command line,
-// except the permission mode, which is always the one asked for now.
+// except the permission mode and the trifecta policy, which are always the
+// ones asked for now.
 func buildRunConfig(opts *Options, cfg *config.Config, prev *session.Session) (transcript.Config, error) {
 	rc := inherited(prev)
 	rc.MechaVersion = cmdutil.Version()
@@ -57,7 +58,12 @@ func buildRunConfig(opts *Options, cfg *config.Config, prev *session.Session) (t
 	if opts.given("tool") || prev == nil {
 		rc.Tools = opts.Tools
 	}
-	rc.Trifecta = "off"
+	// Neither is the trifecta policy: a session once run with --trifecta off
+	// is not left without the interlock when resumed without the flag.
+	rc.Trifecta = string(tool.TrifectaRefuse)
+	if opts.Trifecta != "" {
+		rc.Trifecta = opts.Trifecta
+	}
 	applySandbox(opts, prev, &rc)
 	return rc, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -39,6 +40,7 @@ type Options struct {
 	MCP              cmdutil.MCPFlags
 	NoLearnedRules   bool
 	Yes, ReadOnly    bool
+	Trifecta         string
 	SystemPromptFile string
 
 	MaxTurns          int
@@ -92,6 +94,16 @@ Permissions: by default a person confirms each call that modifies the
 workspace or runs a command (with no terminal such calls are denied and the
 model is told so); --yes allows them all, --read-only refuses them all.
 
+The trifecta interlock: once the conversation holds private data (a tool
+read the workspace) and untrusted content (a tool brought in something from
+outside), a call to a tool that could send data out (it reaches the
+network, or runs commands with the network available) is refused with
+--trifecta refuse (the default), put to a person with --trifecta ask (no
+terminal: refused) and run with --trifecta off. A resumed session starts
+from the taint its checkpoints recorded (armed if some messages have none),
+and, like the permission mode, runs under the policy asked for now: it is
+never inherited. See SECURITY.md.
+
 Exit status: 0 when the model answered, 3 when a budget stopped the run
 (--max-turns, --max-output-tokens, --max-cost-usd), 1 on a failure, 2 on
 bad usage, 130 when interrupted.`,
@@ -122,6 +134,7 @@ bad usage, 130 when interrupted.`,
 	f.BoolVar(&opts.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
 	f.BoolVar(&opts.Yes, "yes", false, "allow every tool call without asking")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
+	f.StringVar(&opts.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
 	f.StringVar(&opts.SystemPromptFile, "system-prompt-file", "", "use the text of `FILE` as the system prompt")
 	f.IntVar(&opts.MaxTurns, "max-turns", defaultMaxTurns, "stop after this many model calls")
 	f.IntVar(&opts.MaxTokens, "max-tokens", defaultMaxTokens, "the most tokens one response may have")
@@ -167,6 +180,9 @@ func (o *Options) validate() error {
 	}
 	if _, err := sandbox.ParseMode(o.Sandbox); err != nil {
 		return cmdutil.Usagef("--sandbox must be %s or %s, not %q", sandbox.ModeLandlock, sandbox.ModeNone, o.Sandbox)
+	}
+	if _, err := tool.ParseTrifecta(o.Trifecta); err != nil || o.Trifecta == "" {
+		return cmdutil.Usagef("--trifecta must be refuse, ask or off, not %q", o.Trifecta)
 	}
 	_, err := cmdutil.PermissionMode(o.Yes, o.ReadOnly)
 	return err

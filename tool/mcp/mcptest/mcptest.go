@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -35,7 +36,7 @@ type Options struct {
 }
 
 // Tool names the server offers.
-var ToolNames = []string{"echo", "add", "fail", "slow", "image", "big", "getenv", "die", "odd.name!"}
+var ToolNames = []string{"echo", "add", "fail", "slow", "image", "big", "getenv", "die", "odd.name!", "fetch"}
 
 // NewServer returns the server.
 func NewServer(o Options) *mcpsdk.Server {
@@ -133,6 +134,25 @@ func NewServer(o Options) *mcpsdk.Server {
 	s.AddTool(&mcpsdk.Tool{Name: "odd.name!", Description: "A name that needs sanitising.", InputSchema: obj("")},
 		func(context.Context, *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 			return text("odd"), nil
+		})
+	// fetch reaches the network: the attack suite's MCP route out of an
+	// armed conversation.
+	s.AddTool(&mcpsdk.Tool{Name: "fetch", Description: "GET a URL and return its body.", InputSchema: obj(`"url":{"type":"string"}`, "url"),
+		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes}},
+		func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
+			hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprint(args(req)["url"]), nil)
+			if err != nil {
+				return nil, err
+			}
+			resp, err := http.DefaultClient.Do(hreq)
+			if err != nil {
+				r := text(err.Error())
+				r.IsError = true
+				return r, nil
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			return text(resp.Status + "\n" + string(b)), nil
 		})
 	return s
 }

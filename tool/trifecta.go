@@ -1,0 +1,131 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Trifecta is the policy of the interlock (see Interlock): what happens to
+// a call that could send data out of a conversation that holds private
+// data and untrusted content.
+type Trifecta string
+
+// Trifecta policies.
+const (
+	// TrifectaRefuse does not run the call. It is the default.
+	TrifectaRefuse Trifecta = "refuse"
+	// TrifectaAsk asks a person; with nobody to ask, the call is refused.
+	TrifectaAsk Trifecta = "ask"
+	// TrifectaOff runs the call: the interlock is off.
+	TrifectaOff Trifecta = "off"
+)
+
+// Trifectas lists the policies, the default first.
+var Trifectas = []Trifecta{TrifectaRefuse, TrifectaAsk, TrifectaOff}
+
+// ParseTrifecta parses a policy name; "" is the default, TrifectaRefuse.
+func ParseTrifecta(s string) (Trifecta, error) {
+	switch p := Trifecta(s); p {
+	case "":
+		return TrifectaRefuse, nil
+	case TrifectaRefuse, TrifectaAsk, TrifectaOff:
+		return p, nil
+	}
+	return "", fmt.Errorf("tool: unknown trifecta policy %q (want refuse, ask or off)", s)
+}
+
+func (p Trifecta) String() string { return string(p) }
+
+// RefusalPrefix starts the result of every call the interlock does not run.
+const RefusalPrefix = "refused: lethal trifecta:"
+
+// CanLeak says why a tool with these capabilities could send data out of
+// the conversation: "it runs commands with the network available" or "it
+// reaches the network"; "" when it cannot. A tool that runs commands in a
+// sandbox without the network declares no ReachesNetwork, and is believed.
+func CanLeak(c Capabilities) string {
+	switch {
+	case c.ReachesNetwork && c.RunsCommands:
+		return "it runs commands with the network available"
+	case c.ReachesNetwork:
+		return "it reaches the network"
+	}
+	return ""
+}
+
+// Interlock wraps t so that, once the conversation tracked by tr is both
+// private and untrusted (armed), a call that could send data out (see
+// CanLeak) is handled by policy: not run under TrifectaRefuse, run only if
+// the asker says yes under TrifectaAsk (a nil asker: nobody to ask, not
+// run), run under TrifectaOff. An unknown policy refuses: the interlock
+// fails closed.
+//
+// The conversation's state is the tracker's Judged state: with a front end
+// that marks turns (Tracker.Turn), the state when the model made the call.
+// The tool's capabilities are asked for at each call, not when it is
+// wrapped, so a tool whose reach depends on what is enforced at the time
+// (a shell confined without the network) is judged by what it declares
+// then. A call not run returns an error result starting with
+// RefusalPrefix that says what made the conversation private, what made
+// it untrusted, and why this tool could leak, for instance:
+//
+//	refused: lethal trifecta: the conversation holds private data (fs_read read the workspace) and untrusted content (web_fetch brought in content from outside); web_fetch could send it out: it reaches the network. The call was not run (--trifecta refuse).
+//
+// Wrap outside the permission gate and the tracker, so that a refused call
+// is neither asked about nor counted:
+//
+//	tl = Interlock(Gate(tracker.Wrap(tl), mode, asker), policy, tracker, asker)
+func Interlock(t Tool, policy Trifecta, tr *Tracker, asker Asker) Tool {
+	if policy == "" {
+		policy = TrifectaRefuse
+	}
+	return &interlocked{inner: t, policy: policy, tr: tr, asker: asker}
+}
+
+type interlocked struct {
+	inner  Tool
+	policy Trifecta
+	tr     *Tracker
+	asker  Asker
+}
+
+func (l *interlocked) Spec() Spec                 { return l.inner.Spec() }
+func (l *interlocked) Capabilities() Capabilities { return l.inner.Capabilities() }
+
+// Unwrap returns the tool the interlock wraps.
+func (l *interlocked) Unwrap() Tool { return l.inner }
+
+func (l *interlocked) Run(ctx context.Context, input json.RawMessage) (Result, error) {
+	caps := l.inner.Capabilities()
+	leak := CanLeak(caps)
+	if l.policy == TrifectaOff || leak == "" {
+		return l.inner.Run(ctx, input)
+	}
+	st := l.tr.Judged()
+	if !st.Taint.Private || !st.Taint.Untrusted {
+		return l.inner.Run(ctx, input)
+	}
+	name := l.inner.Spec().Name
+	why := fmt.Sprintf("%s the conversation holds private data (%s) and untrusted content (%s); %s could send it out: %s.",
+		RefusalPrefix, st.PrivateBy, st.UntrustedBy, name, leak)
+	switch l.policy {
+	case TrifectaRefuse:
+		return refused(why + " The call was not run (--trifecta refuse)."), nil
+	case TrifectaAsk:
+		if l.asker == nil {
+			return refused(why + " The call was not run: --trifecta ask, and no terminal to ask."), nil
+		}
+		ok, err := l.asker.Confirm(ctx, Request{Tool: name, Input: input, Capabilities: caps, Reason: why})
+		if err != nil {
+			return Result{}, fmt.Errorf("tool: asking about the trifecta for %s: %w", name, err)
+		}
+		if !ok {
+			return refused(why + " The call was not run: the user said no (--trifecta ask)."), nil
+		}
+		return l.inner.Run(ctx, input)
+	}
+	return refused(why + fmt.Sprintf(" The call was not run: unknown trifecta policy %q.", l.policy)), nil
+}
+
+func refused(msg string) Result { return Result{Content: msg, IsError: true} }
