@@ -21,6 +21,7 @@ type ServeOptions struct {
 	Tools         []string
 	Yes, ReadOnly bool
 	HTTP          string
+	Sandbox       cmdutil.SandboxFlags
 }
 
 // NewCmdServe builds "mecha mcp serve".
@@ -32,7 +33,8 @@ func NewCmdServe(env *cmdutil.Env, runF func(context.Context, *ServeOptions) err
 		Long: `Serve mecha's built-in tools (fs_read, fs_list, fs_write, fs_edit, shell) to an
 MCP client over stdio, or over streamable HTTP with --http (loopback unless
 ADDR names a host; DNS rebinding protection on). The tools are confined to
-the workspace as in a run.
+the workspace as in a run, and the shell is sandboxed as in a run
+(--sandbox, --sandbox-network).
 
 There is no terminal to ask on, so the server is read-only unless --yes:
 calls that modify the workspace or run a command are denied with the usual
@@ -43,6 +45,9 @@ that fails is said once on stderr.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := cmdutil.PermissionMode(opts.Yes, opts.ReadOnly); err != nil {
+				return err
+			}
+			if err := opts.Sandbox.Validate(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -57,6 +62,7 @@ that fails is said once on stderr.`,
 	f.BoolVar(&opts.Yes, "yes", false, "allow calls that modify the workspace or run a command")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "deny calls that modify the workspace or run a command (the default)")
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on `ADDR` ([HOST:]PORT) instead of stdio")
+	opts.Sandbox.Register(cmd)
 	return cmd
 }
 
@@ -71,7 +77,8 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return err
 	}
 	rc := transcript.Config{MechaVersion: cmdutil.Version(), Provider: "mcp", Workspace: ws,
-		PermissionMode: string(mode), Trifecta: "off", Sandbox: "none", SandboxNetwork: true}
+		PermissionMode: string(mode), Trifecta: "off"}
+	opts.Sandbox.Apply(env, &rc)
 	var wss cmdutil.Workspaces
 	defer wss.Close()
 	reg, _, err := cmdutil.BuildTools(env, &wss, rc, cmdutil.ToolSetup{Only: opts.Tools})

@@ -30,6 +30,7 @@ type Options struct {
 	Yes, ReadOnly bool
 	Workspace     string
 	NoSession     bool
+	Sandbox       cmdutil.SandboxFlags
 
 	ignore []*regexp.Regexp
 }
@@ -84,6 +85,7 @@ any differs, 2 on bad usage.`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.Diff, "diff", false, "show a unified diff of each result that differs")
 	f.BoolVar(&opts.JSON, "json", false, `print {"session","calls","same","changed","results":[{"index","name","status","diff"}]}`)
+	opts.Sandbox.Register(cmd)
 	f.StringArrayVar(&opts.Ignore, "ignore", nil, "mask matches of `REGEX` before comparing (repeatable)")
 	f.BoolVar(&opts.Yes, "yes", false, "allow every call that modifies the workspace or runs a command")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "skip every call that modifies the workspace or runs a command")
@@ -93,6 +95,9 @@ any differs, 2 on bad usage.`,
 }
 
 func (o *Options) validate() error {
+	if err := o.Sandbox.Validate(); err != nil {
+		return err
+	}
 	o.ignore = o.ignore[:0]
 	for _, expr := range o.Ignore {
 		re, err := regexp.Compile(expr)
@@ -132,7 +137,8 @@ func rerunRun(ctx context.Context, opts *Options) error {
 	var wss cmdutil.Workspaces
 	defer wss.Close()
 	rc := transcript.Config{MechaVersion: cmdutil.Version(), Provider: Provider, Workspace: ws, PermissionMode: string(mode),
-		Trifecta: "off", Sandbox: "none", SandboxNetwork: true}
+		Trifecta: "off"}
+	opts.Sandbox.Apply(opts.Env, &rc)
 	set, mcpTools, err := startRecorded(ctx, opts.Env, calls, ws)
 	if err != nil {
 		return err

@@ -27,7 +27,8 @@ type CallOptions struct {
 	Yes, ReadOnly bool
 	JSON          bool
 	// MCP are the MCP servers whose tools may be called.
-	MCP servers
+	MCP     servers
+	Sandbox cmdutil.SandboxFlags
 }
 
 // NewCmdCall builds "mecha tool call".
@@ -90,11 +91,15 @@ unknown tool, input that is not a JSON object.`,
 	f.BoolVar(&opts.Yes, "yes", false, "allow a call that modifies the workspace or runs a command without asking")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse a call that modifies the workspace or runs a command")
 	f.BoolVar(&opts.JSON, "json", false, `print {"name","input","content","is_error"}`)
+	opts.Sandbox.Register(cmd)
 	opts.MCP.flags(cmd)
 	return cmd
 }
 
 func (o *CallOptions) validate() error {
+	if err := o.Sandbox.Validate(); err != nil {
+		return err
+	}
 	if o.Name == "" {
 		return cmdutil.Usagef("the tool name is empty")
 	}
@@ -137,7 +142,9 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		return err
 	}
 	defer set.Close()
-	reg, _, err := cmdutil.BuildTools(opts.Env, &wss, transcript.Config{Workspace: ws, PermissionMode: string(mode)}, cmdutil.ToolSetup{MCP: mcpTools})
+	rc := transcript.Config{Workspace: ws, PermissionMode: string(mode)}
+	opts.Sandbox.Apply(opts.Env, &rc)
+	reg, _, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{MCP: mcpTools})
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,8 @@ type ListOptions struct {
 	Workspace string
 	JSON      bool
 	// MCP are the MCP servers whose tools are listed too.
-	MCP servers
+	MCP     servers
+	Sandbox cmdutil.SandboxFlags
 }
 
 // NewCmdList builds "mecha tool list".
@@ -39,6 +40,9 @@ costs a line on stderr); --no-mcp lists no MCP tools. An ad-hoc server
 			if err := opts.MCP.validate(); err != nil {
 				return err
 			}
+			if err := opts.Sandbox.Validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -48,6 +52,7 @@ costs a line on stderr); --no-mcp lists no MCP tools. An ad-hoc server
 	opts.MCP.flags(cmd)
 	cmd.Flags().StringVarP(&opts.Workspace, "workspace", "w", "", "the workspace the tools would work in (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print [{"name","description","input_schema","capabilities"}]`)
+	opts.Sandbox.Register(cmd)
 	return cmd
 }
 
@@ -79,7 +84,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	defer set.Close()
 	var wss cmdutil.Workspaces
 	defer wss.Close()
-	reg, _, err := cmdutil.BuildTools(opts.Env, &wss, transcript.Config{Workspace: ws}, cmdutil.ToolSetup{MCP: mcpTools})
+	rc := transcript.Config{Workspace: ws}
+	opts.Sandbox.Apply(opts.Env, &rc)
+	reg, _, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{MCP: mcpTools})
 	if err != nil {
 		return err
 	}
