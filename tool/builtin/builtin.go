@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mecha-agent/mecha/sandbox"
 	"io"
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/mecha-agent/mecha/sandbox"
 
 	"github.com/mecha-agent/mecha/tool"
 )

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/proctest"
 	"github.com/mecha-agent/mecha/sandbox"
 )
 
@@ -99,7 +100,7 @@ func TestShellDiesWithMecha(t *testing.T) {
 			// Nothing else would kill them: without the guard both are
 			// still there once the helper is reaped.
 			for _, pid := range []int{shPid, sleepPid} {
-				if processGone(pid) {
+				if proctest.Gone(pid) {
 					t.Errorf("without the guard, process %d died with its parent: this test cannot tell the guard works", pid)
 				}
 			}
@@ -127,7 +128,7 @@ func waitPidFile(t *testing.T, path string, helper *exec.Cmd, stderr *bytes.Buff
 // waitGoneWithin polls until pid no longer runs, failing after d.
 func waitGoneWithin(t *testing.T, pid int, d time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(d); !processGone(pid); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(d); !proctest.Gone(pid); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Errorf("process %d outlived the process that started it", pid)
 			return

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mecha-agent/mecha/internal/proctest"
 )
 
 func TestShell(t *testing.T) {
@@ -75,27 +77,11 @@ func TestShellWorkingDirectoryIsResolvedRoot(t *testing.T) {
 	}
 }
 
-// processGone reports whether pid no longer runs (it does not exist or is
-// a zombie nobody reaped yet).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
-}
-
 // waitGone waits up to 5s for pid to go away.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !processGone(pid) {
+	for !proctest.Gone(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("process %d survived the call", pid)
@@ -197,7 +183,7 @@ func TestShellEscapedChildDoesNotHangTheCall(t *testing.T) {
 	// The call returned while the escaped child still held the pipe: had
 	// it waited for the pipe to close, the child would be gone by now.
 	pid := readPid(t, filepath.Join(root, "child.pid"))
-	if processGone(pid) {
+	if proctest.Gone(pid) {
 		t.Errorf("the escaped child %d had exited before the call returned: the call waited for it", pid)
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)

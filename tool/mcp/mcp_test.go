@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mecha-agent/mecha/internal/proctest"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/tool/mcp/mcptest"
 )
@@ -308,24 +308,12 @@ func assertGone(t *testing.T, file string) {
 	}
 	waitFor(t, func() bool {
 		for _, p := range pids {
-			if alive(p) {
+			if !proctest.Gone(p) {
 				return false
 			}
 		}
 		return true
 	}, "every server process to be gone")
-}
-
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	_, rest, _ := strings.Cut(string(b), ") ")
-	return !strings.HasPrefix(rest, "Z")
 }
 
 func TestExpand(t *testing.T) {

@@ -119,15 +119,8 @@ func rerunRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	ws := opts.Workspace
-	if ws == "" {
-		ws = calls.Meta.Workspace
-	}
-	ws, err = cmdutil.WorkspaceDir(ws)
+	ws, err := rerunWorkspace(opts.Workspace, calls.Meta.Workspace)
 	if err != nil {
-		if opts.Workspace == "" {
-			return fmt.Errorf("the recorded workspace is gone (give one with -w): %w", err)
-		}
 		return err
 	}
 	mode, _ := cmdutil.PermissionMode(opts.Yes, opts.ReadOnly)
@@ -178,18 +171,34 @@ func rerunRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if opts.JSON {
-		err = cmdutil.WriteJSON(opts.Env.Out, rep)
-	} else {
-		err = printReport(opts.Env.Out, cmdutil.NewStyle(opts.Env), rep, ws, opts.Diff)
-	}
-	if err != nil {
+	if err := report(opts, rep, ws); err != nil {
 		return err
 	}
 	if rep.Changed > 0 {
 		return &cmdutil.DivergedError{Msg: fmt.Sprintf("%d of %d %s differ from the recording", rep.Changed, rep.Calls, textfmt.Plural(rep.Calls, "call", "calls"))}
 	}
 	return nil
+}
+
+// rerunWorkspace is where the calls run: -w, else the recorded workspace.
+func rerunWorkspace(given, recorded string) (string, error) {
+	ws := given
+	if ws == "" {
+		ws = recorded
+	}
+	ws, err := cmdutil.WorkspaceDir(ws)
+	if err != nil && given == "" {
+		return "", fmt.Errorf("the recorded workspace is gone (give one with -w): %w", err)
+	}
+	return ws, err
+}
+
+// report prints the rerun's report, as JSON with --json.
+func report(opts *Options, rep *toolreplay.Report, ws string) error {
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.Env.Out, rep)
+	}
+	return printReport(opts.Env.Out, cmdutil.NewStyle(opts.Env), rep, ws, opts.Diff)
 }
 
 // startRecorded starts the MCP servers the session's calls used, as the

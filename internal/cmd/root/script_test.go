@@ -22,6 +22,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmd/root"
 	"github.com/mecha-agent/mecha/internal/fakellm"
+	"github.com/mecha-agent/mecha/internal/proctest"
 	"github.com/mecha-agent/mecha/mcpproxy/mcpproxytest"
 	"github.com/mecha-agent/mecha/sandbox"
 	"github.com/mecha-agent/mecha/sandbox/sandboxtest"
@@ -318,7 +319,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for _, pid := range pids {
-		for !processGone(pid) {
+		for !proctest.Gone(pid) {
 			if time.Now().After(deadline) {
 				for _, p := range pids { // leave nothing behind
 					_ = syscall.Kill(p, syscall.SIGKILL)
@@ -329,20 +330,4 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Logf("%d processes gone", len(pids))
-}
-
-// processGone reports whether pid no longer runs: it does not exist, or it
-// is a zombie (the container's init may never reap it).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mecha-agent/mecha/sandbox"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/session"
@@ -135,6 +136,16 @@ bad usage, 130 when interrupted.`,
 	f.BoolVar(&opts.Yes, "yes", false, "allow every tool call without asking")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
 	f.StringVar(&opts.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
+	addRequestFlags(f, opts)
+	f.StringVar(&opts.Sandbox, "sandbox", sandbox.ModeLandlock, "confine the shell tool: landlock (write only in the workspace and a private TMPDIR; where the kernel has it) or none")
+	f.BoolVar(&opts.SandboxNetwork, "sandbox-network", false, "let the sandboxed shell reach the network (it is cut by default)")
+	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
+	return cmd
+}
+
+// addRequestFlags adds the flags that shape each request or bound the run:
+// the system prompt, budgets, compaction and sampling.
+func addRequestFlags(f *pflag.FlagSet, opts *Options) {
 	f.StringVar(&opts.SystemPromptFile, "system-prompt-file", "", "use the text of `FILE` as the system prompt")
 	f.IntVar(&opts.MaxTurns, "max-turns", defaultMaxTurns, "stop after this many model calls")
 	f.IntVar(&opts.MaxTokens, "max-tokens", defaultMaxTokens, "the most tokens one response may have")
@@ -147,10 +158,6 @@ bad usage, 130 when interrupted.`,
 	f.BoolVar(&opts.NoCachePrompt, "no-cache-prompt", false, "do not ask the server to cache the prompt prefix")
 	f.Float64Var(&opts.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "sampling seed (default: none)")
-	f.StringVar(&opts.Sandbox, "sandbox", sandbox.ModeLandlock, "confine the shell tool: landlock (write only in the workspace and a private TMPDIR; where the kernel has it) or none")
-	f.BoolVar(&opts.SandboxNetwork, "sandbox-network", false, "let the sandboxed shell reach the network (it is cut by default)")
-	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
-	return cmd
 }
 
 // validate checks the flags before anything is opened or created.
