@@ -122,6 +122,9 @@ func (r *textRenderer) header(h *Header) {
 	if c := m.MCPClient; c != nil {
 		r.field("client", peerWords(*c))
 	}
+	if f := m.ImportedFrom; f != nil {
+		r.field("imported", f.Harness+" "+f.Path)
+	}
 	r.field("file", h.Path)
 }
 
