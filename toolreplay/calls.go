@@ -281,7 +281,7 @@ func (c *Calls) add(line int, vc sessionview.Call) {
 	}
 	if f := c.Meta.ImportedFrom; f != nil && slices.Contains(f.Approximate, call.ID) {
 		call.Note = "imported from " + f.Harness + ": mapped approximately onto " + call.Name
-		gap("imported from " + f.Harness + ", where it was another tool: mapped approximately onto " + call.Name)
+		gap("imported from " + f.Harness + ": what it ran is mapped only approximately onto " + call.Name)
 	}
 	if err := CheckInput(call.Input); err != nil {
 		call.Expect = Skip
