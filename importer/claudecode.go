@@ -11,14 +11,17 @@ import (
 
 // ccEntry is one line of a Claude Code transcript, as far as it is used.
 type ccEntry struct {
-	Type        string    `json:"type"`
-	UUID        string    `json:"uuid"`
-	ParentUUID  *string   `json:"parentUuid"`
-	IsSidechain bool      `json:"isSidechain"`
-	Cwd         string    `json:"cwd"`
-	Timestamp   time.Time `json:"timestamp"`
-	RequestID   string    `json:"requestId"`
-	Message     *struct {
+	Type       string  `json:"type"`
+	UUID       string  `json:"uuid"`
+	ParentUUID *string `json:"parentUuid"`
+	// LogicalParentUUID links a compaction boundary (a system entry with
+	// no parentUuid) to the conversation before it.
+	LogicalParentUUID string    `json:"logicalParentUuid"`
+	IsSidechain       bool      `json:"isSidechain"`
+	Cwd               string    `json:"cwd"`
+	Timestamp         time.Time `json:"timestamp"`
+	RequestID         string    `json:"requestId"`
+	Message           *struct {
 		ID      string          `json:"id"`
 		Role    string          `json:"role"`
 		Model   string          `json:"model"`
@@ -55,6 +58,9 @@ var ccIgnored = map[string]bool{"summary": true, "system": true, "file-history-s
 func ParseClaudeCode(data []byte) *Conversation {
 	c := &Conversation{Provider: "anthropic"}
 	byID := map[string]*ccEntry{}
+	// links holds the parent of every entry with a uuid, the ones that
+	// are no message included, so a branch is followed through them.
+	links := map[string]string{}
 	var last *ccEntry
 	lines(data, func(n int, line []byte) {
 		c.Lines++
@@ -62,6 +68,14 @@ func ParseClaudeCode(data []byte) *Conversation {
 		if err := json.Unmarshal(line, &e); err != nil {
 			c.skip(n)
 			return
+		}
+		if e.UUID != "" {
+			switch {
+			case e.ParentUUID != nil:
+				links[e.UUID] = *e.ParentUUID
+			case e.LogicalParentUUID != "":
+				links[e.UUID] = e.LogicalParentUUID
+			}
 		}
 		if ccIgnored[e.Type] {
 			return
@@ -81,18 +95,19 @@ func ParseClaudeCode(data []byte) *Conversation {
 	// The branch from the last entry to its root, then in order.
 	var branch []*ccEntry
 	seen := map[string]bool{}
-	for e := last; e != nil && !seen[e.UUID]; {
-		seen[e.UUID] = true
-		branch = append(branch, e)
-		if e.ParentUUID == nil {
-			break
+	for id := last.UUID; id != "" && !seen[id]; id = links[id] {
+		seen[id] = true
+		if e := byID[id]; e != nil {
+			branch = append(branch, e)
 		}
-		e = byID[*e.ParentUUID]
 	}
 	for i, j := 0, len(branch)-1; i < j; i, j = i+1, j-1 {
 		branch[i], branch[j] = branch[j], branch[i]
 	}
-	usageOf := map[string]bool{}
+	// Each entry of a split response repeats its usage (the later ones
+	// with the final counts): the largest of each count, once a response.
+	usageOf := map[string]transcript.Usage{}
+	var order []string
 	var cur *transcript.Message
 	curID := ""
 	flush := func() {
@@ -128,11 +143,19 @@ func ParseClaudeCode(data []byte) *Conversation {
 				cur = &transcript.Message{Role: role, At: e.Timestamp.UTC()}
 				curID = key
 			}
-			if u := m.Usage; u != nil && !usageOf[key] {
-				usageOf[key] = true
-				c.HasUsage = true
-				c.Usage = c.Usage.Add(transcript.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-					CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens})
+			if u := m.Usage; u != nil {
+				ukey := key
+				if ukey == "" {
+					ukey = "entry " + e.UUID
+				}
+				prev, ok := usageOf[ukey]
+				if !ok {
+					order = append(order, ukey)
+				}
+				usageOf[ukey] = transcript.Usage{InputTokens: max(prev.InputTokens, u.InputTokens),
+					OutputTokens:     max(prev.OutputTokens, u.OutputTokens),
+					CacheReadTokens:  max(prev.CacheReadTokens, u.CacheReadInputTokens),
+					CacheWriteTokens: max(prev.CacheWriteTokens, u.CacheCreationInputTokens)}
 			}
 			cur.Content = append(cur.Content, blocks...)
 			continue
@@ -147,6 +170,10 @@ func ParseClaudeCode(data []byte) *Conversation {
 		curID = "user"
 	}
 	flush()
+	for _, k := range order {
+		c.HasUsage = true
+		c.Usage = c.Usage.Add(usageOf[k])
+	}
 	return c
 }
 

@@ -241,3 +241,27 @@ func TestTolerant(t *testing.T) {
 		t.Error("an unknown harness parsed")
 	}
 }
+
+// A /compact leaves a system entry with no parentUuid whose
+// logicalParentUuid points back: the branch goes on through it. Sidechain
+// (sub-agent) entries are never the last entry.
+func TestClaudeCodeCompactBoundaryAndSidechain(t *testing.T) {
+	data := `{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"first"},"timestamp":"2025-07-10T10:00:00Z"}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"role":"assistant","content":[{"type":"text","text":"one"}],"usage":{"input_tokens":1,"output_tokens":2}},"timestamp":"2025-07-10T10:00:01Z"}
+{"type":"system","subtype":"compact_boundary","uuid":"s1","parentUuid":null,"logicalParentUuid":"a1","content":"Conversation compacted","timestamp":"2025-07-10T10:01:00Z"}
+{"type":"user","uuid":"u2","parentUuid":"s1","message":{"role":"user","content":"second"},"timestamp":"2025-07-10T10:01:01Z"}
+{"type":"assistant","uuid":"a2","parentUuid":"u2","message":{"role":"assistant","content":[{"type":"text","text":"two"}],"usage":{"input_tokens":3,"output_tokens":4}},"timestamp":"2025-07-10T10:01:02Z"}
+{"type":"assistant","uuid":"x1","parentUuid":"a2","isSidechain":true,"message":{"role":"assistant","content":[{"type":"text","text":"sub-agent"}]},"timestamp":"2025-07-10T10:01:03Z"}
+`
+	c, err := Parse(ClaudeCode, []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--- user\ntext first\n--- assistant\ntext one\n--- user\ntext second\n--- assistant\ntext two\n"
+	if got := shape(c); got != want {
+		t.Errorf("conversation:\n%s\nwant:\n%s", got, want)
+	}
+	if c.Usage != (transcript.Usage{InputTokens: 4, OutputTokens: 6}) || c.Skipped != 0 {
+		t.Errorf("usage %+v skipped %d", c.Usage, c.Skipped)
+	}
+}
