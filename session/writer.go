@@ -51,6 +51,20 @@ func clipHeader(m *transcript.Meta) {
 	m.Provider = textfmt.Clip(m.Provider, MaxName)
 	m.Model = textfmt.Clip(m.Model, MaxName)
 	m.ReplayOf = textfmt.Clip(m.ReplayOf, MaxName)
+	m.RerunOf = textfmt.Clip(m.RerunOf, MaxName)
+	if f := m.ImportedFrom; f != nil {
+		c := *f
+		c.Harness = textfmt.Clip(c.Harness, MaxName)
+		c.Path = textfmt.Clip(c.Path, MaxWorkspace)
+		if n := len(c.Approximate); n > transcript.MaxApproximate {
+			c.ApproximateMore += n - transcript.MaxApproximate
+			c.Approximate = c.Approximate[:transcript.MaxApproximate]
+		}
+		for i, id := range c.Approximate {
+			c.Approximate[i] = textfmt.Clip(id, MaxName)
+		}
+		m.ImportedFrom = &c
+	}
 }
 
 // Create makes a new session file holding meta as its header and returns a

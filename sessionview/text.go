@@ -42,6 +42,9 @@ type textRenderer struct {
 	w    *bufio.Writer
 	st   textfmt.Style
 	full bool
+	// imported is the harness an imported session came from, whose
+	// config records only what that harness knew.
+	imported string
 }
 
 func (r *textRenderer) field(name, value string) {
@@ -121,6 +124,10 @@ func (r *textRenderer) header(h *Header) {
 	}
 	if c := m.MCPClient; c != nil {
 		r.field("client", peerWords(*c))
+	}
+	if f := m.ImportedFrom; f != nil {
+		r.field("imported", f.Harness+" "+f.Path)
+		r.imported = f.Harness
 	}
 	r.field("file", h.Path)
 }
@@ -302,6 +309,12 @@ func (r *textRenderer) attach(a *Attach) {
 		}
 	} else {
 		r.heading(fmt.Sprintf("config (attach %d%s)", a.N, when))
+	}
+	if r.imported != "" && a.Prev == nil {
+		// Null settings read as zero values; say they were never known.
+		fmt.Fprintf(r.w, "%s/%s · tools: %s\n", c.Provider, c.Model, strings.Join(c.Tools, ", "))
+		fmt.Fprintf(r.w, "imported from %s: no other setting was recorded\n", r.imported)
+		return
 	}
 	f := configFields(c)
 	fmt.Fprintf(r.w, "mecha %s · %s/%s · tools: %s\n", c.MechaVersion, c.Provider, c.Model, strings.Join(c.Tools, ", "))

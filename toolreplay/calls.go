@@ -175,6 +175,10 @@ func Extract(path string) (*Calls, error) {
 	if err := c.lostLines(totals.Skips); err != nil {
 		return nil, err
 	}
+	if f := c.Meta.ImportedFrom; f != nil && f.ApproximateMore > 0 {
+		c.Gaps = append(c.Gaps, Gap{Index: len(c.Calls) + 1, Reason: fmt.Sprintf(
+			"imported from %s: %d more calls were mapped approximately than the header names", f.Harness, f.ApproximateMore)})
+	}
 	c.Source = SourceTranscript
 	if c.Lossy() {
 		c.Source = SourceReconstructed
@@ -274,6 +278,10 @@ func (c *Calls) add(line int, vc sessionview.Call) {
 		call.Expect = Unrecorded
 		call.Note = "its result was never recorded: the run ended (was killed?) while it ran or before; it may have run"
 		gap("its result was never recorded (the run ended while it ran, or before it started); it is redone, and allowed to fail")
+	}
+	if f := c.Meta.ImportedFrom; f != nil && slices.Contains(f.Approximate, call.ID) {
+		call.Note = "imported from " + f.Harness + ": mapped approximately onto " + call.Name
+		gap("imported from " + f.Harness + ": what it ran is mapped only approximately onto " + call.Name)
 	}
 	if err := CheckInput(call.Input); err != nil {
 		call.Expect = Skip

@@ -154,8 +154,12 @@ func lossLine(c *Calls) string {
 	for i, g := range c.Gaps {
 		reasons[i] = g.Reason
 	}
-	return fmt.Sprintf("built from what the damaged record still holds, not an exact copy of the run (%d %s; see the GAP comments): %s",
-		len(c.Gaps), textfmt.Plural(len(c.Gaps), "gap", "gaps"), strings.Join(reasons, "; "))
+	what := "the damaged record still holds"
+	if f := c.Meta.ImportedFrom; f != nil {
+		what = "a session imported from " + f.Harness + " holds"
+	}
+	return fmt.Sprintf("built from what %s, not an exact copy of the run (%d %s; see the GAP comments): %s",
+		what, len(c.Gaps), textfmt.Plural(len(c.Gaps), "gap", "gaps"), strings.Join(reasons, "; "))
 }
 
 // effects says whether the redone calls modify the workspace or run

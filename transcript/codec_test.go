@@ -328,3 +328,19 @@ func TestToolCallRoundTrip(t *testing.T) {
 		t.Fatal("a tool_call with no tool was decoded")
 	}
 }
+
+func TestImportedFromRoundTrip(t *testing.T) {
+	m := &Meta{Format: 1, ID: "20250710T100000-5be1c2d3", Provider: "anthropic", Model: "claude-sonnet-4",
+		ImportedFrom: &ImportedFrom{Harness: "claude-code", Path: "/h/.claude/projects/p/s.jsonl", Approximate: []string{"toolu_3"}}}
+	line, err := Encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeMeta(line[:len(line)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := got.ImportedFrom; f == nil || f.Harness != "claude-code" || f.Path != m.ImportedFrom.Path || len(f.Approximate) != 1 {
+		t.Fatalf("imported_from = %+v from %s", got.ImportedFrom, line)
+	}
+}

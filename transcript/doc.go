@@ -47,6 +47,17 @@
 // A session recorded by "mecha mcp serve" or "mecha mcp proxy" names the
 // client it served in mcp_client (name and version from its initialize,
 // and the protocol version negotiated with it); other sessions have none.
+// A session converted from another harness's transcript by "mecha import"
+// names its source in imported_from: harness ("claude-code" or "codex"),
+// path (the source file's absolute path, clipped to 4,096 characters), and
+// approximate, the ids of at most 256 tool_use blocks whose mapping onto
+// mecha's tools only approximates what the source ran (with
+// approximate_more counting any past those), which makes a script or
+// rerun of them lossy. Its config record holds what the source knew and
+// null for the rest; its content has unknown provenance, so a taint
+// checkpoint with both flags set follows its messages.
+//
+//	{"record":"meta","format":1,"id":"20250710T100000-5be1c2d3","created_at":"2025-07-10T10:00:00Z","provider":"anthropic","model":"claude-sonnet-4-20250514","workspace":"/home/you/project","title":"fix the failing test","imported_from":{"harness":"claude-code","path":"/home/you/.claude/projects/-home-you-project/0b6c….jsonl","approximate":["toolu_03"]}}
 //
 //	{"record":"meta","format":1,"id":"20260805T091500-3f2a1b7c","created_at":"2026-08-05T09:15:00Z","provider":"anthropic","model":"claude-opus-5","workspace":"/home/you/project","title":"summarize what changed"}
 //

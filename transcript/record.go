@@ -66,9 +66,32 @@ type Meta struct {
 	RerunOf string `json:"rerun_of,omitempty"`
 	// MCPClient is the MCP client a server or proxy session served, as it
 	// named itself in initialize; nil for every other session.
-	MCPClient *MCPPeer  `json:"mcp_client,omitempty"`
-	At        time.Time `json:"at,omitzero"`
+	MCPClient *MCPPeer `json:"mcp_client,omitempty"`
+	// ImportedFrom names the transcript of another harness this session
+	// was converted from ("mecha import"); nil for every other session.
+	ImportedFrom *ImportedFrom `json:"imported_from,omitempty"`
+	At           time.Time     `json:"at,omitzero"`
 }
+
+// ImportedFrom is where an imported session came from: the harness that
+// wrote it and the path of its file, and the ids of the tool calls whose
+// mapping onto mecha's tools only approximates what the source ran.
+type ImportedFrom struct {
+	// Harness is "claude-code" or "codex".
+	Harness string `json:"harness"`
+	// Path is the absolute path of the source file when it was imported.
+	Path string `json:"path"`
+	// Approximate are the tool_use ids of calls mapped approximately (a
+	// search tool turned into a shell command, say); a replay or script
+	// of them is lossy. At most MaxApproximate ids are kept.
+	Approximate []string `json:"approximate,omitempty"`
+	// ApproximateMore counts the approximate calls past MaxApproximate.
+	ApproximateMore int `json:"approximate_more,omitempty"`
+}
+
+// MaxApproximate bounds ImportedFrom.Approximate, which keeps the header
+// far below MaxHeader.
+const MaxApproximate = 256
 
 // MCPPeer is one side of an MCP connection as it named itself during
 // initialize: its implementation name and version, and the protocol

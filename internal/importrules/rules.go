@@ -55,6 +55,12 @@ var Rules = []Rule{
 		Transitive: true,
 	},
 	{
+		Name:       "importer only converts: no model, no network",
+		Packages:   []string{"./importer"},
+		Forbid:     []string{"./agent", "./provider/...", "./replay", "net/http"},
+		Transitive: true,
+	},
+	{
 		Name:       "providers never reach agent or session",
 		Packages:   []string{"./provider/..."},
 		Forbid:     []string{"./agent", "./session"},

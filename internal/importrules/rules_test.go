@@ -128,6 +128,7 @@ var clean = []string{
 	mod + "/sessionview: " + mod + "/session " + mod + "/pricing",
 	mod + "/replay: " + mod + "/agent " + mod + "/pricing " + mod + "/sessionview",
 	mod + "/toolreplay: " + mod + "/transcript",
+	mod + "/importer: " + mod + "/transcript",
 	mod + "/internal/cmdutil: net/http " + mod + "/session",
 	mod + "/internal/cmd/run: " + mod + "/internal/cmdutil " + mod + "/agent " + mod + "/provider/anthropic",
 	mod + "/internal/cmd/root: " + mod + "/internal/cmd/run",
@@ -245,6 +246,7 @@ func TestEveryRuleFires(t *testing.T) {
 		with(mod + "/provider: " + mod + "/agent"),
 		with(mod + "/sessionview: " + mod + "/provider"),
 		with(mod + "/toolreplay: " + mod + "/sessionview " + mod + "/replay"),
+		with(mod + "/importer: " + mod + "/transcript net/http"),
 	} {
 		for _, v := range Check(mod, g, Rules) {
 			fired[v.Rule] = true

@@ -3,6 +3,7 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/internal/cmd/importcmd"
 	"github.com/mecha-agent/mecha/internal/cmd/mcp"
 	"github.com/mecha-agent/mecha/internal/cmd/regress"
 	"github.com/mecha-agent/mecha/internal/cmd/replay"
@@ -46,6 +47,7 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
-		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env))
+		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
+		importcmd.NewCmdImport(env, nil))
 	return root
 }

@@ -114,8 +114,12 @@ func scriptRun(opts *Options) error {
 		return fmt.Errorf("script: %w", err)
 	}
 	if calls.Lossy() {
-		fmt.Fprintf(opts.Env.Err, "note: the record is damaged; the script is reconstructed, with %d %s (see its # LOSSY: line)\n",
-			len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
+		why := "the record is damaged"
+		if f := calls.Meta.ImportedFrom; f != nil {
+			why = "the session was imported from " + f.Harness + " and is not an exact record"
+		}
+		fmt.Fprintf(opts.Env.Err, "note: %s; the script is reconstructed, with %d %s (see its # LOSSY: line)\n",
+			why, len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
 	}
 	if opts.JSON {
 		gaps := calls.Gaps

@@ -1,0 +1,56 @@
+// Package importer converts the transcripts of other agent harnesses into
+// mecha sessions ("mecha import"): Claude Code's project transcripts
+// (~/.claude/projects/<dir>/<session>.jsonl) and Codex's rollouts
+// (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).
+//
+// # What a session gets
+//
+// A header whose imported_from names the harness and the source path (and
+// the calls mapped only approximately), one config record holding what the
+// source knew (provider, model, workspace, the names of the tools called)
+// and null for everything else, the conversation as message records with
+// each tool call paired with its result, a taint checkpoint with both
+// flags set (what another harness read and fetched has unknown provenance,
+// so the conversation is armed), and a summary holding the usage where the
+// source recorded any.
+//
+// # Claude Code
+//
+// A Claude Code file is a tree of entries linked by uuid and parentUuid: a
+// rewind (editing an earlier prompt) starts a new branch and leaves the
+// abandoned one in the file. The conversation imported is the one the user
+// last saw: the branch ending at the last conversation entry, followed from
+// that leaf to its root. One model response is written as one entry per
+// content block, the entries sharing the API message id; those are rejoined
+// into one assistant message (so parallel tool uses are one answer again),
+// and the tool results that follow into one user message. Usage is counted
+// once per response. Tools map as Read→fs_read, Write→fs_write,
+// Edit→fs_edit, Bash→shell (exactly: same meaning, arguments renamed), and
+// Glob and Grep→shell as a find or grep command line (approximately: the
+// output differs); every other tool keeps its name, which a replay refuses
+// to replay, naming it.
+//
+// # Codex
+//
+// A Codex rollout is a flat stream of {timestamp, type, payload} lines:
+// session_meta (id, cwd, cli version), turn_context (model, cwd, effort),
+// response_item (message, reasoning, function_call with its arguments as a
+// JSON string, function_call_output, custom_tool_call and its output),
+// event_msg (token counts, and echoes of the messages) and compacted.
+// Consecutive model items become one assistant message and the outputs
+// after them one user message. shell (argv, "bash -lc CMD" unwrapped) and
+// exec_command map to shell, approximately when the argv or the working
+// directory has to be rewritten into one command line; apply_patch keeps
+// its name, approximately (mecha has no such tool). Usage is the last
+// token count's total.
+//
+// # Tolerance and idempotence
+//
+// Both formats change between versions. Lines are parsed one by one; a
+// line that is not JSON (a torn last line), of a type not known, or of a
+// known type in a shape not understood is skipped and counted, never
+// failing the import. A session's id is derived from its first timestamp
+// and a hash of the harness, the source's absolute path and its content,
+// so importing the same file twice finds the first import instead of
+// making a second (a file that has grown since is a new import).
+package importer
