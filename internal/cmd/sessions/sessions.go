@@ -19,7 +19,8 @@ the newest session.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(NewCmdList(env, nil), NewCmdShow(env, nil), NewCmdPath(env, nil), NewCmdStats(env, nil))
+	cmd.AddCommand(NewCmdList(env, nil), NewCmdShow(env, nil), NewCmdPath(env, nil), NewCmdStats(env, nil),
+		NewCmdSearch(env, nil))
 	return cmd
 }
 
