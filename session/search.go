@@ -59,24 +59,22 @@ func NewRegexQuery(expr string) (*Query, error) {
 	return q, nil
 }
 
-// needleOf returns the longest run of s whose bytes a JSON encoder writes
-// as they are, so that a line whose decoded text holds s holds the run
-// verbatim: printable ASCII but for the characters an encoder may escape
-// (" \ < > &), and UTF-8 beyond ASCII but for U+2028 and U+2029. nil when
-// s has no such run.
+// needleOf returns the longest run of s whose bytes every common JSON
+// encoder writes as they are, so that a line whose decoded text holds s
+// holds the run verbatim: printable ASCII but for the characters some
+// encoders escape (" \ < > & ' /). Text beyond ASCII is left out, since
+// encoders such as Python's escape it by default (\u00e9), as are control
+// characters. nil when s has no such run: every line is then decoded.
+// (A writer that escapes plain letters, \u0041 for A, is not one anybody
+// uses; such a line is found only by the text it holds verbatim.)
 func needleOf(s string) []byte {
 	best, start := "", 0
-	for i, r := range s {
-		safe := (r >= 0x20 && r < 0x7f && !strings.ContainsRune(`"\<>&`, r)) ||
-			(r >= 0x80 && r != utf8.RuneError && r != '\u2028' && r != '\u2029')
-		if !safe {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || strings.IndexByte(`"\<>&'/`, c) >= 0 {
 			if i-start > len(best) {
 				best = s[start:i]
 			}
-			start = i + utf8.RuneLen(r)
-			if r == utf8.RuneError {
-				start = i + 1
-			}
+			start = i + 1
 		}
 	}
 	if len(s)-start > len(best) {

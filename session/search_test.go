@@ -91,12 +91,40 @@ func TestNeedleOf(t *testing.T) {
 		"plain":          "plain",
 		`say "hi there"`: "hi there",
 		"a<b>longer&c":   "longer",
-		"héllo wörld":    "héllo wörld",
+		"héllo wörld":    "llo w",
+		"path/to/x.go":   "path",
 		"\"\\<>":         "",
 		"ab\u2028abc":    "abc",
+		"ü":              "",
 	} {
 		if got := string(needleOf(in)); got != want {
 			t.Errorf("needleOf(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzSearchPrefilter holds the literal prefilter to decoding every line:
+// skipping lines without the needle must never lose a match, whatever the
+// query and however the text was escaped.
+func FuzzSearchPrefilter(f *testing.F) {
+	for _, s := range []string{"needle", `"needle" <here>`, "é", "a\nb", "\u2028", `\u0041`, "<", "hay.go"} {
+		f.Add(s)
+	}
+	p := filepath.Join(f.TempDir(), "20260805T091500-aaaaaaaa.jsonl")
+	content := searchFixture + "\n" + `{"record":"message","role":"user","content":[{"type":"text","text":"\u003chere\u003e \u00e9t\u00e9 a\nb \u2028 \\u0041 ABC 'q' \/x"}]}` + "\n"
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == "" {
+			return
+		}
+		q := NewLiteralQuery(s)
+		all := *q
+		all.needle = nil
+		got, want := hitsOf(t, p, q), hitsOf(t, p, &all)
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") && !q.never {
+			t.Errorf("%q: prefiltered %q, decoding every line %q", s, got, want)
+		}
+	})
 }
