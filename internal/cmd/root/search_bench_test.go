@@ -43,6 +43,20 @@ func BenchmarkSessionsSearch(b *testing.B) {
 	if _, err := exec.LookPath("rg"); err == nil {
 		baselines = append(baselines, []string{"rg", "-F", "--no-messages", "--", needle, dir})
 	}
+	// Both must find the same: one match in each of n/100 sessions.
+	var out strings.Builder
+	check := *env
+	check.Out = &out
+	if code := Run(context.Background(), &check, []string{"sessions", "search", "--json", needle}); code != 0 {
+		b.Fatalf("exit %d", code)
+	}
+	grepped, err := exec.Command("grep", "-rcF", "--", needle, dir).Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got, want := strings.Count(out.String(), "\n"), strings.Count(string(grepped), ":1\n"); got != want || want != n/100 {
+		b.Fatalf("mecha found %d matches, grep %d lines, want %d", got, want, n/100)
+	}
 	times := make([][]time.Duration, 1+len(baselines))
 	for b.Loop() {
 		t0 := time.Now()

@@ -1,7 +1,13 @@
 package sessions
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,5 +44,61 @@ func TestSnippet(t *testing.T) {
 	}
 	if !strings.HasPrefix(h.Snippet, "…é") || !strings.HasSuffix(h.Snippet, "z…") || strings.ContainsAny(h.Snippet, "\x1b\n\t") {
 		t.Errorf("snippet %q", h.Snippet)
+	}
+}
+
+// TestSearchRunOrder runs the search over many sessions on several workers:
+// matches come out newest session first, -n stops at N, and --json is one
+// object a line.
+func TestSearchRunOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i := range 40 {
+		id := fmt.Sprintf("202608%02dT091500-%08x", 1+i%28, i)
+		body := fmt.Sprintf(`{"record":"meta","format":1,"id":%q,"created_at":"2026-08-%02dT09:15:%02dZ","provider":"m","model":"m","workspace":"/w","title":"t%d"}`+"\n", id, 1+i%28, i, i)
+		for range 3 {
+			body += `{"record":"message","role":"user","content":[{"type":"text","text":"the needle"}]}` + "\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(opts SearchOptions) []searchHit {
+		var out bytes.Buffer
+		opts.Env = &cmdutil.Env{Out: &out, Err: io.Discard, Getenv: func(k string) string {
+			if k == "MECHA_SESSION_DIR" {
+				return dir
+			}
+			return ""
+		}}
+		opts.JSON = true
+		if err := searchRun(&opts); err != nil {
+			t.Fatal(err)
+		}
+		var hits []searchHit
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var h searchHit
+			if err := json.Unmarshal([]byte(line), &h); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			hits = append(hits, h)
+		}
+		return hits
+	}
+	l, err := session.List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := run(SearchOptions{Query: "needle"})
+	if len(hits) != 120 {
+		t.Fatalf("%d hits, want 120", len(hits))
+	}
+	for i, h := range hits {
+		if want := l.Sessions[i/3].Meta.ID; h.ID != want || h.Line != 2+i%3 {
+			t.Fatalf("hit %d is %s:%d, want %s:%d", i, h.ID, h.Line, want, 2+i%3)
+		}
+	}
+	if hits := run(SearchOptions{Query: "needle", Limit: 5}); len(hits) != 5 || hits[4].ID != l.Sessions[1].Meta.ID {
+		t.Errorf("-n 5: %+v", hits)
 	}
 }
