@@ -201,7 +201,7 @@ func searchRun(opts *SearchOptions) error {
 // mark marks a match: in colour on a terminal, between » and « elsewhere.
 func mark(st textfmt.Style, s string) string {
 	if st.On {
-		return "\x1b[1;31m" + s + "\x1b[0m"
+		return st.Bold(st.Red(s))
 	}
 	return "»" + s + "«"
 }

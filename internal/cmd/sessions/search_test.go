@@ -13,6 +13,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/cmdutil/cmdtest"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/session"
 )
 
@@ -100,5 +101,15 @@ func TestSearchRunOrder(t *testing.T) {
 	}
 	if hits := run(SearchOptions{Query: "needle", Limit: 5}); len(hits) != 5 || hits[4].ID != l.Sessions[1].Meta.ID {
 		t.Errorf("-n 5: %+v", hits)
+	}
+}
+
+func TestMark(t *testing.T) {
+	t.Parallel()
+	if got := mark(textfmt.Style{}, "x"); got != "»x«" {
+		t.Errorf("off a terminal: %q", got)
+	}
+	if got := mark(textfmt.Style{On: true}, "x"); !strings.Contains(got, "\x1b[31mx\x1b[0m") || strings.ContainsAny(got, "»«") {
+		t.Errorf("on a terminal: %q", got)
 	}
 }
