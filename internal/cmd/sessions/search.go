@@ -102,21 +102,9 @@ func searchRun(opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, err := opts.Env.SessionDir()
+	infos, err := searchable(opts)
 	if err != nil {
 		return err
-	}
-	l, err := session.List(dir)
-	if err != nil {
-		return err
-	}
-	opts.Env.NoteSkipped(l.NotSessions)
-	keep := createdSince(opts.Env.Time(), opts.Days)
-	var infos []session.Info
-	for _, s := range l.Sessions {
-		if keep == nil || keep(s.Meta) {
-			infos = append(infos, s)
-		}
 	}
 	// Sessions are searched in parallel and printed in order, each as
 	// soon as it and every newer one are done.
@@ -125,29 +113,8 @@ func searchRun(opts *SearchOptions) error {
 		results[i].done = make(chan struct{})
 	}
 	var stop atomic.Bool
-	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(infos)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(infos) {
-					return
-				}
-				r := &results[i]
-				if !stop.Load() {
-					s := infos[i]
-					r.err = session.Search(s.Path, q, func(h session.Hit) bool {
-						r.hits = append(r.hits, toHit(s, h))
-						return !stop.Load() && (opts.Limit == 0 || len(r.hits) < opts.Limit)
-					})
-				}
-				close(r.done)
-			}
-		}()
-	}
+	searchAll(&wg, &stop, infos, results, q, opts.Limit)
 	defer wg.Wait()
 	defer stop.Store(true)
 	w := bufio.NewWriterSize(opts.Env.Out, 64<<10)
@@ -164,26 +131,9 @@ func searchRun(opts *SearchOptions) error {
 				break
 			}
 			printed++
-			if opts.JSON {
-				b, err := json.Marshal(h)
-				if err != nil {
-					return err
-				}
-				w.Write(b)
-				w.WriteByte('\n')
-				continue
+			if err := printHit(w, st, opts.JSON, j == 0, h); err != nil {
+				return err
 			}
-			if j == 0 {
-				fmt.Fprintf(w, "%s  %s\n", st.Bold(h.ID), textfmt.Clip(safeLine(h.Title), 70))
-			}
-			who := h.Role
-			if h.Tool != "" {
-				who = safeLine(h.Tool) + " " + h.Part
-			} else if h.Part == "thinking" || h.Part == "compaction" {
-				who += " " + h.Part
-			}
-			s := h.Snippet
-			fmt.Fprintf(w, "  %6d  %-10s  %s%s%s\n", h.Line, who, s[:h.Match[0]], mark(st, s[h.Match[0]:h.Match[1]]), s[h.Match[1]:])
 		}
 		if err := w.Flush(); err != nil {
 			return err
@@ -196,6 +146,79 @@ func searchRun(opts *SearchOptions) error {
 		fmt.Fprintln(opts.Env.Err, "no matches")
 	}
 	return w.Flush()
+}
+
+// searchable lists the sessions to search, newest first, within --days.
+func searchable(opts *SearchOptions) ([]session.Info, error) {
+	dir, err := opts.Env.SessionDir()
+	if err != nil {
+		return nil, err
+	}
+	l, err := session.List(dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Env.NoteSkipped(l.NotSessions)
+	keep := createdSince(opts.Env.Time(), opts.Days)
+	var infos []session.Info
+	for _, s := range l.Sessions {
+		if keep == nil || keep(s.Meta) {
+			infos = append(infos, s)
+		}
+	}
+	return infos, nil
+}
+
+// searchAll searches the sessions on one worker per core, closing each
+// result's done as it finishes; stop ends the work early.
+func searchAll(wg *sync.WaitGroup, stop *atomic.Bool, infos []session.Info, results []sessionHits, q *session.Query, limit int) {
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(infos)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(infos) {
+					return
+				}
+				r := &results[i]
+				if !stop.Load() {
+					s := infos[i]
+					r.err = session.Search(s.Path, q, func(h session.Hit) bool {
+						r.hits = append(r.hits, toHit(s, h))
+						return !stop.Load() && (limit == 0 || len(r.hits) < limit)
+					})
+				}
+				close(r.done)
+			}
+		}()
+	}
+}
+
+// printHit writes one match: a JSON line, or a line of text under its
+// session's heading (first is true for the session's first match).
+func printHit(w *bufio.Writer, st textfmt.Style, asJSON, first bool, h searchHit) error {
+	if asJSON {
+		b, err := json.Marshal(h)
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+		return w.WriteByte('\n')
+	}
+	if first {
+		fmt.Fprintf(w, "%s  %s\n", st.Bold(h.ID), textfmt.Clip(safeLine(h.Title), 70))
+	}
+	who := h.Role
+	if h.Tool != "" {
+		who = safeLine(h.Tool) + " " + h.Part
+	} else if h.Part == "thinking" || h.Part == "compaction" {
+		who += " " + h.Part
+	}
+	s := h.Snippet
+	_, err := fmt.Fprintf(w, "  %6d  %-10s  %s%s%s\n", h.Line, who, s[:h.Match[0]], mark(st, s[h.Match[0]:h.Match[1]]), s[h.Match[1]:])
+	return err
 }
 
 // mark marks a match: in colour on a terminal, between » and « elsewhere.
