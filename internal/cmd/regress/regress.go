@@ -1,7 +1,6 @@
 package regress
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,14 +8,12 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	replaycmd "github.com/mecha-agent/mecha/internal/cmd/replay"
-	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -258,33 +255,18 @@ func checkSlots(ctx context.Context, env *cmdutil.Env) error {
 	return nil
 }
 
-// readPins reads the pin file: one id per line, # comments, blank lines.
+// readPins reads the pin file, saying how to start one when there is none.
 func readPins(env *cmdutil.Env, path string) ([]string, error) {
-	if path == "" {
-		home, err := env.Home()
-		if err != nil {
-			return nil, err
-		}
-		path = filepath.Join(home, "regression-sessions.txt")
+	path, err := env.PinsPath(path)
+	if err != nil {
+		return nil, err
 	}
-	f, err := regular.Open(path)
+	ids, err := cmdutil.ReadPins(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("regress: no pin file at %s: record a session with built-in tools only, check it replays clean, then append its id there", path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("regress: %w", err)
-	}
-	defer f.Close()
-	var ids []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		if line = strings.TrimSpace(line); line != "" {
-			ids = append(ids, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("regress: %s: %w", path, err)
 	}
 	return ids, nil
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
-	"github.com/mecha-agent/mecha/internal/regular"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/spf13/cobra"
 )
@@ -265,34 +264,19 @@ func pinned(pins []string, s session.Info) bool {
 	return false
 }
 
-// readPins reads the pins of "mecha regress": one id per line, # comments
-// and blank lines; no file, no pins.
+// readPins reads the pins of "mecha regress"; no file, no pins. A pin
+// file that cannot be read stops the prune.
 func readPins(env *cmdutil.Env, path string) ([]string, error) {
-	if path == "" {
-		home, err := env.Home()
-		if err != nil {
-			return nil, err
-		}
-		path = filepath.Join(home, "regression-sessions.txt")
+	path, err := env.PinsPath(path)
+	if err != nil {
+		return nil, err
 	}
-	f, err := regular.Open(path)
+	pins, err := cmdutil.ReadPins(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sessions prune: cannot read the pins, so nothing is pruned: %w", err)
-	}
-	defer f.Close()
-	var pins []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		if line = strings.TrimSpace(line); line != "" {
-			pins = append(pins, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("sessions prune: cannot read the pins in %s, so nothing is pruned: %w", path, err)
 	}
 	return pins, nil
 }
