@@ -71,11 +71,12 @@
 // policy of the private-data/untrusted-content/exfiltration interlock, and
 // sandbox and sandbox_network say how the shell tool was confined, as far
 // as the kernel enforced it ("landlock" or "none"; sandbox_network false
-// only when the shell's network was actually cut); builds without an
-// interlock or a sandbox write "off", "none" and true, and readers must
-// accept other values.
+// only when the shell's network was actually cut). mecha run writes
+// "refuse" (or "ask", "off" when asked), and "landlock" with false where the
+// kernel allows it; builds before the interlock and the sandbox wrote
+// "off", "none" and true, and readers must accept other values.
 //
-//	{"record":"config","mecha_version":"0.1.0","provider":"local","model":"qwen3","workspace":"/w","system_prompt":"You are ...","tools":["fs_read","fs_list"],"effort":null,"temperature":0,"seed":42,"thinking":false,"cache_prompt":true,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"off","sandbox":"none","sandbox_network":true,"tool_specs":[{"name":"fs_read","description":"Read a text file in the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},{"name":"fs_list","description":"List a directory of the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}]}
+//	{"record":"config","mecha_version":"0.1.0","provider":"local","model":"qwen3","workspace":"/w","system_prompt":"You are ...","tools":["fs_read","fs_list"],"effort":null,"temperature":0,"seed":42,"thinking":false,"cache_prompt":true,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"refuse","sandbox":"landlock","sandbox_network":false,"tool_specs":[{"name":"fs_read","description":"Read a text file in the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},{"name":"fs_list","description":"List a directory of the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}]}
 //
 // tool_specs, optional, is what the model was told about each tool it was
 // offered, in registry order (the order of tools): the name, the
