@@ -75,13 +75,13 @@ func buildRunConfig(opts *Options, cfg *config.Config, prev *session.Session) (t
 // an unconfined shell was no choice of the person's.
 func applySandbox(opts *Options, prev *session.Session, rc *transcript.Config) {
 	if opts.set(prev, "sandbox") || rc.Sandbox == "" {
-		if rc.Sandbox != opts.Sandbox {
-			rc.SandboxNetwork = opts.SandboxNetwork
+		if rc.Sandbox != opts.Sandbox.Mode {
+			rc.SandboxNetwork = opts.Sandbox.Network
 		}
-		rc.Sandbox = opts.Sandbox
+		rc.Sandbox = opts.Sandbox.Mode
 	}
 	if opts.set(prev, "sandbox-network") {
-		rc.SandboxNetwork = opts.SandboxNetwork
+		rc.SandboxNetwork = opts.Sandbox.Network
 	}
 	got, note := opts.Env.Sandbox(rc.Sandbox, rc.SandboxNetwork)
 	if note != "" && opts.Env.Err != nil {

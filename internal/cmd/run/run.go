@@ -11,7 +11,6 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/textfmt"
-	"github.com/mecha-agent/mecha/sandbox"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -55,9 +54,8 @@ type Options struct {
 	NoCachePrompt     bool
 	Temperature       float64
 	Seed              uint64
-	// Sandbox (landlock or none) and SandboxNetwork confine the shell.
-	Sandbox        string
-	SandboxNetwork bool
+	// Sandbox is --sandbox and --sandbox-network: what confines the shell.
+	Sandbox cmdutil.SandboxFlags
 	// RequestTimeout bounds the provider's silences (0: config.toml's);
 	// it shapes no request, so the config record does not keep it.
 	RequestTimeout time.Duration
@@ -137,8 +135,7 @@ bad usage, 130 when interrupted.`,
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
 	f.StringVar(&opts.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
 	addRequestFlags(f, opts)
-	f.StringVar(&opts.Sandbox, "sandbox", sandbox.ModeLandlock, "confine the shell tool: landlock (write only in the workspace and a private TMPDIR; where the kernel has it) or none")
-	f.BoolVar(&opts.SandboxNetwork, "sandbox-network", false, "let the sandboxed shell reach the network (it is cut by default)")
+	opts.Sandbox.Register(cmd)
 	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
 	return cmd
 }
@@ -185,8 +182,8 @@ func (o *Options) validate() error {
 	default:
 		return cmdutil.Usagef("--effort must be low, medium or high, not %q", o.Effort)
 	}
-	if _, err := sandbox.ParseMode(o.Sandbox); err != nil {
-		return cmdutil.Usagef("--sandbox must be %s or %s, not %q", sandbox.ModeLandlock, sandbox.ModeNone, o.Sandbox)
+	if err := o.Sandbox.Validate(); err != nil {
+		return err
 	}
 	if _, err := tool.ParseTrifecta(o.Trifecta); err != nil || o.Trifecta == "" {
 		return cmdutil.Usagef("--trifecta must be refuse, ask or off, not %q", o.Trifecta)
