@@ -52,6 +52,10 @@ func clipHeader(m *transcript.Meta) {
 	m.Model = textfmt.Clip(m.Model, MaxName)
 	m.ReplayOf = textfmt.Clip(m.ReplayOf, MaxName)
 	m.RerunOf = textfmt.Clip(m.RerunOf, MaxName)
+	m.ReflectsOn = textfmt.Clip(m.ReflectsOn, MaxName)
+	if p := m.Parent; p != nil {
+		m.Parent = &transcript.ParentCall{Session: textfmt.Clip(p.Session, MaxName), CallID: textfmt.Clip(p.CallID, MaxName)}
+	}
 	if f := m.ImportedFrom; f != nil {
 		c := *f
 		c.Harness = textfmt.Clip(c.Harness, MaxName)

@@ -56,6 +56,10 @@
 // rerun of them lossy. Its config record holds what the source knew and
 // null for the rest; its content has unknown provenance, so a taint
 // checkpoint with both flags set follows its messages.
+// A reflection ("mecha reflect") names the session it read in reflects_on;
+// a session that distilled reflections into rules has distill set to true;
+// a subagent's child run names its parent in parent: session (the parent
+// session's id) and call_id (the id of the parent's tool_use it answers).
 //
 //	{"record":"meta","format":1,"id":"20250710T100000-5be1c2d3","created_at":"2025-07-10T10:00:00Z","provider":"anthropic","model":"claude-sonnet-4-20250514","workspace":"/home/you/project","title":"fix the failing test","imported_from":{"harness":"claude-code","path":"/home/you/.claude/projects/-home-you-project/0b6c….jsonl","approximate":["toolu_03"]}}
 //

@@ -103,6 +103,8 @@ func fastMeta(b []byte) (m *Meta, ok bool) {
 					m.ReplayOf = s
 				case "rerun_of":
 					m.RerunOf = s
+				case "reflects_on":
+					m.ReflectsOn = s
 				default:
 					return nil, false
 				}
@@ -127,7 +129,8 @@ func fastMeta(b []byte) (m *Meta, ok bool) {
 }
 
 var metaKeys = map[string]uint16{"record": 1, "format": 2, "id": 4, "created_at": 8, "provider": 16,
-	"model": 32, "workspace": 64, "title": 128, "replay_of": 256, "at": 512, "rerun_of": 1024}
+	"model": 32, "workspace": 64, "title": 128, "replay_of": 256, "at": 512, "rerun_of": 1024,
+	"reflects_on": 2048}
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {

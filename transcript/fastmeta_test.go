@@ -21,7 +21,7 @@ func TestFastMetaTakesCanonicalHeaders(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", name, m, want)
 		}
 	}
-	line, _ := Encode(&Meta{Format: 1, ID: "x", Title: "é \"q\" \n <&>", ReplayOf: "y", RerunOf: "z"})
+	line, _ := Encode(&Meta{Format: 1, ID: "x", Title: "é \"q\" \n <&>", ReplayOf: "y", RerunOf: "z", ReflectsOn: "r"})
 	if _, ok := fastMeta(bytes.TrimSpace(line)); !ok {
 		t.Errorf("fast path refused a header mecha writes: %s", line)
 	}
@@ -37,6 +37,7 @@ func TestFastMetaTakesCanonicalHeaders(t *testing.T) {
 func FuzzDecodeMeta(f *testing.F) {
 	f.Add([]byte(`{"record":"meta","format":1,"id":"20260805T091500-3f2a1b7c","created_at":"2026-08-05T09:15:00Z","provider":"p","model":"m","workspace":"/w","title":"t"}`))
 	f.Add([]byte(`{"record":"meta","format":01,"id":"a"}`))
+	f.Add([]byte(`{"record":"meta","format":1,"id":"a","reflects_on":"b","distill":true,"parent":{"session":"p","call_id":"c"}}`))
 	f.Add([]byte(`{"record":"meta","id":"\ud83d","at":"2026-08-05T09:15:00+02:00"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		m, ok := fastMeta(line)

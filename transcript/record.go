@@ -70,7 +70,21 @@ type Meta struct {
 	// ImportedFrom names the transcript of another harness this session
 	// was converted from ("mecha import"); nil for every other session.
 	ImportedFrom *ImportedFrom `json:"imported_from,omitempty"`
-	At           time.Time     `json:"at,omitzero"`
+	// ReflectsOn names the session a reflection ("mecha reflect") read.
+	ReflectsOn string `json:"reflects_on,omitempty"`
+	// Distill is true for a session that distilled reflections into
+	// rules ("mecha distill", "mecha learn").
+	Distill bool `json:"distill,omitempty"`
+	// Parent names the session and the call that started this one, for a
+	// subagent's child run; nil for every other session.
+	Parent *ParentCall `json:"parent,omitempty"`
+	At     time.Time   `json:"at,omitzero"`
+}
+
+// ParentCall is the call of a parent session that a child session answers.
+type ParentCall struct {
+	Session string `json:"session"`
+	CallID  string `json:"call_id"`
 }
 
 // ImportedFrom is where an imported session came from: the harness that
