@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
@@ -91,6 +92,15 @@ type Options struct {
 	Log io.Writer
 	// Dispatcher, when set, answers tool calls instead of running them all.
 	Dispatcher Dispatcher
+	// OnEvent, when set, sees the run as it happens (streamed text, each
+	// message recorded, calls starting and ending, each answer's usage),
+	// one event at a time. It must not block for long: the run waits.
+	OnEvent func(Event)
+	// Steer, when set, is asked once the calls of an answer have results,
+	// before they are recorded: each string it returns rides as a text
+	// block beside those results in the same user message. That is how a
+	// person steers a run while its tools work (replay flags it).
+	Steer func() []string
 }
 
 // Result is how a run ended.
@@ -114,6 +124,7 @@ type run struct {
 	// recorded is the taint of the last checkpoint written (or the one the
 	// run started from).
 	recorded transcript.Taint
+	emitMu   sync.Mutex
 }
 
 // ErrCostBudgetUnpriced means a run was given a cost budget for a model
@@ -194,6 +205,7 @@ func (r *run) addMessage(m transcript.Message) error {
 	r.ctx = append(r.ctx, m)
 	r.origin = append(r.origin, r.count)
 	r.count++
+	r.emit(Event{Kind: EventMessage, Message: &m, Index: r.count - 1})
 	return nil
 }
 
@@ -221,6 +233,7 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 		}
 		r.res.Turns++
 		r.res.Usage = r.res.Usage.Add(resp.Usage)
+		r.emit(Event{Kind: EventTurn, Usage: r.res.Usage, StopReason: resp.StopReason})
 		u := resp.Usage
 		r.lastCtx = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
 		if err := r.addMessage(transcript.Message{Role: transcript.RoleAssistant, Content: resp.Content}); err != nil {
@@ -250,6 +263,7 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 			return nil
 		}
 		results, stop := r.answer(ctx, calls)
+		results = append(results, r.steering()...)
 		if err := r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: results}); err != nil {
 			return err
 		}

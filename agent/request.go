@@ -20,6 +20,9 @@ func (r *run) request(msgs []transcript.Message, specs []tool.Spec) *provider.Re
 		Thinking:    c.Thinking,
 		CachePrompt: c.CachePrompt,
 	}
+	if r.opts.OnEvent != nil {
+		req.OnDelta = func(d provider.Delta) { r.emit(Event{Kind: EventDelta, Delta: d}) }
+	}
 	if c.SystemPrompt != nil {
 		req.System = *c.SystemPrompt
 	}

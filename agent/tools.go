@@ -59,12 +59,15 @@ func (r *run) runTools(ctx context.Context, calls []transcript.Block) []tool.Res
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		r.logf("→ %s %s\n", c.Name, textfmt.JSON(c.Input, 200))
+		r.emit(Event{Kind: EventToolStart, Call: &c})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			start := time.Now()
 			results[i] = r.call(ctx, c)
-			r.logResult(c.Name, results[i], time.Since(start))
+			took := time.Since(start)
+			r.logResult(c.Name, results[i], took)
+			r.emit(Event{Kind: EventToolDone, Call: &c, Result: &results[i], Took: took})
 		}()
 	}
 	wg.Wait()
