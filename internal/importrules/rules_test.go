@@ -129,6 +129,7 @@ var clean = []string{
 	mod + "/replay: " + mod + "/agent " + mod + "/pricing " + mod + "/sessionview",
 	mod + "/toolreplay: " + mod + "/transcript",
 	mod + "/importer: " + mod + "/transcript",
+	mod + "/learn: " + mod + "/session",
 	mod + "/internal/cmdutil: net/http " + mod + "/session",
 	mod + "/internal/cmd/run: " + mod + "/internal/cmdutil " + mod + "/agent " + mod + "/provider/anthropic",
 	mod + "/internal/cmd/root: " + mod + "/internal/cmd/run",
@@ -247,6 +248,7 @@ func TestEveryRuleFires(t *testing.T) {
 		with(mod + "/sessionview: " + mod + "/provider"),
 		with(mod + "/toolreplay: " + mod + "/sessionview " + mod + "/replay"),
 		with(mod + "/importer: " + mod + "/transcript net/http"),
+		with(mod + "/learn: " + mod + "/session " + mod + "/agent"),
 	} {
 		for _, v := range Check(mod, g, Rules) {
 			fired[v.Rule] = true
