@@ -174,6 +174,7 @@ func TestCheck(t *testing.T) {
 			"session reaches net/http through the standard library",
 			with(mod+"/session: "+mod+"/transcript net/rpc", "net/rpc: net/http"),
 			[]string{
+				`rule "learn decides what a model may read apart from any model: no agent, provider or network": example.com/m/learn -> example.com/m/session -> net/rpc -> net/http`,
 				`rule "sessionview stays below replay and off the network": example.com/m/sessionview -> example.com/m/session -> net/rpc -> net/http`,
 				`rule "transcript, session, pricing and replay stay off net/http": example.com/m/replay -> example.com/m/agent -> example.com/m/session -> net/rpc -> net/http`,
 				`rule "transcript, session, pricing and replay stay off net/http": example.com/m/session -> net/rpc -> net/http`,
