@@ -5,6 +5,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmd/importcmd"
 	"github.com/mecha-agent/mecha/internal/cmd/mcp"
+	"github.com/mecha-agent/mecha/internal/cmd/reflect"
 	"github.com/mecha-agent/mecha/internal/cmd/regress"
 	"github.com/mecha-agent/mecha/internal/cmd/replay"
 	"github.com/mecha-agent/mecha/internal/cmd/rerun"
@@ -50,6 +51,6 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
 		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
-		importcmd.NewCmdImport(env, nil))
+		importcmd.NewCmdImport(env, nil), reflect.NewCmdReflect(env, nil))
 	return root
 }
