@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
+	"strings"
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -58,91 +58,91 @@ type Result struct {
 func (j Job) Run(ctx context.Context) (*Result, error) {
 	rendered := learn.Render(j.Of, learn.DefaultLimit)
 	taint, unknown := learn.ShownTaint(j.Of.TaintTimeline(), rendered.Shown)
-	rc := j.config()
-	rec := &checkpointed{Lazy: &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) { return j.create(&rc) }},
-		taint: taint, now: j.Env.Time}
-	reg, err := tool.NewRegistry()
+	rc := Config(j.Name, j.Model, SystemPrompt)
+	rc.Workspace = j.Of.Meta.Workspace
+	if cs := j.Of.Configs(); len(cs) > 0 {
+		rc.Workspace = cs[len(cs)-1].Workspace
+	}
+	id, text, err := Ask{Env: j.Env, Provider: j.Provider, Prices: j.Prices, Config: rc, Taint: taint, TaintWhy: "the session it reflects on",
+		Meta:   transcript.Meta{ReflectsOn: j.Of.Meta.ID, Title: textfmt.Clip("reflection on "+j.Of.Meta.ID+": "+textfmt.OneLine(j.Of.Meta.Title), 100)},
+		Prompt: "Reflect on this run of mecha.\n\n" + rendered.Text, Says: "reflects on " + j.Of.Meta.ID}.Run(ctx)
 	if err != nil {
 		return nil, err
 	}
-	prompt := "Reflect on this run of mecha.\n\n" + rendered.Text
-	res, runErr := agent.Run(ctx, agent.Options{Provider: j.Provider, Tools: reg, Config: rc, Recorder: rec, Prices: j.Prices,
-		History: agent.History{Taint: taint, TaintWhy: "the session it reflects on"}, Now: j.Env.Now, Log: j.Env.Err}, prompt)
-	closeErr := rec.Close()
-	if runErr != nil {
-		return nil, runErr
-	}
-	if closeErr != nil {
-		return nil, closeErr
-	}
-	w := rec.Writer()
-	if w == nil {
-		return nil, errors.New("the reflection recorded nothing")
-	}
-	if res.StopReason != agent.StopEndTurn || res.Text == "" {
-		return nil, fmt.Errorf("the model wrote no reflection (%s); the session %s keeps what it did", res.StopReason, w.ID())
-	}
-	return &Result{ID: w.ID(), Text: res.Text, Rules: len(learn.Candidates(res.Text)), Taint: taint, Unknown: unknown}, nil
+	return &Result{ID: id, Text: text, Rules: len(learn.Candidates(text)), Taint: taint, Unknown: unknown}, nil
 }
 
-// config is the reflection's config record: no tools, one call.
-func (j Job) config() transcript.Config {
-	prompt := SystemPrompt
-	ws := j.Of.Meta.Workspace
-	if cs := j.Of.Configs(); len(cs) > 0 {
-		ws = cs[len(cs)-1].Workspace
-	}
-	return transcript.Config{MechaVersion: cmdutil.Version(), Provider: j.Name, Model: j.Model, Workspace: ws,
-		SystemPrompt: &prompt, Tools: []string{}, ToolSpecs: []transcript.ToolSpec{}, CachePrompt: true,
+// Config is the config record of a session that asks a model one thing
+// with no tools: a reflection or a distillation.
+func Config(name, model, system string) transcript.Config {
+	return transcript.Config{MechaVersion: cmdutil.Version(), Provider: name, Model: model,
+		SystemPrompt: &system, Tools: []string{}, ToolSpecs: []transcript.ToolSpec{}, CachePrompt: true,
 		MaxTokens: maxTokens, MaxTurns: 1, CompactKeepRecent: keepRecent, PermissionMode: string(tool.ModeReadOnly),
 		Trifecta: string(tool.TrifectaRefuse), Sandbox: sandbox.ModeNone}
 }
 
-// create creates the reflection's session and appends its config record.
-func (j Job) create(rc *transcript.Config) (*session.Writer, error) {
-	dir, err := j.Env.SessionDir()
+// Ask records one model call with no tools as a session: the header Meta
+// (its provider, model and workspace taken from Config), the config
+// record, the prompt, a taint checkpoint covering it (Taint: the provenance
+// of what the prompt was made of), the answer, and the closing checkpoint
+// and summary. It returns the session's id and the answer's text.
+type Ask struct {
+	Env      *cmdutil.Env
+	Provider provider.Provider
+	Prices   pricing.Table
+	Config   transcript.Config
+	Meta     transcript.Meta
+	Taint    transcript.Taint
+	TaintWhy string
+	Prompt   string
+	// Says ends the line on stderr that names the new session
+	// ("session: ID reflects on X").
+	Says string
+}
+
+// Run makes the call and records it.
+func (a Ask) Run(ctx context.Context) (id, text string, err error) {
+	rec := &learn.PromptCovered{Lazy: &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) { return a.create() }},
+		Taint: a.Taint, Now: a.Env.Time}
+	reg, err := tool.NewRegistry()
+	if err != nil {
+		return "", "", err
+	}
+	res, runErr := agent.Run(ctx, agent.Options{Provider: a.Provider, Tools: reg, Config: a.Config, Recorder: rec, Prices: a.Prices,
+		History: agent.History{Taint: a.Taint, TaintWhy: a.TaintWhy}, Now: a.Env.Now, Log: a.Env.Err}, a.Prompt)
+	closeErr := rec.Close()
+	switch w := rec.Writer(); {
+	case runErr != nil:
+		return "", "", runErr
+	case closeErr != nil:
+		return "", "", closeErr
+	case w == nil:
+		return "", "", errors.New("nothing was recorded")
+	case res.StopReason != agent.StopEndTurn || strings.TrimSpace(res.Text) == "":
+		return "", "", fmt.Errorf("the model gave no answer (%s); the session %s keeps what it did", res.StopReason, w.ID())
+	default:
+		return w.ID(), res.Text, nil
+	}
+}
+
+// create creates the session and appends its config record.
+func (a Ask) create() (*session.Writer, error) {
+	dir, err := a.Env.SessionDir()
 	if err != nil {
 		return nil, err
 	}
-	store := &session.Store{Dir: dir, Now: j.Env.Now}
-	w, err := store.Create(transcript.Meta{Provider: rc.Provider, Model: rc.Model, Workspace: rc.Workspace, ReflectsOn: j.Of.Meta.ID,
-		Title: textfmt.Clip("reflection on "+j.Of.Meta.ID+": "+textfmt.OneLine(j.Of.Meta.Title), 100)})
+	rc := a.Config
+	m := a.Meta
+	m.Provider, m.Model, m.Workspace = rc.Provider, rc.Model, rc.Workspace
+	w, err := (&session.Store{Dir: dir, Now: a.Env.Now}).Create(m)
 	if err != nil {
 		return nil, err
 	}
-	rc.At = j.Env.Time().UTC()
-	if err := w.Append(rc); err != nil {
+	rc.At = a.Env.Time().UTC()
+	if err := w.Append(&rc); err != nil {
 		w.Close()
 		return nil, err
 	}
-	fmt.Fprintf(j.Env.Err, "session: %s reflects on %s (%s/%s)\n", w.ID(), j.Of.Meta.ID, rc.Provider, rc.Model)
+	fmt.Fprintf(a.Env.Err, "session: %s %s (%s/%s)\n", w.ID(), a.Says, rc.Provider, rc.Model)
 	return w, nil
-}
-
-// checkpointed records like the Lazy it wraps, and appends the taint
-// checkpoint right after the first message (the prompt), so that the
-// prompt is covered before the model answers.
-type checkpointed struct {
-	*session.Lazy
-	taint transcript.Taint
-	now   func() time.Time
-	done  bool
-}
-
-func (c *checkpointed) Append(recs ...transcript.Record) error {
-	if err := c.Lazy.Append(recs...); err != nil {
-		return err
-	}
-	if c.done {
-		return nil
-	}
-	for _, r := range recs {
-		if _, ok := r.(*transcript.Message); ok {
-			c.done = true
-			t := c.taint
-			t.At = c.now().UTC()
-			return c.Lazy.Append(&t)
-		}
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/cmd/importcmd"
+	"github.com/mecha-agent/mecha/internal/cmd/learn"
 	"github.com/mecha-agent/mecha/internal/cmd/mcp"
 	"github.com/mecha-agent/mecha/internal/cmd/reflect"
 	"github.com/mecha-agent/mecha/internal/cmd/regress"
@@ -51,6 +52,7 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
 		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
-		importcmd.NewCmdImport(env, nil), reflect.NewCmdReflect(env, nil))
+		importcmd.NewCmdImport(env, nil), reflect.NewCmdReflect(env, nil),
+		learn.NewCmdDistill(env, nil), learn.NewCmdLearn(env, nil))
 	return root
 }
