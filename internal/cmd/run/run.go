@@ -105,6 +105,13 @@ from the taint its checkpoints recorded (armed if some messages have none),
 and, like the permission mode, runs under the policy asked for now: it is
 never inherited. See SECURITY.md.
 
+$MECHA_HOME/learned_rules.md ("mecha learn") is appended to the system
+prompt unless --no-learned-rules; when it holds a rule marked private, the
+run starts private, as if it had read the data the rule came from.
+--reflect (or reflect = true in config.toml) has the model reflect on the
+session when the run closes ("mecha reflect"); a failure to reflect is one
+line on stderr and leaves the exit status as it was.
+
 Exit status: 0 when the model answered, 3 when a budget stopped the run
 (--max-turns, --max-output-tokens, --max-cost-usd), 1 on a failure, 2 on
 bad usage, 130 when interrupted.`,
