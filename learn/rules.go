@@ -9,6 +9,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/transcript"
 )
 
 // MaxRules is the most rules one distillation yields.
@@ -136,6 +137,27 @@ func PromptPrivate(prompt string) bool {
 		}
 	}
 	return false
+}
+
+// PromptWhy says where the taint of a private learned rule came from, for
+// the interlock's messages.
+const PromptWhy = "the system prompt's learned rules from private sessions"
+
+// PromptTaint is the taint a run starts from, t (why says where it came
+// from), with what its system prompt brings: private when the prompt holds
+// a learned rule marked private, as if the run had read the data the rule
+// was drawn from.
+func PromptTaint(t transcript.Taint, why string, prompt *string) (transcript.Taint, string) {
+	if prompt == nil || t.Private || !PromptPrivate(*prompt) {
+		return t, why
+	}
+	if !t.Clean() {
+		why += "; " + PromptWhy
+	} else {
+		why = PromptWhy
+	}
+	t.Private = true
+	return t, why
 }
 
 // File is learned_rules.md: plain Markdown, read tolerantly. Lines that are

@@ -19,15 +19,7 @@ import (
 // private start private, as if it had read the private data the rule was
 // distilled from: the interlock then treats the prompt like that data.
 func learnedTaint(h agent.History, rc transcript.Config) agent.History {
-	if rc.SystemPrompt == nil || h.Taint.Private || !learn.PromptPrivate(*rc.SystemPrompt) {
-		return h
-	}
-	why := "the system prompt's learned rules from private sessions"
-	if !h.Taint.Clean() {
-		why = h.TaintWhy + "; " + why
-	}
-	h.Taint.Private = true
-	h.TaintWhy = why
+	h.Taint, h.TaintWhy = learn.PromptTaint(h.Taint, h.TaintWhy, rc.SystemPrompt)
 	return h
 }
 
