@@ -82,6 +82,9 @@ func distill(ctx context.Context, env *cmdutil.Env, d DistillFlags, report io.Wr
 	if err != nil {
 		return nil, err
 	}
+	if len(refl) == maxReflections {
+		fmt.Fprintf(report, "note: only the newest %d reflections are read (give fewer --days)\n", maxReflections)
+	}
 	b := learn.Collect(refl)
 	b.Dropped = append(b.Dropped, unreadable...)
 	out := &Distilled{Kept: b.Kept, Dropped: b.Dropped, Rules: []learn.Rule{}}
