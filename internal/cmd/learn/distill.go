@@ -78,11 +78,11 @@ func distill(ctx context.Context, env *cmdutil.Env, d DistillFlags, report io.Wr
 	if err != nil {
 		return nil, err
 	}
-	refl, unreadable, err := reflections(env, d.Days)
+	refl, unreadable, more, err := reflections(env, d.Days)
 	if err != nil {
 		return nil, err
 	}
-	if len(refl) == maxReflections {
+	if more {
 		fmt.Fprintf(report, "note: only the newest %d reflections are read (give fewer --days)\n", maxReflections)
 	}
 	b := learn.Collect(refl)
@@ -137,23 +137,26 @@ func judged(w io.Writer, b learn.Batch) {
 }
 
 // reflections loads the reflection sessions created within the last days,
-// newest first; those that cannot be read are returned as dropped.
-func reflections(env *cmdutil.Env, days int) ([]*session.Session, []learn.Dropped, error) {
+// newest first, at most maxReflections (more says some were left); those
+// that cannot be read are returned as dropped.
+func reflections(env *cmdutil.Env, days int) (out []*session.Session, bad []learn.Dropped, more bool, err error) {
 	dir, err := env.SessionDir()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	l, err := session.List(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	since := env.Time().Add(-time.Duration(days) * 24 * time.Hour)
-	var out []*session.Session
-	var bad []learn.Dropped
 	for _, info := range l.Sessions {
 		m := info.Meta
-		if m.ReflectsOn == "" || m.CreatedAt.Before(since) || len(out) == maxReflections {
+		if m.ReflectsOn == "" || m.CreatedAt.Before(since) {
 			continue
+		}
+		if len(out) == maxReflections {
+			more = true
+			break
 		}
 		s, err := session.Load(info.Path)
 		if err != nil {
@@ -163,7 +166,7 @@ func reflections(env *cmdutil.Env, days int) ([]*session.Session, []learn.Droppe
 		s.Meta.ID = m.ID // the file's name is the id
 		out = append(out, s)
 	}
-	return out, bad, nil
+	return out, bad, more, nil
 }
 
 // pick chooses the distilling provider and model.
