@@ -294,3 +294,34 @@ func TestReplayCallWithUnknownOutcome(t *testing.T) {
 		t.Errorf("result sent for the unrecorded call = %+v", got)
 	}
 }
+
+// TestReplayStartsPrivateWithPrivateLearnedRules: a recorded prompt that
+// holds a learned rule marked private makes the replay start private, as
+// the run did; the control, the same rule unmarked, starts clean.
+func TestReplayStartsPrivateWithPrivateLearnedRules(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		mark string
+		want bool
+	}{{"<!-- mecha: private; from: R -->", true}, {"<!-- mecha: from: R -->", false}} {
+		prompt := "be careful\n- Read first. " + c.mark
+		cfg := &transcript.Config{Provider: "fake", Model: "m", Tools: []string{"fs_read"}, MaxTurns: 5, SystemPrompt: &prompt}
+		s := &session.Session{Meta: transcript.Meta{ID: "20260805T091500-3f2a1b7c"}, Records: []transcript.Record{
+			cfg, msg("user", text("do it")), msg("assistant", text("done")),
+		}}
+		f := &fixture{prov: &script{answers: [][]transcript.Block{blocks(text("done"))}}, runs: &atomic.Int64{}}
+		if _, err := Replay(context.Background(), Options{Session: s, Providers: only(f.prov), Mode: ModeLive,
+			Tools: f.tools("fs_read"), Recorder: f}); err != nil {
+			t.Fatal(err)
+		}
+		var got transcript.Taint
+		for _, r := range f.recs {
+			if tt, ok := r.(*transcript.Taint); ok {
+				got = got.Merge(*tt)
+			}
+		}
+		if got.Private != c.want {
+			t.Errorf("%s: replay taint %+v, want private %v", c.mark, got, c.want)
+		}
+	}
+}

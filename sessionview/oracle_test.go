@@ -186,6 +186,12 @@ func (r *renderer) session(s *session.Session) {
 	if m.RerunOf != "" {
 		r.field("reruns", m.RerunOf)
 	}
+	if m.ReflectsOn != "" {
+		r.field("reflects", m.ReflectsOn)
+	}
+	if m.Distill {
+		r.field("distills", "reflections into rules")
+	}
 	r.field("file", s.Path)
 
 	results := map[string]transcript.Block{}

@@ -122,6 +122,12 @@ func (r *textRenderer) header(h *Header) {
 	if m.RerunOf != "" {
 		r.field("reruns", m.RerunOf)
 	}
+	if m.ReflectsOn != "" {
+		r.field("reflects", m.ReflectsOn)
+	}
+	if m.Distill {
+		r.field("distills", "reflections into rules")
+	}
 	if c := m.MCPClient; c != nil {
 		r.field("client", peerWords(*c))
 	}

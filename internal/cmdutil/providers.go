@@ -27,6 +27,12 @@ func knownProvider(name string) (ok bool, want string) {
 	return slices.Contains(names, name), strings.Join(names, ", ")
 }
 
+// KnownProvider reports whether -p accepts name: a provider mecha can call.
+func KnownProvider(name string) bool {
+	ok, _ := knownProvider(name)
+	return ok
+}
+
 // DefaultModel returns the model a provider uses when -m is not given:
 // config.toml's [providers.NAME] model, else the provider's own default.
 func DefaultModel(cfg *config.Config, name string) string {

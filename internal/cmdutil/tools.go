@@ -30,7 +30,8 @@ func PermissionMode(yes, readOnly bool) (tool.Mode, error) {
 // ToolSetup is what building the tool surface needs besides the config.
 type ToolSetup struct {
 	// Only restricts the surface to these names, in registry order; empty
-	// means rc.Tools when it is set, else every tool. mcp__<server>
+	// means rc.Tools when it is set (a recorded empty list: no tool at all),
+	// else every tool. mcp__<server>
 	// stands for all of that server's tools.
 	Only []string
 	// MCP are the tools of the connected MCP servers, offered after the
@@ -131,6 +132,11 @@ func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup
 	only := setup.Only
 	if len(only) == 0 {
 		only = rc.Tools
+	}
+	// A recorded empty list (not a missing one) offered no tool at all: a
+	// reflection or a distillation, replayed.
+	if only != nil && len(only) == 0 {
+		return &tool.Registry{}, tracker, nil
 	}
 	if len(only) > 0 {
 		if reg, err = reg.Restrict(mcp.ExpandNames(only, setup.MCP)); err != nil {

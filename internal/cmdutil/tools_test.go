@@ -103,3 +103,25 @@ func TestSecrets(t *testing.T) {
 		t.Errorf("Secrets = %v\nwant %s", got, want)
 	}
 }
+
+// TestBuildToolsRecordedNone: a config that recorded an empty tool list (a
+// reflection, a distillation) gets no tool when rebuilt, as for a replay;
+// one that recorded none at all gets every tool.
+func TestBuildToolsRecordedNone(t *testing.T) {
+	t.Parallel()
+	var wss Workspaces
+	defer wss.Close()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		tools []string
+		none  bool
+	}{{[]string{}, true}, {nil, false}, {[]string{builtin.NameFSRead}, false}} {
+		reg, _, err := BuildTools(&Env{}, &wss, transcript.Config{Workspace: dir, Tools: c.tools}, ToolSetup{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (reg.Len() == 0) != c.none {
+			t.Errorf("tools %#v: %d tools offered", c.tools, reg.Len())
+		}
+	}
+}

@@ -56,10 +56,13 @@ type Timeouts struct {
 type Config struct {
 	// DefaultProvider is the provider mecha run uses without -p ("mock"
 	// when unset).
-	DefaultProvider string              `toml:"default_provider"`
-	Prices          pricing.Table       `toml:"prices"`
-	Providers       map[string]Provider `toml:"providers"`
-	MCP             MCP                 `toml:"mcp"`
+	DefaultProvider string `toml:"default_provider"`
+	// Reflect makes mecha run reflect on each session when the run closes,
+	// as --reflect does.
+	Reflect   bool                `toml:"reflect"`
+	Prices    pricing.Table       `toml:"prices"`
+	Providers map[string]Provider `toml:"providers"`
+	MCP       MCP                 `toml:"mcp"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }

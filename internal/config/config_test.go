@@ -20,6 +20,7 @@ func TestLoad(t *testing.T) {
 	}
 	good := write("good.toml", `
 default_provider = "local"
+reflect = true
 
 [prices.anthropic."claude-opus-5"]
 input = 15.0
@@ -35,7 +36,7 @@ model = "qwen3"
 		t.Fatal(err)
 	}
 	p, ok := c.Prices.Lookup("anthropic", "claude-opus-5")
-	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" || c.Path != good {
+	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" || !c.Reflect || c.Path != good {
 		t.Errorf("config = %+v", c)
 	}
 	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || len(c.Prices) != 0 {
@@ -58,6 +59,7 @@ model = "qwen3"
 		"timeout.toml":  {"[providers.local]\nidle_timeout = \"5 min\"\n", `line 2 column 16: providers.local.idle_timeout: toml: "5 min" is not a duration`},
 		"zero.toml":     {"[providers.local]\nconnect_timeout = \"0s\"\n", `"0s" is not a positive duration`},
 		"unitless.toml": {"[providers.local]\nrequest_timeout = 90\n", `"90" is not a duration (write it like "90s" or "10m")`},
+		"reflect.toml":  {"reflect = \"yes\"\n", "line 1 column 11: reflect: "},
 		"typo2.toml":    {"[providers.local]\nrequest_timeot = \"9s\"\n", "line 2: unknown key providers.local.request_timeot"},
 	} {
 		_, err := Load(write(name, tc.body))

@@ -61,6 +61,12 @@ var Rules = []Rule{
 		Transitive: true,
 	},
 	{
+		Name:       "learn decides what a model may read apart from any model: no agent, provider or network",
+		Packages:   []string{"./learn"},
+		Forbid:     []string{"./agent", "./provider/...", "./replay", "net/http"},
+		Transitive: true,
+	},
+	{
 		Name:       "providers never reach agent or session",
 		Packages:   []string{"./provider/..."},
 		Forbid:     []string{"./agent", "./session"},

@@ -129,6 +129,7 @@ var clean = []string{
 	mod + "/replay: " + mod + "/agent " + mod + "/pricing " + mod + "/sessionview",
 	mod + "/toolreplay: " + mod + "/transcript",
 	mod + "/importer: " + mod + "/transcript",
+	mod + "/learn: " + mod + "/session",
 	mod + "/internal/cmdutil: net/http " + mod + "/session",
 	mod + "/internal/cmd/run: " + mod + "/internal/cmdutil " + mod + "/agent " + mod + "/provider/anthropic",
 	mod + "/internal/cmd/root: " + mod + "/internal/cmd/run",
@@ -173,6 +174,7 @@ func TestCheck(t *testing.T) {
 			"session reaches net/http through the standard library",
 			with(mod+"/session: "+mod+"/transcript net/rpc", "net/rpc: net/http"),
 			[]string{
+				`rule "learn decides what a model may read apart from any model: no agent, provider or network": example.com/m/learn -> example.com/m/session -> net/rpc -> net/http`,
 				`rule "sessionview stays below replay and off the network": example.com/m/sessionview -> example.com/m/session -> net/rpc -> net/http`,
 				`rule "transcript, session, pricing and replay stay off net/http": example.com/m/replay -> example.com/m/agent -> example.com/m/session -> net/rpc -> net/http`,
 				`rule "transcript, session, pricing and replay stay off net/http": example.com/m/session -> net/rpc -> net/http`,
@@ -247,6 +249,7 @@ func TestEveryRuleFires(t *testing.T) {
 		with(mod + "/sessionview: " + mod + "/provider"),
 		with(mod + "/toolreplay: " + mod + "/sessionview " + mod + "/replay"),
 		with(mod + "/importer: " + mod + "/transcript net/http"),
+		with(mod + "/learn: " + mod + "/session " + mod + "/agent"),
 	} {
 		for _, v := range Check(mod, g, Rules) {
 			fired[v.Rule] = true

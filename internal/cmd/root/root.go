@@ -4,7 +4,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/cmd/importcmd"
+	"github.com/mecha-agent/mecha/internal/cmd/learn"
 	"github.com/mecha-agent/mecha/internal/cmd/mcp"
+	"github.com/mecha-agent/mecha/internal/cmd/reflect"
 	"github.com/mecha-agent/mecha/internal/cmd/regress"
 	"github.com/mecha-agent/mecha/internal/cmd/replay"
 	"github.com/mecha-agent/mecha/internal/cmd/rerun"
@@ -19,7 +21,9 @@ const rootLong = `mecha runs a model through a loop of tool calls in a workspace
 every run as an append-only JSONL transcript, which it can list, show,
 search, price, resume, replay against a model, and redo without one (tool
 call, script, rerun). It also speaks MCP (its tools as a server, a recording
-proxy, servers' tools in runs) and imports Claude Code and Codex sessions.
+proxy, servers' tools in runs), imports Claude Code and Codex sessions, and
+learns rules from reflections on its sessions (reflect, distill, learn),
+dropping every reflection whose provenance is untrusted or unknown.
 
 Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
 ~/.mecha/sessions. Settings and prices are read from $MECHA_HOME/config.toml
@@ -50,6 +54,7 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
 		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
-		importcmd.NewCmdImport(env, nil))
+		importcmd.NewCmdImport(env, nil), reflect.NewCmdReflect(env, nil),
+		learn.NewCmdDistill(env, nil), learn.NewCmdLearn(env, nil))
 	return root
 }

@@ -29,16 +29,18 @@ type Options struct {
 	// a flag given from its default (what a resumed session inherits).
 	Given func(name string) bool
 
-	Provider, Model  string
-	Workspace        string
-	Resume           string
-	NoSession        bool
-	Title            string
-	JSON             bool
-	MockScript       string
-	Tools            []string
-	MCP              cmdutil.MCPFlags
-	NoLearnedRules   bool
+	Provider, Model string
+	Workspace       string
+	Resume          string
+	NoSession       bool
+	Title           string
+	JSON            bool
+	MockScript      string
+	Tools           []string
+	MCP             cmdutil.MCPFlags
+	NoLearnedRules  bool
+	// Reflect is --reflect (given), over config.toml's reflect.
+	Reflect          bool
 	Yes, ReadOnly    bool
 	Trifecta         string
 	SystemPromptFile string
@@ -103,6 +105,13 @@ from the taint its checkpoints recorded (armed if some messages have none),
 and, like the permission mode, runs under the policy asked for now: it is
 never inherited. See SECURITY.md.
 
+$MECHA_HOME/learned_rules.md ("mecha learn") is appended to the system
+prompt unless --no-learned-rules; when it holds a rule marked private, the
+run starts private, as if it had read the data the rule came from.
+--reflect (or reflect = true in config.toml) has the model reflect on the
+session when the run closes ("mecha reflect"); a failure to reflect is one
+line on stderr and leaves the exit status as it was.
+
 Exit status: 0 when the model answered, 3 when a budget stopped the run
 (--max-turns, --max-output-tokens, --max-cost-usd), 1 on a failure, 2 on
 bad usage, 130 when interrupted.`,
@@ -131,6 +140,7 @@ bad usage, 130 when interrupted.`,
 	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools; default: every built-in and MCP tool)")
 	cmdutil.AddMCPFlags(cmd, &opts.MCP)
 	f.BoolVar(&opts.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
+	f.BoolVar(&opts.Reflect, "reflect", false, "when the run closes, have the model reflect on the session (as mecha reflect; default: config.toml's reflect)")
 	f.BoolVar(&opts.Yes, "yes", false, "allow every tool call without asking")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
 	f.StringVar(&opts.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
@@ -168,6 +178,8 @@ func (o *Options) validate() error {
 		return cmdutil.Usagef("--max-turns must be at least 1")
 	case o.MaxTokens < 1:
 		return cmdutil.Usagef("--max-tokens must be at least 1")
+	case o.Reflect && o.NoSession:
+		return cmdutil.Usagef("--reflect reflects on the recorded session; it cannot go with --no-session")
 	case o.Resume == "" && o.given("resume"):
 		return cmdutil.Usagef("--resume needs a session id (or %s)", cmdutil.LastSession)
 	case o.given("max-cost-usd") && !(o.MaxCostUSD > 0 && !math.IsInf(o.MaxCostUSD, 1)):
@@ -250,6 +262,7 @@ func runRun(ctx context.Context, opts *Options) error {
 		defer rec.Close()
 		recorder = rec
 	}
+	history = learnedTaint(history, rc)
 	res, runErr := agent.Run(ctx, agent.Options{
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder,
 		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err,
@@ -260,7 +273,11 @@ func runRun(ctx context.Context, opts *Options) error {
 		}
 		return runErr
 	}
-	return finish(opts, rec, res, runErr)
+	err = finish(opts, rec, res, runErr)
+	if opts.reflect(cfgFile, prev) {
+		reflectOnClose(ctx, opts, prov, rc, cfgFile.Prices, rec)
+	}
+	return err
 }
 
 // loadResumed takes the session --resume names and loads it (nil, nil
