@@ -46,7 +46,7 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 		Args:          cmdutil.NoArgs,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
+	root.SetFlagErrorFunc(cmdutil.FlagError)
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
 		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
