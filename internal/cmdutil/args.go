@@ -81,6 +81,7 @@ func distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
 // ExactArgs is cobra.ExactArgs with a usage error and a message naming what is expected.
 func ExactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
