@@ -2,8 +2,6 @@ package configcmd
 
 import (
 	"os"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -15,9 +13,6 @@ import (
 	"github.com/mecha-agent/mecha/provider/openai"
 	"github.com/mecha-agent/mecha/tool/mcp"
 )
-
-// Redacted stands for a secret value that is not shown.
-const Redacted = "<redacted>"
 
 // Effective is the configuration mecha runs with, as "config show"
 // prints it: nothing in it is a secret.
@@ -99,7 +94,7 @@ func Build(env *cmdutil.Env, cfg *config.Config) (*Effective, error) {
 func providers(env *cmdutil.Env, cfg *config.Config) map[string]Provider {
 	http := func(name, urlVar, def, keyVar string) Provider {
 		t := provider.Timeouts(cfg.Timeouts(name)).WithDefaults()
-		p := Provider{Model: cmdutil.DefaultModel(cfg, name), BaseURL: RedactURL(firstOf(env.Var(urlVar), def)),
+		p := Provider{Model: cmdutil.DefaultModel(cfg, name), BaseURL: cmdutil.RedactURL(firstOf(env.Var(urlVar), def)),
 			ConnectTimeout: t.Connect.String(), FirstByteTimeout: t.FirstByte.String(), IdleTimeout: t.Idle.String()}
 		if keyVar != "" {
 			p.APIKeyEnv, p.APIKey = keyVar, "not set"
@@ -127,7 +122,7 @@ func firstOf(a, b string) string {
 // server is one MCP server's table with its secrets redacted and its
 // defaults filled in.
 func server(s config.MCPServer) Server {
-	out := Server{Command: s.Command, Args: RedactArgs(s.Args), Env: redactValues(s.Env), URL: RedactURL(s.URL),
+	out := Server{Command: s.Command, Args: cmdutil.RedactArgs(s.Args), Env: redactValues(s.Env), URL: cmdutil.RedactURL(s.URL),
 		Headers: redactValues(s.Headers), Transport: s.Transport, Enabled: s.Enabled == nil || *s.Enabled,
 		Tools: s.Tools, Capabilities: s.Capabilities, TrustAnnotations: s.TrustAnnotations,
 		StartupTimeout: seconds(s.StartupTimeoutS, mcp.DefaultStartupTimeout), ToolTimeout: seconds(s.ToolTimeoutS, mcp.DefaultToolTimeout)}
@@ -154,69 +149,7 @@ func redactValues(m map[string]string) map[string]string {
 	}
 	out := make(map[string]string, len(m))
 	for k := range m {
-		out[k] = Redacted
-	}
-	return out
-}
-
-// RedactURL hides a URL's password, the values of its query and its
-// fragment. It works on the text, so that a URL holding ${VAR}
-// references, which does not parse, is shown all the same.
-func RedactURL(s string) string {
-	s, frag, hasFrag := strings.Cut(s, "#")
-	s, q, hasQuery := strings.Cut(s, "?")
-	if i := strings.Index(s, "://"); i >= 0 {
-		rest := s[i+3:]
-		auth, path, _ := strings.Cut(rest, "/")
-		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-			if user, _, ok := strings.Cut(auth[:at], ":"); ok {
-				auth = user + ":" + Redacted + auth[at:]
-			}
-		}
-		s = s[:i+3] + auth
-		if len(rest) > len(auth) || strings.Contains(rest, "/") {
-			s += "/" + path
-		}
-	}
-	if hasQuery {
-		var keys []string
-		for _, kv := range strings.Split(q, "&") {
-			if k, _, _ := strings.Cut(kv, "="); k != "" {
-				keys = append(keys, k+"="+Redacted)
-			}
-		}
-		sort.Strings(keys)
-		s += "?" + strings.Join(keys, "&")
-	}
-	if hasFrag && frag != "" {
-		s += "#" + Redacted
-	}
-	return s
-}
-
-// RedactArgs replaces the value of each argument named like a credential:
-// "--token X" and "--api-key=X" (see cmdutil.CredentialName).
-func RedactArgs(args []string) []string {
-	if len(args) == 0 {
-		return nil
-	}
-	out := make([]string, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		out[i] = a
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !cmdutil.CredentialName(strings.ReplaceAll(name, "-", "_")) {
-			continue
-		}
-		if hasValue {
-			out[i] = a[:strings.IndexByte(a, '=')+1] + Redacted
-		} else if i+1 < len(args) {
-			i++
-			out[i] = Redacted
-		}
+		out[k] = cmdutil.Redacted
 	}
 	return out
 }
