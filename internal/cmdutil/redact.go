@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -68,4 +69,13 @@ func RedactArgs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// urlInText finds URLs in a message, up to a space or a quote.
+var urlInText = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>` + "`" + `]+`)
+
+// RedactURLsIn applies RedactURL to every URL in a message, such as an
+// error that quotes the URL a request was sent to.
+func RedactURLsIn(msg string) string {
+	return urlInText.ReplaceAllStringFunc(msg, RedactURL)
 }

@@ -38,3 +38,12 @@ func TestRedactArgs(t *testing.T) {
 		t.Error("RedactArgs(nil) is not nil")
 	}
 }
+
+func TestRedactURLsIn(t *testing.T) {
+	t.Parallel()
+	in := `Post "https://bob:***@h.example/x?key=abc&mode=1": dial tcp: lookup h.example: no such host; see http://h/doc`
+	want := `Post "https://bob:<redacted>@h.example/x?key=<redacted>&mode=<redacted>": dial tcp: lookup h.example: no such host; see http://h/doc`
+	if got := RedactURLsIn(in); got != want {
+		t.Errorf("RedactURLsIn:\n got %s\nwant %s", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/cmd/configcmd"
+	"github.com/mecha-agent/mecha/internal/cmd/doctor"
 	"github.com/mecha-agent/mecha/internal/cmd/importcmd"
 	"github.com/mecha-agent/mecha/internal/cmd/mcp"
 	"github.com/mecha-agent/mecha/internal/cmd/regress"
@@ -51,6 +52,6 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
 		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
-		importcmd.NewCmdImport(env, nil), configcmd.NewCmdConfig(env))
+		importcmd.NewCmdImport(env, nil), configcmd.NewCmdConfig(env), doctor.NewCmdDoctor(env, nil))
 	return root
 }
