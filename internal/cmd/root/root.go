@@ -49,9 +49,9 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(cmdutil.FlagError)
-	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
 		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
 		importcmd.NewCmdImport(env, nil), configcmd.NewCmdConfig(env), doctor.NewCmdDoctor(env, nil))
+	addCompletion(root, env)
 	return root
 }
