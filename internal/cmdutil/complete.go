@@ -78,7 +78,7 @@ func registerFlag(cmd *cobra.Command, env *Env, f *pflag.Flag) {
 	case f.Name == "resume":
 		fn = CompleteSessions(env, false)
 	case fixedValues[f.Name] != nil:
-		fn = cobra.FixedCompletions(fixedValues[f.Name], cobra.ShellCompDirectiveNoFileComp)
+		fn = cobra.FixedCompletions(accepted(fixedValues[f.Name], f.Usage), cobra.ShellCompDirectiveNoFileComp)
 	case f.Name == "workspace" || varname == "DIR":
 		fn = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveFilterDirs
@@ -92,6 +92,22 @@ func registerFlag(cmd *cobra.Command, env *Env, f *pflag.Flag) {
 	}
 	// The flag is one of cmd's and has no function yet: this cannot fail.
 	_ = cmd.RegisterFlagCompletionFunc(f.Name, fn)
+}
+
+// accepted keeps the values a flag's usage names (regress takes stop or
+// error, replay also live); all of them when it names none.
+func accepted(values []string, usage string) []string {
+	var out []string
+	for _, v := range values {
+		word, _, _ := strings.Cut(v, "\t")
+		if strings.Contains(usage, word) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return values
+	}
+	return out
 }
 
 // CompleteSessions completes session ids, newest first, each described by

@@ -38,4 +38,5 @@ func addCompletion(root *cobra.Command, env *cmdutil.Env) {
 		}
 	}
 	cmdutil.RegisterCompletions(root, env)
+	addExamples(root)
 }
