@@ -22,6 +22,8 @@ every run as an append-only JSONL transcript, which it can list, show,
 search, price, resume, replay against a model, and redo without one (tool
 call, script, rerun). It also speaks MCP (its tools as a server, a recording
 proxy, servers' tools in runs) and imports Claude Code and Codex sessions.
+"mecha doctor" says what a setup lacks and how to fix it; "mecha config
+show" prints the configuration in effect, secrets left out.
 
 Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
 ~/.mecha/sessions. Settings and prices are read from $MECHA_HOME/config.toml
