@@ -49,7 +49,13 @@ func checkLocal(ctx context.Context, env *cmdutil.Env, cfg *config.Config, timeo
 	c := Check{Name: openai.NameLocal, Status: severity(cfg, openai.NameLocal)}
 	fix := "start llama-server or Ollama there, or point MECHA_LOCAL_URL at it (only -p local needs it)"
 	models, err := listModels(ctx, env.Client(), strings.TrimRight(base, "/")+"/v1/models", timeout)
-	if err != nil {
+	_, tables := cfg.Providers[openai.NameLocal]
+	switch {
+	case err != nil && env.Var("MECHA_LOCAL_URL") == "" && !tables && cfg.DefaultProvider != openai.NameLocal:
+		// Nothing says a local server is used: its absence is no fault.
+		c.Status, c.Detail = OK, fmt.Sprintf("no local server at %s (none configured; only -p local needs one)", shown)
+		return c
+	case err != nil:
 		c.Detail, c.Fix = fmt.Sprintf("%s: %s", shown, err), fix
 		return c
 	}

@@ -77,7 +77,9 @@ func NewCmdDoctor(env *cmdutil.Env, runF func(context.Context, *Options) error) 
 
 A missing key or an unreachable local server is a warning, unless
 default_provider in config.toml names that provider: then the default run
-cannot work, and it is a problem. A sandbox weaker than asked for, files
+cannot work, and it is a problem. A local server that nothing configures
+(no MECHA_LOCAL_URL, no [providers.local], not the default) is not looked
+for as one that must answer. A sandbox weaker than asked for, files
 passed over in the store and less than 512 MiB free are warnings; an MCP
 server that does not start, a store that cannot be written and a config.toml
 that does not parse are problems.

@@ -118,3 +118,46 @@ func TestHumanBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestUnconfiguredLocalServer(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	env, _ := testEnv(t, nil, sandbox.Support{Landlock: 1, Seccomp: true})
+	home, _ := env.Home()
+	for _, tc := range []struct {
+		config string
+		want   Status
+	}{
+		{"", OK},
+		{"[providers.local]\nmodel = \"q\"\n", Warning},
+		{"default_provider = \"local\"\n", Problem},
+	} {
+		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(tc.config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := env.Config()
+		// The default address, for MECHA_LOCAL_URL is not set: point the
+		// check at the closed port through the client's transport.
+		c := checkLocal(context.Background(), &cmdutil.Env{Getenv: env.Getenv, HTTPClient: redirectTo(url)}, cfg, time.Second)
+		if c.Status != tc.want {
+			t.Errorf("config %q: %+v, want %s", tc.config, c, tc.want)
+		}
+	}
+}
+
+// redirectTo is a client that sends every request to base instead.
+func redirectTo(base string) *http.Client {
+	return &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		u := *r.URL
+		u.Scheme, u.Host = "http", strings.TrimPrefix(base, "http://")
+		r2 := r.Clone(r.Context())
+		r2.URL = &u
+		return http.DefaultTransport.RoundTrip(r2)
+	})}
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
