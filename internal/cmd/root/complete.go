@@ -27,6 +27,7 @@ func addCompletion(root *cobra.Command, env *cmdutil.Env) {
 		switch c.Name() {
 		case "help":
 			c.Example = "  mecha help\n  mecha help sessions show"
+			c.Run, c.RunE = nil, helpTopic(root)
 		case "completion":
 			c.Example = "  mecha completion bash\n  mecha completion zsh > \"${fpath[1]}/_mecha\""
 			c.Args = cmdutil.NoArgs
@@ -39,4 +40,19 @@ func addCompletion(root *cobra.Command, env *cmdutil.Env) {
 	}
 	cmdutil.RegisterCompletions(root, env)
 	addExamples(root)
+}
+
+// helpTopic is the help command: the help of the command its arguments
+// name, or a usage error naming the nearest ones when they name none.
+func helpTopic(root *cobra.Command) func(*cobra.Command, []string) error {
+	return func(_ *cobra.Command, args []string) error {
+		found, rest, err := root.Find(args)
+		if err != nil {
+			return &cmdutil.UsageError{Err: err}
+		}
+		if len(rest) > 0 && found.HasSubCommands() {
+			return cmdutil.NoArgs(found, rest)
+		}
+		return found.Help()
+	}
 }
