@@ -72,6 +72,7 @@ are skipped and counted. --dry-run parses and reports, writing nothing.`,
 	cmd.Flags().BoolVar(&opts.All, "all", false, "import every transcript of the harness's directory under $HOME")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "parse and report, writing nothing")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print one {"source","harness","id","status","messages","calls","approximate","skipped"} per file`)
+	cmd.ValidArgsFunction = completeImport
 	return cmd
 }
 
@@ -136,4 +137,12 @@ func importRun(opts *Options) error {
 		return fmt.Errorf("import: %d of %d files could not be imported", failed, len(paths))
 	}
 	return nil
+}
+
+// completeImport completes the harness, then transcript files.
+func completeImport(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return []cobra.Completion{"claude-code\tClaude Code transcripts (~/.claude/projects)", "codex\tCodex rollouts (~/.codex/sessions)"}, cobra.ShellCompDirectiveNoFileComp
+	}
+	return []cobra.Completion{"jsonl"}, cobra.ShellCompDirectiveFilterFileExt
 }

@@ -48,6 +48,7 @@ start, 2 on bad usage.`,
 		},
 	}
 	opts.Target.flags(cmd)
+	cmd.ValidArgsFunction = cmdutil.FirstArg(cmdutil.CompleteMCPServers(env))
 	return cmd
 }
 

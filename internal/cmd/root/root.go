@@ -3,6 +3,8 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/internal/cmd/configcmd"
+	"github.com/mecha-agent/mecha/internal/cmd/doctor"
 	"github.com/mecha-agent/mecha/internal/cmd/importcmd"
 	"github.com/mecha-agent/mecha/internal/cmd/learn"
 	"github.com/mecha-agent/mecha/internal/cmd/mcp"
@@ -24,6 +26,8 @@ call, script, rerun). It also speaks MCP (its tools as a server, a recording
 proxy, servers' tools in runs), imports Claude Code and Codex sessions, and
 learns rules from reflections on its sessions (reflect, distill, learn),
 dropping every reflection whose provenance is untrusted or unknown.
+"mecha doctor" says what a setup lacks and how to fix it; "mecha config
+show" prints the configuration in effect, secrets left out.
 
 Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
 ~/.mecha/sessions. Settings and prices are read from $MECHA_HOME/config.toml
@@ -50,11 +54,11 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 		Args:          cmdutil.NoArgs,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
-	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetFlagErrorFunc(cmdutil.FlagError)
 	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
 		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
 		importcmd.NewCmdImport(env, nil), reflect.NewCmdReflect(env, nil),
-		learn.NewCmdDistill(env, nil), learn.NewCmdLearn(env, nil))
+		learn.NewCmdDistill(env, nil), learn.NewCmdLearn(env, nil), configcmd.NewCmdConfig(env), doctor.NewCmdDoctor(env, nil))
+	addCompletion(root, env)
 	return root
 }

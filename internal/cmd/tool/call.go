@@ -93,6 +93,7 @@ unknown tool, input that is not a JSON object.`,
 	f.BoolVar(&opts.JSON, "json", false, `print {"name","input","content","is_error"}`)
 	opts.Sandbox.Register(cmd)
 	opts.MCP.flags(cmd)
+	cmd.ValidArgsFunction = cmdutil.FirstArg(cmdutil.CompleteToolNames(env))
 	return cmd
 }
 
