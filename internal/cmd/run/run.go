@@ -16,7 +16,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mecha-agent/mecha/agent"
+	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/subagent"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -234,7 +237,16 @@ func runRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tools, tracker, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{Only: opts.Tools, MCP: mcpTools})
+	ledger := &agent.Ledger{}
+	var rec *session.Lazy // set below; the agent tool asks for it only once the run records
+	sub, err := subagentSetup(opts, cfgFile.Prices, ledger, func() string { return sessionID(rec) })
+	if err != nil {
+		return err
+	}
+	sub.Provider = func() (provider.Provider, error) { return prov, nil }
+	sub.MCPServers = servers.Record
+	tools, tracker, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{Only: opts.Tools, MCP: mcpTools,
+		Subagent: sub, Subagents: cfgFile.Subagents})
 	if err != nil {
 		return err
 	}
@@ -252,7 +264,7 @@ func runRun(ctx context.Context, opts *Options) error {
 	}
 	res, runErr := agent.Run(ctx, agent.Options{
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder,
-		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err,
+		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err, Ledger: ledger,
 	}, opts.Task)
 	if res == nil { // refused before it started, so it recorded nothing
 		if errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
@@ -261,6 +273,31 @@ func runRun(ctx context.Context, opts *Options) error {
 		return runErr
 	}
 	return finish(opts, rec, res, runErr)
+}
+
+// subagentSetup is how the agent tool's children run: on the run's
+// provider (set by the caller), budgets carved from the run's ledger,
+// each child recorded as a session of its own naming the run's (none with
+// --no-session).
+func subagentSetup(opts *Options, prices pricing.Table, ledger *agent.Ledger, parentID func() string) (*subagent.Setup, error) {
+	sub := &subagent.Setup{Prices: prices, Ledger: ledger, ParentID: parentID, Now: opts.Env.Now, Log: opts.Env.Err}
+	if opts.NoSession {
+		return sub, nil
+	}
+	dir, err := opts.Env.SessionDir()
+	if err != nil {
+		return nil, err
+	}
+	sub.Sessions = &session.Store{Dir: dir, Now: opts.Env.Now, BackgroundSync: true}
+	return sub, nil
+}
+
+// sessionID is the id of the session rec records into, "" before it has one.
+func sessionID(rec *session.Lazy) string {
+	if rec == nil || rec.Writer() == nil {
+		return ""
+	}
+	return rec.Writer().ID()
 }
 
 // loadResumed takes the session --resume names and loads it (nil, nil
