@@ -106,6 +106,11 @@ from the taint its checkpoints recorded (armed if some messages have none),
 and, like the permission mode, runs under the policy asked for now: it is
 never inherited. See SECURITY.md.
 
+Subagents: --tool agent (or subagents = true in config.toml, beside every
+tool when --tool is not given) offers the agent tool, which runs a
+sub-task as a child run with some of this run's tools, budgets carved from
+what this run has left, and a session of its own naming this one.
+
 Exit status: 0 when the model answered, 3 when a budget stopped the run
 (--max-turns, --max-output-tokens, --max-cost-usd), 1 on a failure, 2 on
 bad usage, 130 when interrupted.`,
@@ -131,7 +136,7 @@ bad usage, 130 when interrupted.`,
 	f.StringVar(&opts.Title, "title", "", "the session's title (default: the task's first line)")
 	f.BoolVar(&opts.JSON, "json", false, `print {"session","text","turns","usage","stop_reason"} instead of the answer`)
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
-	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools; default: every built-in and MCP tool)")
+	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools; agent for subagents; default: every built-in and MCP tool)")
 	cmdutil.AddMCPFlags(cmd, &opts.MCP)
 	f.BoolVar(&opts.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
 	f.BoolVar(&opts.Yes, "yes", false, "allow every tool call without asking")
