@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/mecha-agent/mecha/pricing"
 	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
@@ -92,5 +93,23 @@ func TestWhatChildrenSpendCountsAgainstTheRunsBudgets(t *testing.T) {
 				t.Errorf("the summary counts %d turns; want the run's own, 1", res.Turns)
 			}
 		})
+	}
+}
+
+func TestCarveCost(t *testing.T) {
+	cost := 1.0
+	cfg := transcript.Config{Provider: "p", Model: "m", MaxCostUSD: &cost}
+	// $1 per million output tokens: 400,000 spent is $0.40.
+	prices := pricing.Table{"p": {"m": {Output: 1}}}
+	var l Ledger
+	l.add(1, transcript.Usage{OutputTokens: 400_000})
+	want := 5.0
+	b, h, err := l.Carve(cfg, prices, Budget{CostUSD: &want})
+	if err != nil || b.CostUSD == nil || *b.CostUSD < 0.5999 || *b.CostUSD > 0.6001 {
+		t.Fatalf("carve %+v, %v; want $0.60", b, err)
+	}
+	h.Done(1, transcript.Usage{OutputTokens: 600_000})
+	if _, _, err := l.Carve(cfg, prices, Budget{}); !errors.Is(err, ErrNoBudgetLeft) {
+		t.Errorf("carve with the dollar spent: %v", err)
 	}
 }
