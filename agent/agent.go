@@ -101,6 +101,12 @@ type Options struct {
 	// block beside those results in the same user message. That is how a
 	// person steers a run while its tools work (replay flags it).
 	Steer func() []string
+	// Ledger, when set, counts this run's model calls and usage together
+	// with those of the child runs its tools start (subagents, which carve
+	// their budgets from it): the run's budgets (max turns, output tokens,
+	// cost) are judged by the ledger's totals, so what a child spent counts
+	// against them. The summary still records the run's own usage.
+	Ledger *Ledger
 }
 
 // Result is how a run ended.
@@ -220,8 +226,13 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 	}
 	maxTurns := r.cfg.MaxTurns
 	for {
-		if maxTurns > 0 && r.res.Turns >= maxTurns {
+		if maxTurns > 0 && r.turnsSpent() >= maxTurns {
 			r.res.StopReason = StopMaxTurns
+			return nil
+		}
+		// A child run (a subagent) may have spent what was left.
+		if stop := r.overBudget(); stop != "" && r.opts.Ledger != nil {
+			r.res.StopReason = stop
 			return nil
 		}
 		if err := r.maybeCompact(ctx); err != nil {
@@ -233,6 +244,9 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 		}
 		r.res.Turns++
 		r.res.Usage = r.res.Usage.Add(resp.Usage)
+		if r.opts.Ledger != nil {
+			r.opts.Ledger.add(1, resp.Usage)
+		}
 		r.emit(Event{Kind: EventTurn, Usage: r.res.Usage, StopReason: resp.StopReason})
 		u := resp.Usage
 		r.lastCtx = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
@@ -323,13 +337,34 @@ func (r *run) sync() error {
 	return nil
 }
 
+// turnsSpent is the model calls counted against --max-turns: the run's
+// own, and its children's when it keeps a Ledger.
+func (r *run) turnsSpent() int {
+	if r.opts.Ledger != nil {
+		n, _ := r.opts.Ledger.Spent()
+		return n
+	}
+	return r.res.Turns
+}
+
+// usageSpent is the usage counted against the run's budgets (see
+// turnsSpent).
+func (r *run) usageSpent() transcript.Usage {
+	if r.opts.Ledger != nil {
+		_, u := r.opts.Ledger.Spent()
+		return u
+	}
+	return r.res.Usage
+}
+
 // overBudget returns the budget the run has used up, or "".
 func (r *run) overBudget() string {
-	if m := r.cfg.MaxOutputTokens; m != nil && r.res.Usage.OutputTokens >= *m {
+	u := r.usageSpent()
+	if m := r.cfg.MaxOutputTokens; m != nil && u.OutputTokens >= *m {
 		return StopMaxOutputTokens
 	}
 	if m := r.cfg.MaxCostUSD; m != nil {
-		if cost, ok := r.opts.Prices.Cost(r.cfg.Provider, r.cfg.Model, r.res.Usage); ok && cost >= *m {
+		if cost, ok := r.opts.Prices.Cost(r.cfg.Provider, r.cfg.Model, u); ok && cost >= *m {
 			return StopMaxCost
 		}
 	}

@@ -41,6 +41,9 @@ func (r *run) maybeCompact(ctx context.Context) error {
 		return fmt.Errorf("agent: compaction: %w", err)
 	}
 	r.res.Usage = r.res.Usage.Add(resp.Usage)
+	if r.opts.Ledger != nil {
+		r.opts.Ledger.add(0, resp.Usage)
+	}
 	summary := transcript.TextOf(resp.Content)
 	if summary == "" {
 		return errors.New("agent: compaction: the model returned no summary")

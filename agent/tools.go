@@ -81,7 +81,7 @@ func (r *run) call(ctx context.Context, c transcript.Block) tool.Result {
 	if !ok {
 		return tool.Result{Content: fmt.Sprintf("unknown tool %q (available: %s)", c.Name, strings.Join(r.opts.Tools.Names(), ", ")), IsError: true}
 	}
-	res, err := t.Run(ctx, c.Input)
+	res, err := t.Run(tool.WithCallID(ctx, c.ID), c.Input)
 	switch {
 	case err == nil:
 		return res

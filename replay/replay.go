@@ -81,6 +81,50 @@ type Report struct {
 	Usage transcript.Usage `json:"usage"`
 	// Replay is the id of the session that recorded the replay, if any.
 	Replay string `json:"replay,omitempty"`
+	// Children are the replays of the child sessions (subagents' runs)
+	// of the session, with a deep replay ("mecha replay --deep"), in the
+	// order of the calls that started them.
+	Children []Child `json:"children,omitempty"`
+}
+
+// Child is the deep replay of one child session.
+type Child struct {
+	// CallID is the id of the parent's call the child answered, and
+	// Index that call's index among the parent's calls (-1 when the
+	// recording holds no such call).
+	CallID  string `json:"call_id"`
+	Index   int    `json:"index"`
+	Session string `json:"session"`
+	// Report is the child's replay (refused ones included).
+	Report *Report `json:"report"`
+}
+
+// Diverged reports whether the replay or any child's diverged.
+func (r *Report) Diverged() bool {
+	if len(r.Divergences) > 0 {
+		return true
+	}
+	for _, c := range r.Children {
+		if c.Report != nil && (c.Report.Diverged() || c.Report.Status == StatusRefused) {
+			return true
+		}
+	}
+	return false
+}
+
+// CallIndex is the index among s's calls of the call with the given id,
+// -1 when there is none.
+func CallIndex(s *session.Session, id string) int {
+	traj, err := Extract(s)
+	if err != nil {
+		return -1
+	}
+	for i, c := range traj.Calls() {
+		if c.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // Structural reports whether any divergence is structural.

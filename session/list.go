@@ -209,3 +209,20 @@ func Parallel(n int, fn func(i int)) {
 	}
 	wg.Wait()
 }
+
+// Children returns the sessions in dir whose header names parent as their
+// parent session (subagents' child runs), oldest first: the order their
+// calls were made in when they ran one after another.
+func Children(dir, parent string) ([]Info, error) {
+	l, err := List(dir)
+	if err != nil {
+		return nil, err
+	}
+	var kids []Info
+	for i := len(l.Sessions) - 1; i >= 0; i-- {
+		if p := l.Sessions[i].Meta.Parent; p != nil && p.Session == parent {
+			kids = append(kids, l.Sessions[i])
+		}
+	}
+	return kids, nil
+}

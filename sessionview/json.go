@@ -21,8 +21,9 @@ import (
 //	 "skipped_lines": 1, "skipped": [{"line": 12, "torn": false, "error": "..."}]}
 //
 // Each record is written as soon as it is read; only the totals wait for
-// the end of the file.
-func WriteJSON(w io.Writer, path string, prices pricing.Table) error {
+// the end of the file. Children, when given, are the session's child
+// sessions ("children": [{"session", "call_id"}], after the totals).
+func WriteJSON(w io.Writer, path string, prices pricing.Table, children ...Child) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var (
 		line bytes.Buffer
@@ -56,7 +57,7 @@ func WriteJSON(w io.Writer, path string, prices pricing.Table) error {
 	} else {
 		bw.WriteString("\n  ]")
 	}
-	tail := jsonTail{Taint: t.Taint, Usage: t.Usage, Turns: t.Turns, Saturated: t.Saturated(), Skipped: t.Skips.Count}
+	tail := jsonTail{Taint: t.Taint, Usage: t.Usage, Turns: t.Turns, Saturated: t.Saturated(), Skipped: t.Skips.Count, Children: children}
 	if t.Skips.HeaderID != "" {
 		tail.Note = session.ForeignIDNote(path, t.Skips.HeaderID)
 	}
@@ -93,6 +94,8 @@ type jsonTail struct {
 	Details   []skippedJSON `json:"skipped,omitempty"`
 	// Note says the header claimed another id than its file's.
 	Note string `json:"note,omitempty"`
+	// Children are the child sessions (subagents' runs) of this one.
+	Children []Child `json:"children,omitempty"`
 }
 
 type skippedJSON struct {

@@ -21,6 +21,15 @@ type TextOptions struct {
 	// Full shows tool results, thinking, compaction summaries and the
 	// system prompt whole instead of their start.
 	Full bool
+	// Children are the session's child sessions (subagents' runs): each
+	// is named under the call that started it, and all in the header.
+	Children []Child
+}
+
+// Child is a child session and the call of this session it answers.
+type Child struct {
+	Session string `json:"session"`
+	CallID  string `json:"call_id"`
 }
 
 // WriteText writes the session at path for a person, as it reads the
@@ -29,7 +38,7 @@ type TextOptions struct {
 // then the totals (taint, usage, cost at prices, skipped lines).
 func WriteText(w io.Writer, path string, prices pricing.Table, opts TextOptions) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	r := &textRenderer{w: bw, st: textfmt.Style{On: opts.Color}, full: opts.Full}
+	r := &textRenderer{w: bw, st: textfmt.Style{On: opts.Color}, full: opts.Full, children: opts.Children}
 	t, err := Stream(path, prices, r.item)
 	if err != nil {
 		return err
@@ -45,6 +54,7 @@ type textRenderer struct {
 	// imported is the harness an imported session came from, whose
 	// config records only what that harness knew.
 	imported string
+	children []Child
 }
 
 func (r *textRenderer) field(name, value string) {
@@ -127,6 +137,16 @@ func (r *textRenderer) header(h *Header) {
 	}
 	if m.Distill {
 		r.field("distills", "reflections into rules")
+	}
+	if p := m.Parent; p != nil {
+		r.field("parent", p.Session+" (call "+p.CallID+")")
+	}
+	if len(r.children) > 0 {
+		ids := make([]string, len(r.children))
+		for i, c := range r.children {
+			ids[i] = c.Session
+		}
+		r.field("children", strings.Join(ids, ", "))
 	}
 	if c := m.MCPClient; c != nil {
 		r.field("client", peerWords(*c))
@@ -235,6 +255,11 @@ func (r *textRenderer) reply(rp *Reply) {
 			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(c.Name), textfmt.JSON(c.Input, 300))
 			if c.Outcome() == Interlocked {
 				r.line("  " + r.st.Red("■ refused by the trifecta interlock"))
+			}
+			for _, k := range r.children {
+				if k.CallID == c.ID {
+					r.line("  ⤷ subagent session " + r.st.Bold(k.Session))
+				}
 			}
 			if c.Result != nil {
 				r.result(c.Result.Content, c.Result.IsError)

@@ -92,6 +92,17 @@ func (tr *Tracker) Start(t transcript.Taint, why string) {
 	}
 }
 
+// Absorb merges taint that reached the conversation by another route (a
+// subagent's child run, whose results the conversation now holds) into the
+// state, saying what brought it in. Unlike Start it leaves the judged state
+// of the calls now running alone: calls made together are still judged by
+// what the model had seen when it made them.
+func (tr *Tracker) Absorb(t transcript.Taint, privateBy, untrustedBy string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.merge(t, privateBy, untrustedBy)
+}
+
 // Wrap returns t, recording its capabilities each time it runs.
 func (tr *Tracker) Wrap(t Tool) Tool { return &tracked{Tool: t, tr: tr} }
 

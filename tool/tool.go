@@ -43,3 +43,18 @@ type Tool interface {
 	// shown to the model, as an error result).
 	Run(ctx context.Context, input json.RawMessage) (Result, error)
 }
+
+type callIDKey struct{}
+
+// WithCallID returns ctx carrying the id of the tool call being run (the
+// tool_use block's id), for a tool that records something naming the call
+// that started it (a subagent's child session names its parent's call).
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID returns the id WithCallID put in ctx, or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}

@@ -253,6 +253,10 @@ func ContentText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
+// agentTool is the subagent tool's name (subagent.Name): its calls run a
+// child agent loop, a model, which a tool replay never does.
+const agentTool = "agent"
+
 func (c *Calls) add(line int, vc sessionview.Call) {
 	call := Call{Index: len(c.Calls) + 1, ID: vc.ID, Name: vc.Name, Input: vc.Input, Line: line, Outcome: vc.Outcome(),
 		Server: c.serverOf(vc.Name)}
@@ -282,6 +286,10 @@ func (c *Calls) add(line int, vc sessionview.Call) {
 	if f := c.Meta.ImportedFrom; f != nil && slices.Contains(f.Approximate, call.ID) {
 		call.Note = "imported from " + f.Harness + ": mapped approximately onto " + call.Name
 		gap("imported from " + f.Harness + ": what it ran is mapped only approximately onto " + call.Name)
+	}
+	if call.Name == agentTool && call.Expect != Skip {
+		call.Expect = Skip
+		call.Note = "not redone: an agent call runs a model (its child session's calls are redone from that session)"
 	}
 	if err := CheckInput(call.Input); err != nil {
 		call.Expect = Skip

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/mecha-agent/mecha/subagent"
 
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/tool/builtin"
@@ -37,6 +40,14 @@ type ToolSetup struct {
 	// MCP are the tools of the connected MCP servers, offered after the
 	// built-ins.
 	MCP []*mcp.Tool
+	// Subagent is how the "agent" tool runs a child (see package
+	// subagent). The tool is offered, after every other, when the names
+	// the surface is restricted to include "agent", or when none are
+	// given and Subagents is set (config.toml's subagents = true). Nil:
+	// never offered, and a surface that names it is refused.
+	Subagent *subagent.Setup
+	// Subagents offers "agent" beside every tool when no names are given.
+	Subagents bool
 }
 
 // Workspaces opens each workspace directory once, however many tool
@@ -85,50 +96,15 @@ func (w *Workspaces) Close() error {
 //	Interlock(Gate(tracker.Wrap(Redact(t))))
 //
 // so a call the interlock refuses is neither asked about nor counted, and a
-// call the gate denies is not counted.
+// call the gate denies is not counted. The "agent" tool, when offered
+// (ToolSetup.Subagent), is decorated the same way; its children's tools
+// are the same tools decorated for a child's own tracker.
 func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
-	ws, err := wss.Open(rc.Workspace)
+	d, base, err := baseTools(env, wss, rc, setup)
 	if err != nil {
 		return nil, nil, err
-	}
-	mode, err := tool.ParseMode(rc.PermissionMode)
-	if err != nil {
-		return nil, nil, err
-	}
-	policy, err := tool.ParseTrifecta(rc.Trifecta)
-	if err != nil {
-		return nil, nil, err
-	}
-	var asker tool.Asker
-	if env.InTTY {
-		asker = tool.NewTerminalAsker(env.In, env.Err)
 	}
 	tracker := &tool.Tracker{}
-	reg := &tool.Registry{}
-	secrets := Secrets(env)
-	opts := builtin.Options{Env: ScrubbedEnv(env.Environment())}
-	var note string
-	opts.Sandbox, note = env.Sandbox(rc.Sandbox, rc.SandboxNetwork)
-	if note != "" && !wss.sandboxNoted && env.Err != nil {
-		fmt.Fprintln(env.Err, "mecha: "+note)
-		wss.sandboxNoted = true
-	}
-	if opts.Sandbox.Confined() {
-		if opts.Self, err = env.executable(); err != nil {
-			return nil, nil, err
-		}
-		opts.SelfName = HelperName
-	}
-	all := builtin.All(ws, opts)
-	for _, t := range setup.MCP {
-		all = append(all, t)
-	}
-	for _, t := range all {
-		gated := tool.Gate(tracker.Wrap(tool.Redact(t, secrets)), mode, asker)
-		if err := reg.Register(tool.Interlock(gated, policy, tracker, asker)); err != nil {
-			return nil, nil, err
-		}
-	}
 	only := setup.Only
 	if len(only) == 0 {
 		only = rc.Tools
@@ -138,12 +114,94 @@ func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup
 	if only != nil && len(only) == 0 {
 		return &tool.Registry{}, tracker, nil
 	}
-	if len(only) > 0 {
-		if reg, err = reg.Restrict(mcp.ExpandNames(only, setup.MCP)); err != nil {
-			return nil, nil, &UsageError{err}
-		}
+	wantAgent := slices.Contains(only, subagent.Name) || len(only) == 0 && setup.Subagents
+	only = slices.DeleteFunc(slices.Clone(only), func(n string) bool { return n == subagent.Name })
+	surface := func(tr *tool.Tracker) (*tool.Registry, error) { return d.registry(base, tr, only, setup.MCP) }
+	reg, err := surface(tracker)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !wantAgent {
+		return reg, tracker, nil
+	}
+	if setup.Subagent == nil {
+		return nil, nil, Usagef("the %s tool cannot be offered here", subagent.Name)
+	}
+	others, _ := reg.Restrict(reg.Names()) // a copy: the tools a child can be given
+	at := subagent.New(*setup.Subagent, rc, others, tracker, surface)
+	if err := reg.Register(d.decorate(at, tracker)); err != nil {
+		return nil, nil, err
 	}
 	return reg, tracker, nil
+}
+
+// decoration is how each tool of a surface is wrapped.
+type decoration struct {
+	secrets []tool.Secret
+	mode    tool.Mode
+	policy  tool.Trifecta
+	asker   tool.Asker
+}
+
+func (d decoration) decorate(t tool.Tool, tr *tool.Tracker) tool.Tool {
+	gated := tool.Gate(tr.Wrap(tool.Redact(t, d.secrets)), d.mode, d.asker)
+	return tool.Interlock(gated, d.policy, tr, d.asker)
+}
+
+// registry decorates base for tr and restricts it to only (nil: all).
+func (d decoration) registry(base []tool.Tool, tr *tool.Tracker, only []string, mcpTools []*mcp.Tool) (*tool.Registry, error) {
+	reg := &tool.Registry{}
+	for _, t := range base {
+		if err := reg.Register(d.decorate(t, tr)); err != nil {
+			return nil, err
+		}
+	}
+	if only == nil {
+		return reg, nil
+	}
+	reg, err := reg.Restrict(mcp.ExpandNames(only, mcpTools))
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	return reg, nil
+}
+
+// baseTools are the undecorated tools of a surface (the built-ins, then
+// the MCP tools) and the decoration rc asks for.
+func baseTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (decoration, []tool.Tool, error) {
+	var d decoration
+	ws, err := wss.Open(rc.Workspace)
+	if err != nil {
+		return d, nil, err
+	}
+	if d.mode, err = tool.ParseMode(rc.PermissionMode); err != nil {
+		return d, nil, err
+	}
+	if d.policy, err = tool.ParseTrifecta(rc.Trifecta); err != nil {
+		return d, nil, err
+	}
+	if env.InTTY {
+		d.asker = tool.NewTerminalAsker(env.In, env.Err)
+	}
+	d.secrets = Secrets(env)
+	opts := builtin.Options{Env: ScrubbedEnv(env.Environment())}
+	var note string
+	opts.Sandbox, note = env.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	if note != "" && !wss.sandboxNoted && env.Err != nil {
+		fmt.Fprintln(env.Err, "mecha: "+note)
+		wss.sandboxNoted = true
+	}
+	if opts.Sandbox.Confined() {
+		if opts.Self, err = env.executable(); err != nil {
+			return d, nil, err
+		}
+		opts.SelfName = HelperName
+	}
+	all := builtin.All(ws, opts)
+	for _, t := range setup.MCP {
+		all = append(all, t)
+	}
+	return d, all, nil
 }
 
 // ScrubbedEnv is the environment of shell commands: mecha's own, less

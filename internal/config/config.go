@@ -63,6 +63,9 @@ type Config struct {
 	Prices    pricing.Table       `toml:"prices"`
 	Providers map[string]Provider `toml:"providers"`
 	MCP       MCP                 `toml:"mcp"`
+	// Subagents offers the "agent" tool (a sub-task run as a child run)
+	// beside every other tool when mecha run is not given --tool.
+	Subagents bool `toml:"subagents"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }

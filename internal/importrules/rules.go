@@ -67,6 +67,12 @@ var Rules = []Rule{
 		Transitive: true,
 	},
 	{
+		Name:       "subagent runs a child on the tools and provider it is handed: it builds none, replays nothing, stays off the network",
+		Packages:   []string{"./subagent"},
+		Forbid:     []string{"./replay", "./provider/anthropic", "./provider/openai", "./provider/mock", "./tool/builtin", "./tool/mcp", "net/http"},
+		Transitive: true,
+	},
+	{
 		Name:       "providers never reach agent or session",
 		Packages:   []string{"./provider/..."},
 		Forbid:     []string{"./agent", "./session"},

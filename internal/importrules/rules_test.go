@@ -130,6 +130,7 @@ var clean = []string{
 	mod + "/toolreplay: " + mod + "/transcript",
 	mod + "/importer: " + mod + "/transcript",
 	mod + "/learn: " + mod + "/session",
+	mod + "/subagent: " + mod + "/transcript",
 	mod + "/internal/cmdutil: net/http " + mod + "/session",
 	mod + "/internal/cmd/run: " + mod + "/internal/cmdutil " + mod + "/agent " + mod + "/provider/anthropic",
 	mod + "/internal/cmd/root: " + mod + "/internal/cmd/run",
@@ -208,6 +209,11 @@ func TestCheck(t *testing.T) {
 			[]string{`rule "sessionview stays below replay and off the network": example.com/m/sessionview -> example.com/m/agent`},
 		},
 		{
+			"subagent builds its own tools",
+			with(mod + "/subagent: " + mod + "/tool/builtin"),
+			[]string{`rule "subagent runs a child on the tools and provider it is handed: it builds none, replays nothing, stays off the network": example.com/m/subagent -> example.com/m/tool/builtin`},
+		},
+		{
 			"a provider imports agent",
 			with(mod + "/provider/anthropic: " + mod + "/provider/internal/wire " + mod + "/agent"),
 			[]string{`rule "providers never reach agent or session": example.com/m/provider/anthropic -> example.com/m/agent`},
@@ -250,6 +256,7 @@ func TestEveryRuleFires(t *testing.T) {
 		with(mod + "/toolreplay: " + mod + "/sessionview " + mod + "/replay"),
 		with(mod + "/importer: " + mod + "/transcript net/http"),
 		with(mod + "/learn: " + mod + "/session " + mod + "/agent"),
+		with(mod + "/subagent: " + mod + "/agent " + mod + "/tool/builtin"),
 	} {
 		for _, v := range Check(mod, g, Rules) {
 			fired[v.Rule] = true

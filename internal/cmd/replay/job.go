@@ -14,6 +14,7 @@ import (
 	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/replay"
 	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/subagent"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/tool/mcp"
 	"github.com/mecha-agent/mecha/transcript"
@@ -46,6 +47,9 @@ type Job struct {
 	tmp      string // a stand-in workspace, removed by Cleanup
 	wss      cmdutil.Workspaces
 	mcp      *mcp.Set
+	// lw records the replay being run (nil when not recorded): a child
+	// the agent tool starts in a live replay names it as its parent.
+	lw *session.Lazy
 }
 
 // NewJob prepares the replay of s, starting today's MCP servers (call
@@ -76,9 +80,33 @@ func NewJob(ctx context.Context, env *cmdutil.Env, cfg *config.Config, s *sessio
 			return nil, nil, err
 		}
 		rc.Workspace = ws
-		return cmdutil.BuildTools(env, &j.wss, rc, cmdutil.ToolSetup{MCP: mcpTools})
+		return cmdutil.BuildTools(env, &j.wss, rc, cmdutil.ToolSetup{MCP: mcpTools, Subagent: j.subagent(rc)})
 	}
 	return j, nil
+}
+
+// subagent is how the agent tool runs a child when a live replay makes a
+// call of it for real: on the provider and model the turn is replayed on,
+// recorded under the replay's session when the replay is recorded. (A
+// recorded call answered from the recording runs nothing.)
+func (j *Job) subagent(rc transcript.Config) *subagent.Setup {
+	sub := &subagent.Setup{
+		Provider: func() (provider.Provider, error) {
+			return cmdutil.NewProvider(j.env, rc.Provider, cmdutil.ProviderSetup{MockScript: j.set.MockScript,
+				Config: j.cfg, RequestTimeout: j.set.RequestTimeout})
+		},
+		Prices: j.cfg.Prices, Now: j.env.Now, Log: j.env.Err, MCPServers: j.mcp.Record,
+		ParentID: func() string {
+			if j.lw == nil || j.lw.Writer() == nil {
+				return ""
+			}
+			return j.lw.Writer().ID()
+		},
+	}
+	if dir, err := j.env.SessionDir(); err == nil && j.set.Record {
+		sub.Sessions = &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
+	}
+	return sub
 }
 
 // Uses reports whether any attach is replayed on the named provider.
@@ -154,6 +182,7 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 		}}
 		opts.Recorder = lw
 	}
+	j.lw = lw
 	rep, err := replay.Replay(ctx, opts)
 	if lw != nil && lw.Writer() != nil {
 		if cerr := lw.Close(); cerr != nil && err == nil {

@@ -33,6 +33,7 @@ type ReplayOptions struct {
 	MockScript      string
 	RequestTimeout  time.Duration
 	MCP             cmdutil.MCPFlags
+	Deep            bool
 }
 
 // NewCmdReplay builds "mecha replay".
@@ -64,7 +65,12 @@ turns recorded on another provider. A tool whose description or input
 schema changed since the recording is noted; the model is offered today's.
 A replay is recorded as a session of its own that names the one it
 replays. Against a sampling server one divergent replay is a sample, not a
-regression: --repeat N replays N times and counts.`,
+regression: --repeat N replays N times and counts.
+
+--deep also replays the child sessions of the session (the runs its
+"agent" calls started, found by the parent their headers name), and
+theirs, each against its own recording, and reports each under the call
+that started it; in error mode a child's divergence fails the replay too.`,
 		Args: cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
@@ -88,6 +94,7 @@ regression: --repeat N replays N times and counts.`,
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "in live mode, refuse every real call that modifies the workspace or runs a command")
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "in live mode, the workspace real calls run in (default: the recorded one)")
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
+	f.BoolVar(&opts.Deep, "deep", false, "also replay the child sessions of subagent calls, and report them under their calls")
 	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
 	cmdutil.AddMCPFlags(cmd, &opts.MCP)
 	return cmd
@@ -100,6 +107,9 @@ func (o *ReplayOptions) validate() error {
 	}
 	if o.Repeat < 1 {
 		return cmdutil.Usagef("--repeat must be at least 1")
+	}
+	if o.Deep && o.Repeat > 1 {
+		return cmdutil.Usagef("--deep replays once; it cannot go with --repeat")
 	}
 	_, err := cmdutil.PermissionMode(o.Yes, o.ReadOnly)
 	return err
@@ -121,11 +131,12 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 		return err
 	}
 	opts.Env.NoteForeignID(path, s.HeaderID)
-	job, err := NewJob(ctx, opts.Env, cfg, s, Settings{
+	set := Settings{
 		Provider: opts.Provider, Model: opts.Model, Mode: mode, Workspace: opts.Workspace,
 		Permission: perm, MockScript: opts.MockScript, Record: !opts.NoSession, RequestTimeout: opts.RequestTimeout,
 		MCP: opts.MCP,
-	})
+	}
+	job, err := NewJob(ctx, opts.Env, cfg, s, set)
 	if err != nil {
 		return err
 	}
@@ -138,6 +149,9 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 				cmdutil.WriteJSON(opts.Env.Out, rep)
 			}
 			return err
+		}
+		if err == nil && opts.Deep {
+			err = replayChildren(ctx, opts.Env, cfg, set, s, path, rep, 0)
 		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -175,7 +189,7 @@ func replayExit(mode replay.Mode, reports []*replay.Report) error {
 	}
 	diverged := 0
 	for _, r := range reports {
-		if len(r.Divergences) > 0 {
+		if r.Diverged() {
 			diverged++
 		}
 	}
@@ -210,6 +224,7 @@ func printReport(w io.Writer, st textfmt.Style, r *replay.Report) {
 	if r.Replay != "" {
 		fmt.Fprintf(w, "recorded as session %s\n", r.Replay)
 	}
+	printChildren(w, st, r.Children)
 }
 
 // replayedOn names who answered a replay: one provider/model, or each

@@ -26,6 +26,7 @@ import (
 	"github.com/mecha-agent/mecha/mcpproxy/mcpproxytest"
 	"github.com/mecha-agent/mecha/sandbox"
 	"github.com/mecha-agent/mecha/sandbox/sandboxtest"
+	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool/mcp/mcptest"
 )
 
@@ -89,6 +90,7 @@ func TestScripts(t *testing.T) {
 			"envfile":  cmdEnvFile,
 			"scan":     cmdScan,
 			"newest":   cmdNewest,
+			"childof":  cmdChildOf,
 			"gone":     cmdGone,
 			"expand":   cmdExpand,
 		},
@@ -291,6 +293,35 @@ func cmdNewest(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Setenv(args[0], newest[:len(newest)-len(".jsonl")])
+}
+
+// cmdChildOf sets NAME to the id of the session whose header names
+// PARENT as its parent and, when given, CALL_INDEX (from 1, in the order
+// the children were created) picks among several:
+//
+//	childof NAME PARENT [N]
+func cmdChildOf(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: childof NAME PARENT [N]")
+	}
+	n := 1
+	if len(args) == 3 {
+		var err error
+		n, err = strconv.Atoi(args[2])
+		ts.Check(err)
+	}
+	l, err := session.List(ts.Getenv("MECHA_SESSION_DIR"))
+	ts.Check(err)
+	var kids []string
+	for i := len(l.Sessions) - 1; i >= 0; i-- { // oldest first
+		if p := l.Sessions[i].Meta.Parent; p != nil && p.Session == args[1] {
+			kids = append(kids, l.Sessions[i].Meta.ID)
+		}
+	}
+	if n < 1 || n > len(kids) {
+		ts.Fatalf("%s has %d children, not %d", args[1], len(kids), n)
+	}
+	ts.Setenv(args[0], kids[n-1])
 }
 
 // cmdGone waits up to 30 seconds for the processes whose pids the files

@@ -16,7 +16,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mecha-agent/mecha/agent"
+	"github.com/mecha-agent/mecha/pricing"
+	"github.com/mecha-agent/mecha/provider"
 	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/subagent"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -112,6 +115,11 @@ run starts private, as if it had read the data the rule came from.
 session when the run closes ("mecha reflect"); a failure to reflect is one
 line on stderr and leaves the exit status as it was.
 
+Subagents: --tool agent (or subagents = true in config.toml, beside every
+tool when --tool is not given) offers the agent tool, which runs a
+sub-task as a child run with some of this run's tools, budgets carved from
+what this run has left, and a session of its own naming this one.
+
 Exit status: 0 when the model answered, 3 when a budget stopped the run
 (--max-turns, --max-output-tokens, --max-cost-usd), 1 on a failure, 2 on
 bad usage, 130 when interrupted.`,
@@ -137,7 +145,7 @@ bad usage, 130 when interrupted.`,
 	f.StringVar(&opts.Title, "title", "", "the session's title (default: the task's first line)")
 	f.BoolVar(&opts.JSON, "json", false, `print {"session","text","turns","usage","stop_reason"} instead of the answer`)
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
-	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools; default: every built-in and MCP tool)")
+	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools; agent for subagents; default: every built-in and MCP tool)")
 	cmdutil.AddMCPFlags(cmd, &opts.MCP)
 	f.BoolVar(&opts.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
 	f.BoolVar(&opts.Reflect, "reflect", false, "when the run closes, have the model reflect on the session (as mecha reflect; default: config.toml's reflect)")
@@ -246,7 +254,16 @@ func runRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tools, tracker, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{Only: opts.Tools, MCP: mcpTools})
+	ledger := &agent.Ledger{}
+	var rec *session.Lazy // set below; the agent tool asks for it only once the run records
+	sub, err := subagentSetup(opts, cfgFile.Prices, ledger, func() string { return sessionID(rec) })
+	if err != nil {
+		return err
+	}
+	sub.Provider = func() (provider.Provider, error) { return prov, nil }
+	sub.MCPServers = servers.Record
+	tools, tracker, err := cmdutil.BuildTools(opts.Env, &wss, rc, cmdutil.ToolSetup{Only: opts.Tools, MCP: mcpTools,
+		Subagent: sub, Subagents: cfgFile.Subagents})
 	if err != nil {
 		return err
 	}
@@ -265,7 +282,7 @@ func runRun(ctx context.Context, opts *Options) error {
 	history = learnedTaint(history, rc)
 	res, runErr := agent.Run(ctx, agent.Options{
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder,
-		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err,
+		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err, Ledger: ledger,
 	}, opts.Task)
 	if res == nil { // refused before it started, so it recorded nothing
 		if errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
@@ -278,6 +295,31 @@ func runRun(ctx context.Context, opts *Options) error {
 		reflectOnClose(ctx, opts, prov, rc, cfgFile.Prices, rec)
 	}
 	return err
+}
+
+// subagentSetup is how the agent tool's children run: on the run's
+// provider (set by the caller), budgets carved from the run's ledger,
+// each child recorded as a session of its own naming the run's (none with
+// --no-session).
+func subagentSetup(opts *Options, prices pricing.Table, ledger *agent.Ledger, parentID func() string) (*subagent.Setup, error) {
+	sub := &subagent.Setup{Prices: prices, Ledger: ledger, ParentID: parentID, Now: opts.Env.Now, Log: opts.Env.Err}
+	if opts.NoSession {
+		return sub, nil
+	}
+	dir, err := opts.Env.SessionDir()
+	if err != nil {
+		return nil, err
+	}
+	sub.Sessions = &session.Store{Dir: dir, Now: opts.Env.Now, BackgroundSync: true}
+	return sub, nil
+}
+
+// sessionID is the id of the session rec records into, "" before it has one.
+func sessionID(rec *session.Lazy) string {
+	if rec == nil || rec.Writer() == nil {
+		return ""
+	}
+	return rec.Writer().ID()
 }
 
 // loadResumed takes the session --resume names and loads it (nil, nil

@@ -1,7 +1,10 @@
 package sessions
 
 import (
+	"path/filepath"
+
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/sessionview"
 
 	"github.com/spf13/cobra"
@@ -50,8 +53,27 @@ func showRun(opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.JSON {
-		return sessionview.WriteJSON(opts.Env.Out, path, cfg.Prices)
+	kids, err := children(path)
+	if err != nil {
+		return err
 	}
-	return sessionview.WriteText(opts.Env.Out, path, cfg.Prices, sessionview.TextOptions{Color: opts.Env.Color(), Full: opts.Full})
+	if opts.JSON {
+		return sessionview.WriteJSON(opts.Env.Out, path, cfg.Prices, kids...)
+	}
+	return sessionview.WriteText(opts.Env.Out, path, cfg.Prices, sessionview.TextOptions{Color: opts.Env.Color(), Full: opts.Full,
+		Children: kids})
+}
+
+// children are the sessions beside path whose header names it as their
+// parent (subagents' child runs), oldest first.
+func children(path string) ([]sessionview.Child, error) {
+	infos, err := session.Children(filepath.Dir(path), session.FileID(path))
+	if err != nil {
+		return nil, err
+	}
+	var kids []sessionview.Child
+	for _, in := range infos {
+		kids = append(kids, sessionview.Child{Session: in.Meta.ID, CallID: in.Meta.Parent.CallID})
+	}
+	return kids, nil
 }
