@@ -91,6 +91,7 @@ func TestScripts(t *testing.T) {
 			"newest":   cmdNewest,
 			"gone":     cmdGone,
 			"expand":   cmdExpand,
+			"jsonl":    cmdJSONL,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")

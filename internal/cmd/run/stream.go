@@ -127,10 +127,10 @@ type streamEvent struct {
 	Text       *string           `json:"text,omitempty"`
 	Index      *int              `json:"index,omitempty"`
 	Role       string            `json:"role,omitempty"`
-	Content    any               `json:"content,omitempty"`
 	ID         string            `json:"id,omitempty"`
 	Name       string            `json:"name,omitempty"`
 	Input      json.RawMessage   `json:"input,omitempty"`
+	Content    any               `json:"content,omitempty"`
 	IsError    *bool             `json:"is_error,omitempty"`
 	DurationMS *int64            `json:"duration_ms,omitempty"`
 	StopReason string            `json:"stop_reason,omitempty"`
