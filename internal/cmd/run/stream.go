@@ -14,7 +14,9 @@ import (
 
 // output shows a run as it happens and reports how it ended, in one of
 // four ways: --json (one object at the end), --stream-json (JSON lines as
-// the run goes), a terminal's stream, or the answer printed at the end.
+// the run goes), a terminal's stream, or the answer printed at the end
+// with the model's text between tool calls written to stderr as each
+// response ends.
 //
 // The terminal's stream: a response's text is not known to be the final
 // answer until the response ends (a tool call may follow it), so each
@@ -54,8 +56,21 @@ func (o *output) onEvent() func(agent.Event) {
 		return o.jsonEvent
 	case o.terminal:
 		return o.terminalEvent
+	case !o.opts.JSON:
+		return o.commentary
 	}
 	return nil
+}
+
+// commentary writes to stderr the text of each response that called
+// tools, when stdout is not a terminal.
+func (o *output) commentary(e agent.Event) {
+	if e.Kind != agent.EventMessage || e.Message.Role != transcript.RoleAssistant || !hasCalls(e.Message) {
+		return
+	}
+	if text := strings.TrimSpace(transcript.TextOf(e.Message.Content)); text != "" {
+		fmt.Fprintln(o.opts.Env.Err, text)
+	}
 }
 
 func (o *output) write(s string) {

@@ -87,7 +87,8 @@ func TestTerminalStream(t *testing.T) {
 }
 
 // TestNoStreamWithoutATerminal is the control: stdout not a terminal, the
-// answer is printed once at the end and nothing else reaches stdout.
+// answer is printed once at the end and nothing else reaches stdout; the
+// commentary goes to stderr.
 func TestNoStreamWithoutATerminal(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
@@ -95,7 +96,7 @@ func TestNoStreamWithoutATerminal(t *testing.T) {
 	if _, err := play(t, opts, watched("The ", "answer."), &agent.Result{Text: "The answer."}); err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != "The answer.\n" || errb.Len() != 0 {
+	if out.String() != "The answer.\n" || errb.String() != "Let me look.\n" {
 		t.Errorf("stdout %q stderr %q", out.String(), errb.String())
 	}
 }
@@ -151,5 +152,18 @@ func TestStreamJSONResultOfAFailedRun(t *testing.T) {
 	err := o.report(nil, &agent.Result{Turns: 1, StopReason: agent.StopError}, errors.New("provider: 500"))
 	if err != nil || out.String() != `{"type":"result","session":null,"text":"","turns":1,"usage":{"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0},"stop_reason":"error","cost_usd":null,"error":"provider: 500"}`+"\n" {
 		t.Errorf("%v %s", err, out.String())
+	}
+}
+
+// TestJSONShowsNothingAsItGoes: --json is unchanged, one object at the end.
+func TestJSONShowsNothingAsItGoes(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	opts := &Options{Env: &cmdutil.Env{Out: &out, Err: &errb, OutTTY: true}, JSON: true}
+	if _, err := play(t, opts, watched("The ", "answer."), &agent.Result{Text: "The answer.", StopReason: "end_turn"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "{\n") || strings.Count(out.String(), "The answer.") != 1 || errb.Len() != 0 {
+		t.Errorf("stdout %q stderr %q", out.String(), errb.String())
 	}
 }
