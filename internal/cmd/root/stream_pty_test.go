@@ -24,7 +24,11 @@ import (
 type gate struct {
 	hold    []byte
 	release chan struct{}
+	once    sync.Once
 }
+
+// open lets every held write through, now and after.
+func (g *gate) open() { g.once.Do(func() { close(g.release) }) }
 
 type gatedWriter struct {
 	http.ResponseWriter
@@ -120,6 +124,9 @@ func TestStreamToATerminal(t *testing.T) {
 		llm.ServeHTTP(gatedWriter{w, g}, r)
 	}))
 	defer srv.Close()
+	// Before the server closes (it waits for the held response): a test
+	// that fails while the answer is held must not hang there.
+	defer g.open()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("milk\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -147,13 +154,19 @@ func TestStreamToATerminal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	defer func() {
+		if cmd.ProcessState == nil { // the test failed before Wait
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
 	tty.Close()
 	term := readTerminal(ptmx)
 	term.waitFor(t, "Let me look.\nHello streaming ")
 	if strings.Contains(term.text(), "world") {
 		t.Fatalf("the terminal shows what the server has not sent: %q", term.text())
 	}
-	close(g.release)
+	g.open()
 	err = cmd.Wait()
 	<-term.done
 	if err != nil {

@@ -106,19 +106,20 @@ stdin is not a terminal (at most 1 MiB). Stdin piped beside a task given
 as an argument or a file is appended to it as context, in a fenced block
 labelled stdin (redirect from /dev/null to give none).
 
-Output: when stdout is a terminal, the model's text is shown as it streams,
-on stdout; the final answer stays there, and the text the model wrote
-between tool calls is also written to stderr when stderr is not a
-terminal. When stdout is not a terminal, the answer is printed once at the
-end. --json prints one object at the end; --stream-json prints one JSON
-object per line as the run goes:
+Output: when stdout is a terminal, each response's text is shown there as
+it streams (a response is known to be the answer only once it ends); the
+text of responses that call tools is also written to stderr when stderr is
+not a terminal, and the answer is shown once. When stdout is not a
+terminal, the answer is printed once at the end, and the text between tool
+calls goes to stderr. --json prints one object at the end; --stream-json
+prints one JSON object per line as the run goes:
   {"type":"delta","kind":"text"|"thinking","text":S}
   {"type":"message","index":N,"role":"user"|"assistant","content":[BLOCK...]}
   {"type":"tool_start","id":S,"name":S,"input":JSON}
   {"type":"tool_done","id":S,"name":S,"is_error":B,"content":S,"duration_ms":N}
   {"type":"turn","stop_reason":S,"usage":USAGE}       (usage: the run's so far)
   {"type":"result","session":S|null,"text":S,"turns":N,"usage":USAGE,
-   "stop_reason":S,"cost_usd":F|null,"error":S}       (always the last line)
+   "stop_reason":S,"cost_usd":F|null,"error":S}       (last, in every run that started)
 A retried request streams its text again from the start. Fields may be
 added; none is removed or changes meaning.
 
