@@ -83,14 +83,9 @@ const (
 	defaultCompactKeepRecent = 6
 )
 
-// NewCmdRun builds "mecha run". runF, when not nil, runs in place of the
-// command once its flags are parsed and checked (tests use it).
-func NewCmdRun(env *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Env: env}
-	cmd := &cobra.Command{
-		Use:   `run [flags] ["<task>" | -]`,
-		Short: "Run an agent on a task in a workspace, recording the whole run",
-		Long: `Run a model through a loop of tool calls in a workspace until it answers
+// runLong is the help of "mecha run"; the --stream-json schema in it is
+// the one the README documents.
+const runLong = `Run a model through a loop of tool calls in a workspace until it answers
 without calling a tool or a budget stops it. The final answer goes to
 stdout; tool activity and the session id go to stderr. Everything that
 shapes a request or constrains the run is recorded in the session's config
@@ -152,13 +147,24 @@ never inherited. See SECURITY.md.
 Exit status: 0 when the model answered, 3 when a budget stopped the run
 (--max-turns, --max-output-tokens, --max-cost-usd) or the answer was cut
 at --max-tokens (stop reason max_tokens), 1 on a failure (-c finding no
-session of the workspace included), 2 on bad usage, 130 when interrupted.`,
-		Example: `  mecha run "what changed since yesterday?"
+session of the workspace included), 2 on bad usage, 130 when interrupted.`
+
+const runExample = `  mecha run "what changed since yesterday?"
   git diff | mecha run "review this change"
   mecha run -f task.md --yes
   mecha run -c "and now add a test"
-  mecha run --stream-json "list the TODOs" | jq -c 'select(.type=="result")'`,
-		Args: cmdutil.RangeArgs(0, 1, `at most one task (quote it: mecha run "what changed?")`),
+  mecha run --stream-json "list the TODOs" | jq -c 'select(.type=="result")'`
+
+// NewCmdRun builds "mecha run". runF, when not nil, runs in place of the
+// command once its flags are parsed and checked (tests use it).
+func NewCmdRun(env *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Env: env}
+	cmd := &cobra.Command{
+		Use:     `run [flags] ["<task>" | -]`,
+		Short:   "Run an agent on a task in a workspace, recording the whole run",
+		Long:    runLong,
+		Example: runExample,
+		Args:    cmdutil.RangeArgs(0, 1, `at most one task (quote it: mecha run "what changed?")`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Given = cmdutil.Changed(cmd)
 			if err := opts.validateOutput(); err != nil {
