@@ -263,6 +263,10 @@ func projectInstructions(workspace string) (string, string, error) {
 			continue
 		}
 		if err != nil {
+			if fi, lerr := root.Lstat(name); lerr == nil && fi.Mode()&os.ModeSymlink != 0 &&
+				!errors.Is(err, regular.ErrNotRegular) && !errors.Is(err, regular.ErrTooLarge) {
+				err = fmt.Errorf("%s is a link that leads out of the workspace (or loops): not read: %w", name, err)
+			}
 			return "", "", fmt.Errorf("project instructions: %w (--no-project-instructions runs without them)", err)
 		}
 		return name, strings.TrimSpace(string(b)), nil

@@ -167,3 +167,29 @@ func TestJSONShowsNothingAsItGoes(t *testing.T) {
 		t.Errorf("stdout %q stderr %q", out.String(), errb.String())
 	}
 }
+
+// TestTerminalStreamEscapes: a set-title sequence and a carriage return in
+// the model's text reach the terminal made visible (the attack); written to
+// a pipe, the answer keeps its bytes (the control).
+func TestTerminalStreamEscapes(t *testing.T) {
+	t.Parallel()
+	const hostile = "ok\x1b]0;pwned\x07\rgone\u009b2J"
+	res := &agent.Result{Text: hostile, StopReason: agent.StopEndTurn}
+	for _, tty := range []bool{true, false} {
+		var out, errb bytes.Buffer
+		opts := &Options{Env: &cmdutil.Env{Out: &out, Err: &errb, OutTTY: tty, ErrTTY: tty}}
+		if _, err := play(t, opts, watched(hostile), res); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		if tty && (strings.ContainsAny(got, "\x1b\x07\r\u009b") || !strings.HasSuffix(got, `ok\x1b]0;pwned\x07\x0dgone\u009b2J`+"\n")) {
+			t.Errorf("terminal: %q", got)
+		}
+		if !tty && got != hostile+"\n" {
+			t.Errorf("pipe: %q", got)
+		}
+	}
+	if got := visible("tab\tnew\nline\x7f"); got != `tab`+"\t"+`new`+"\n"+`line\x7f` {
+		t.Errorf("visible: %q", got)
+	}
+}
