@@ -1,9 +1,11 @@
 package run
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/regular"
@@ -39,6 +41,9 @@ func (o *Options) readTask(args []string) error {
 		b, err := regular.ReadFile(o.TaskFile, maxTaskInput)
 		if err != nil {
 			return fmt.Errorf("-f: %w", err)
+		}
+		if err := isText(b, "-f "+o.TaskFile); err != nil {
+			return err
 		}
 		o.Task = string(b)
 		o.titleText = o.Task
@@ -82,7 +87,17 @@ func readBounded(r io.Reader, what string) ([]byte, error) {
 	if len(b) > maxTaskInput {
 		return nil, fmt.Errorf("%s: %w: more than %d bytes (a task and its context are at most 1 MiB)", what, regular.ErrTooLarge, maxTaskInput)
 	}
-	return b, nil
+	return b, isText(b, what)
+}
+
+// isText refuses input that is not UTF-8 text: the transcript (JSON)
+// would keep a replacement character for each byte that is not, and the
+// model would be handed something other than what was piped in.
+func isText(b []byte, what string) error {
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		return fmt.Errorf("%s: not UTF-8 text (binary input cannot be a task or its context)", what)
+	}
+	return nil
 }
 
 // withStdin appends what was piped in to the task, fenced and labelled so

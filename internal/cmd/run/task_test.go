@@ -45,6 +45,7 @@ func TestTaskSources(t *testing.T) {
 		{"an argument, no stdin", nil, false, []string{"hello"}, "hello", ""},
 		{"an argument, a terminal's stdin is not read", piped("typed"), true, []string{"hello"}, "hello", ""},
 		{"an argument with stdin piped beside it", piped("line 1\nline 2\n"), false, []string{"review this"}, "review this", "line 1\nline 2\n"},
+		{"UTF-8 beside an argument", piped("café € 日本\n"), false, []string{"translate"}, "translate", "café € 日本\n"},
 		{"an argument with empty stdin", piped(""), false, []string{"hello"}, "hello", ""},
 		{"an argument with blank stdin", piped(" \n\t\n"), false, []string{"hello"}, "hello", ""},
 		{"- reads the task from stdin", piped("from stdin\n"), false, []string{"-"}, "from stdin\n", ""},
@@ -73,6 +74,10 @@ func TestTaskSourcesRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	huge := strings.Repeat("x", maxTaskInput+1)
+	binary := filepath.Join(dir, "image.png")
+	if err := os.WriteFile(binary, []byte("\x89PNG\r\n\x1a\n\x00\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name  string
 		in    io.Reader
@@ -86,6 +91,9 @@ func TestTaskSourcesRefused(t *testing.T) {
 		{"blank stdin and no task", strings.NewReader("\n \n"), false, []string{"-"}, true, "the task is empty"},
 		{"stdin over 1 MiB as the task", strings.NewReader(huge), false, nil, false, "stdin: file too large: more than 1048576 bytes"},
 		{"stdin over 1 MiB beside a task", strings.NewReader(huge), false, []string{"x"}, false, "stdin: file too large"},
+		{"binary stdin beside a task", strings.NewReader("PNG\x89\xff\x00"), false, []string{"describe"}, false, "stdin: not UTF-8 text"},
+		{"NUL bytes on stdin", strings.NewReader("a\x00b"), false, nil, false, "stdin: not UTF-8 text"},
+		{"a binary -f file", nil, false, []string{"-f", binary}, false, "-f " + binary + ": not UTF-8 text"},
 		{"a missing -f file", nil, false, []string{"-f", filepath.Join(dir, "nope.md")}, false, "-f: open "},
 		{"a directory as -f", nil, false, []string{"-f", dir}, false, "not a regular file"},
 	} {
