@@ -117,8 +117,10 @@ func (o *output) endResponse(m *transcript.Message) {
 		return
 	}
 	o.shown = false
-	if streamed != "" && !o.opts.Env.ErrTTY {
-		fmt.Fprintln(o.opts.Env.Err, strings.TrimRight(streamed, "\n")) // a file: the text as it is
+	// To a file, the text as recorded (a retried request streamed some of
+	// it twice).
+	if text := strings.TrimSpace(transcript.TextOf(m.Content)); text != "" && !o.opts.Env.ErrTTY {
+		fmt.Fprintln(o.opts.Env.Err, text)
 	}
 }
 
