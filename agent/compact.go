@@ -36,6 +36,9 @@ func (r *run) maybeCompact(ctx context.Context) error {
 	last.Content = append(append([]transcript.Block(nil), last.Content...), transcript.TextBlock(CompactionInstruction))
 	old[len(old)-1] = last
 	req := r.request(old, r.opts.Tools.Specs())
+	// The summary is not the conversation: a watcher sees the summary's
+	// compaction, not its text streaming as if it were an answer.
+	req.OnDelta = nil
 	resp, err := r.opts.Provider.Complete(ctx, req)
 	if err != nil {
 		return fmt.Errorf("agent: compaction: %w", err)

@@ -61,3 +61,38 @@ func TestEventsAndSteering(t *testing.T) {
 		t.Errorf("second request ends with %+v", last)
 	}
 }
+
+// TestCompactionDoesNotStream: the summary a compaction asks for is not
+// an answer, so a watcher (the terminal's stream, --stream-json) is not
+// handed its text as deltas; the control is the answers' deltas, which do
+// reach it.
+func TestCompactionDoesNotStream(t *testing.T) {
+	t.Parallel()
+	streaming := func(step func(*provider.Request) (*provider.Response, error), text string) func(*provider.Request) (*provider.Response, error) {
+		return func(req *provider.Request) (*provider.Response, error) {
+			if req.OnDelta != nil {
+				req.OnDelta(provider.Delta{Kind: "text", Text: text})
+			}
+			return step(req)
+		}
+	}
+	p := &scripted{steps: []func(*provider.Request) (*provider.Response, error){
+		streaming(calls(u(400, 100), use("c1", "t", `{"n":1}`)), "one"),
+		streaming(calls(u(900, 100), use("c2", "t", `{"n":2}`)), "two"),
+		streaming(answer("SUMMARY", u(50, 10)), "SUMMARY"), // the compaction call
+		streaming(answer("finished", u(100, 10)), "finished"),
+	}}
+	opts, _ := setup(t, p, transcript.Config{CompactAtTokens: ptr(uint64(1000)), CompactKeepRecent: 2}, &fakeTool{name: "t"})
+	var deltas []string
+	opts.OnEvent = func(e Event) {
+		if e.Kind == EventDelta {
+			deltas = append(deltas, e.Delta.Text)
+		}
+	}
+	if res, err := Run(context.Background(), opts, "task"); err != nil || res.Text != "finished" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if got := strings.Join(deltas, " "); got != "one two finished" {
+		t.Errorf("deltas = %q, want the answers' only", got)
+	}
+}

@@ -24,6 +24,8 @@ type Env struct {
 	Out, Err io.Writer
 	// OutTTY is true when Out is a terminal (colour, progress lines).
 	OutTTY bool
+	// ErrTTY is true when Err is a terminal.
+	ErrTTY bool
 	// InTTY is true when In is a terminal a person can answer prompts on.
 	InTTY bool
 
@@ -52,6 +54,7 @@ func System() *Env {
 	return &Env{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		OutTTY:         term.IsTerminal(int(os.Stdout.Fd())),
+		ErrTTY:         term.IsTerminal(int(os.Stderr.Fd())),
 		InTTY:          term.IsTerminal(int(os.Stdin.Fd())),
 		Getenv:         os.Getenv,
 		Environ:        os.Environ,

@@ -17,10 +17,16 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // Usagef returns a UsageError.
 func Usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
 
-// BudgetError means a run stopped because it reached a budget.
-type BudgetError struct{ Budget string }
+// BudgetError means a run stopped because it reached a budget. Msg, when
+// set, says so in place of the generic sentence.
+type BudgetError struct{ Budget, Msg string }
 
-func (e *BudgetError) Error() string { return "stopped: the run reached its " + e.Budget + " budget" }
+func (e *BudgetError) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
+	return "stopped: the run reached its " + e.Budget + " budget"
+}
 
 // DivergedError means a check found what it was asked to fail on: a
 // replay that diverged in error mode, pins that did not replay clean.

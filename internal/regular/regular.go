@@ -70,6 +70,31 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readAll(f, path, max)
+}
+
+// ReadFileIn is ReadFile for a file named inside root: the name is
+// resolved by os.Root, so a symbolic link that leads out of the root is
+// refused (as are ".." steps out of it), and what was opened is checked as
+// Open checks it.
+func ReadFileIn(root *os.Root, name string, max int64) ([]byte, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(uint32(st.Sys().(*syscall.Stat_t).Mode)))}
+	}
+	return readAll(f, name, max)
+}
+
+// readAll reads f whole, refusing more than max bytes.
+func readAll(f *os.File, path string, max int64) ([]byte, error) {
 	var size int64
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()

@@ -50,3 +50,55 @@ func TestRefusesWhatIsNotARegularFile(t *testing.T) {
 		t.Errorf("ReadFile of a missing file = %v", err)
 	}
 }
+
+// TestReadFileIn: inside a root, a regular file and a link that stays in
+// are read; a link out of the root (the attack) is refused though the same
+// path read by ReadFile reaches the file (the control); a FIFO is refused
+// without waiting for a writer, and a file over the limit too.
+func TestReadFileIn(t *testing.T) {
+	t.Parallel()
+	top := t.TempDir()
+	dir := filepath.Join(top, "root")
+	for path, text := range map[string]string{filepath.Join(top, "outside"): "secret", filepath.Join(dir, "in"): "inside"} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"up": "../outside", "abs": filepath.Join(top, "outside"), "stay": "in"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, name := range []string{"in", "stay"} {
+		if b, err := ReadFileIn(root, name, 100); string(b) != "inside" || err != nil {
+			t.Errorf("%s: %q %v", name, b, err)
+		}
+	}
+	for _, name := range []string{"up", "abs", "../outside"} {
+		if b, err := ReadFileIn(root, name, 100); err == nil || len(b) > 0 {
+			t.Errorf("%s: read %q out of the root", name, b)
+		}
+		if name != "../outside" {
+			if b, err := ReadFile(filepath.Join(dir, name), 100); string(b) != "secret" || err != nil {
+				t.Errorf("control %s: %q %v", name, b, err)
+			}
+		}
+	}
+	if _, err := ReadFileIn(root, "fifo", 100); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("fifo: %v", err)
+	}
+	if _, err := ReadFileIn(root, "in", 3); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the limit: %v", err)
+	}
+}

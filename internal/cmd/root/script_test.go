@@ -93,6 +93,7 @@ func TestScripts(t *testing.T) {
 			"childof":  cmdChildOf,
 			"gone":     cmdGone,
 			"expand":   cmdExpand,
+			"jsonl":    cmdJSONL,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")

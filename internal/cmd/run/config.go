@@ -24,6 +24,18 @@ const defaultSystemPrompt = `You are mecha, an agent working in the directory %s
 // (--system-prompt-file, learned_rules.md).
 const maxPromptFile = 4 << 20
 
+// projectHeading introduces the project instructions in the prompt; %s
+// is the file they came from.
+const projectHeading = "\n\nProject instructions, from %s at the root of the workspace:\n"
+
+// maxInstructions bounds AGENTS.md and CLAUDE.md.
+const maxInstructions = 256 << 10
+
+// instructionFiles are the files project instructions are read from, the
+// first that exists: AGENTS.md, the convention shared by most harnesses,
+// then Claude Code's CLAUDE.md.
+var instructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
+
 // learnedRulesHeading introduces $MECHA_HOME/learned_rules.md in the prompt.
 const learnedRulesHeading = "\n\nRules learned from earlier sessions:\n"
 
@@ -31,7 +43,8 @@ const learnedRulesHeading = "\n\nRules learned from earlier sessions:\n"
 // the session's last configuration when resuming, over the defaults. A
 // resumed session inherits every setting not given on the command line,
 // except the permission mode and the trifecta policy, which are always the
-// ones asked for now.
+// ones asked for now. Its system prompt, project instructions included as
+// they were read then, is kept unless a flag that shapes it is given.
 func buildRunConfig(opts *Options, cfg *config.Config, prev *session.Session) (transcript.Config, error) {
 	rc := inherited(prev)
 	rc.MechaVersion = cmdutil.Version()
@@ -39,7 +52,8 @@ func buildRunConfig(opts *Options, cfg *config.Config, prev *session.Session) (t
 	if err := resolveWorkspace(opts, prev, &rc); err != nil {
 		return rc, err
 	}
-	if prev == nil || opts.given("system-prompt-file") || opts.given("no-learned-rules") || opts.given("workspace") {
+	if prev == nil || opts.given("system-prompt-file") || opts.given("no-learned-rules") || opts.given("workspace") ||
+		opts.given("no-project-instructions") {
 		p, err := systemPrompt(opts, rc.Workspace)
 		if err != nil {
 			return rc, err
@@ -202,6 +216,15 @@ func systemPrompt(opts *Options, workspace string) (string, error) {
 		}
 		text = string(b)
 	}
+	if !opts.NoProjectInstructions {
+		name, instr, err := projectInstructions(workspace)
+		if err != nil {
+			return "", err
+		}
+		if instr != "" {
+			text += fmt.Sprintf(projectHeading, name) + instr
+		}
+	}
 	if opts.NoLearnedRules {
 		return text, nil
 	}
@@ -220,4 +243,33 @@ func systemPrompt(opts *Options, workspace string) (string, error) {
 		text += learnedRulesHeading + r
 	}
 	return text, nil
+}
+
+// projectInstructions returns the name and the text (trimmed) of the
+// workspace's project instructions, "" for both when there are none. The
+// file is opened inside the workspace's os.Root: a symbolic link that
+// leads out of the workspace (to ~/.ssh, /etc, another project) is refused
+// with an error rather than read into a prompt that is recorded and sent
+// to a provider. Not a regular file, or larger than 256 KiB: an error too.
+func projectInstructions(workspace string) (string, string, error) {
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return "", "", fmt.Errorf("project instructions: %w", err)
+	}
+	defer root.Close()
+	for _, name := range instructionFiles {
+		b, err := regular.ReadFileIn(root, name, maxInstructions)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			if fi, lerr := root.Lstat(name); lerr == nil && fi.Mode()&os.ModeSymlink != 0 &&
+				!errors.Is(err, regular.ErrNotRegular) && !errors.Is(err, regular.ErrTooLarge) {
+				err = fmt.Errorf("%s is a link that leads out of the workspace (or loops): not read: %w", name, err)
+			}
+			return "", "", fmt.Errorf("project instructions: %w (--no-project-instructions runs without them)", err)
+		}
+		return name, strings.TrimSpace(string(b)), nil
+	}
+	return "", "", nil
 }

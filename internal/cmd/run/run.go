@@ -26,8 +26,15 @@ import (
 
 // Options are the options of "mecha run".
 type Options struct {
-	Env  *cmdutil.Env
+	Env *cmdutil.Env
+	// Task is what the model is asked: the argument, the -f file or stdin,
+	// with stdin appended as context when it came beside one of the others.
 	Task string
+	// TaskFile is -f: the task's file ("-" for stdin).
+	TaskFile string
+	// titleText is what the default title is taken from: the task without
+	// the stdin appended to it.
+	titleText string
 	// Given reports whether a flag was given on the command line, to tell
 	// a flag given from its default (what a resumed session inherits).
 	Given func(name string) bool
@@ -35,18 +42,26 @@ type Options struct {
 	Provider, Model string
 	Workspace       string
 	Resume          string
-	NoSession       bool
-	Title           string
-	JSON            bool
-	MockScript      string
-	Tools           []string
-	MCP             cmdutil.MCPFlags
-	NoLearnedRules  bool
+	// Continue is -c: resume the newest session of this workspace that a
+	// person ran (cmdutil.ContinueID).
+	Continue  bool
+	NoSession bool
+	Title     string
+	JSON      bool
+	// StreamJSON prints the run as JSON lines as it happens (stream.go).
+	StreamJSON     bool
+	MockScript     string
+	Tools          []string
+	MCP            cmdutil.MCPFlags
+	NoLearnedRules bool
 	// Reflect is --reflect (given), over config.toml's reflect.
-	Reflect          bool
-	Yes, ReadOnly    bool
-	Trifecta         string
-	SystemPromptFile string
+	Reflect bool
+	// NoProjectInstructions leaves AGENTS.md (or CLAUDE.md) out of the
+	// system prompt.
+	NoProjectInstructions bool
+	Yes, ReadOnly         bool
+	Trifecta              string
+	SystemPromptFile      string
 
 	MaxTurns          int
 	MaxTokens         int
@@ -73,14 +88,9 @@ const (
 	defaultCompactKeepRecent = 6
 )
 
-// NewCmdRun builds "mecha run". runF, when not nil, runs in place of the
-// command once its flags are parsed and checked (tests use it).
-func NewCmdRun(env *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Env: env}
-	cmd := &cobra.Command{
-		Use:   `run [flags] "<task>"`,
-		Short: "Run an agent on a task in a workspace, recording the whole run",
-		Long: `Run a model through a loop of tool calls in a workspace until it answers
+// runLong is the help of "mecha run"; the --stream-json schema in it is
+// the one the README documents.
+const runLong = `Run a model through a loop of tool calls in a workspace until it answers
 without calling a tool or a budget stops it. The final answer goes to
 stdout; tool activity and the session id go to stderr. Everything that
 shapes a request or constrains the run is recorded in the session's config
@@ -91,8 +101,39 @@ Providers: anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), openai
 MECHA_LOCAL_URL, default http://127.0.0.1:8080) and mock (built in, no
 network; --mock-script plays a script of turns).
 
+The task: the argument, "-" or -f FILE, or stdin when no task is given and
+stdin is not a terminal (at most 1 MiB). Stdin piped beside a task given
+as an argument or a file is appended to it as context, in a fenced block
+labelled stdin (redirect from /dev/null to give none).
+
+Output: when stdout is a terminal, each response's text is shown there as
+it streams (a response is known to be the answer only once it ends); the
+text of responses that call tools is also written to stderr when stderr is
+not a terminal, and the answer is shown once. When stdout is not a
+terminal, the answer is printed once at the end, and the text between tool
+calls goes to stderr. --json prints one object at the end; --stream-json
+prints one JSON object per line as the run goes:
+  {"type":"delta","kind":"text"|"thinking","text":S}
+  {"type":"message","index":N,"role":"user"|"assistant","content":[BLOCK...]}
+  {"type":"tool_start","id":S,"name":S,"input":JSON}
+  {"type":"tool_done","id":S,"name":S,"is_error":B,"content":S,"duration_ms":N}
+  {"type":"turn","stop_reason":S,"usage":USAGE}       (usage: the run's so far)
+  {"type":"result","session":S|null,"text":S,"turns":N,"usage":USAGE,
+   "stop_reason":S,"cost_usd":F|null,"error":S}       (last, in every run that started)
+A retried request streams its text again from the start. Fields may be
+added; none is removed or changes meaning.
+
 With --resume, the session's earlier messages and taint are restored and
 every setting not given on the command line is taken from its last run.
+-c (--continue) resumes the newest session of this workspace (-w or the
+current directory) that was a run of yours: never a replay, a rerun, a
+reflection, an import, an MCP server's or a subagent's session. "last"
+names the newest session of any kind.
+
+Project instructions: AGENTS.md at the workspace's root, or CLAUDE.md
+when there is none, is added to the system prompt (at most 256 KiB; a link
+that leaves the workspace is refused); --no-project-instructions leaves it
+out. The config record keeps the prompt, so a replay sends it as recorded.
 
 Permissions: by default a person confirms each call that modifies the
 workspace or runs a command (with no terminal such calls are denied and the
@@ -121,12 +162,34 @@ sub-task as a child run with some of this run's tools, budgets carved from
 what this run has left, and a session of its own naming this one.
 
 Exit status: 0 when the model answered, 3 when a budget stopped the run
-(--max-turns, --max-output-tokens, --max-cost-usd), 1 on a failure, 2 on
-bad usage, 130 when interrupted.`,
-		Args: cmdutil.ExactArgs(1, `the task (quote it: mecha run "what changed?")`),
+(--max-turns, --max-output-tokens, --max-cost-usd) or the answer was cut
+at --max-tokens (stop reason max_tokens), 1 on a failure (-c finding no
+session of the workspace included), 2 on bad usage, 130 when interrupted.`
+
+const runExample = `  mecha run "what changed since yesterday?"
+  git diff | mecha run "review this change"
+  mecha run -f task.md --yes
+  mecha run -c "and now add a test"
+  mecha run --stream-json "list the TODOs" | jq -c 'select(.type=="result")'`
+
+// NewCmdRun builds "mecha run". runF, when not nil, runs in place of the
+// command once its flags are parsed and checked (tests use it).
+func NewCmdRun(env *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Env: env}
+	cmd := &cobra.Command{
+		Use:     `run [flags] ["<task>" | -]`,
+		Short:   "Run an agent on a task in a workspace, recording the whole run",
+		Long:    runLong,
+		Example: runExample,
+		Args:    cmdutil.RangeArgs(0, 1, `at most one task (quote it: mecha run "what changed?")`),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Task = args[0]
 			opts.Given = cmdutil.Changed(cmd)
+			if err := opts.validateOutput(); err != nil {
+				return err
+			}
+			if err := opts.readTask(args); err != nil {
+				return err
+			}
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -140,15 +203,19 @@ bad usage, 130 when interrupted.`,
 	f.StringVarP(&opts.Provider, "provider", "p", "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)")
 	f.StringVarP(&opts.Model, "model", "m", "", "model (default: config.toml's [providers.NAME] model, else the provider's own)")
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "the directory the tools work in (default: the current directory)")
+	f.StringVarP(&opts.TaskFile, "file", "f", "", "read the task from `FILE` (- for stdin)")
 	f.StringVar(&opts.Resume, "resume", "", "continue the session `ID` in the same file")
+	f.BoolVarP(&opts.Continue, "continue", "c", false, "resume the newest session run in this workspace (not a replay, rerun or reflection)")
 	f.BoolVar(&opts.NoSession, "no-session", false, "record nothing")
 	f.StringVar(&opts.Title, "title", "", "the session's title (default: the task's first line)")
 	f.BoolVar(&opts.JSON, "json", false, `print {"session","text","turns","usage","stop_reason"} instead of the answer`)
+	f.BoolVar(&opts.StreamJSON, "stream-json", false, "print the run as JSON lines as it happens (schema in the help above)")
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
 	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools; agent for subagents; default: every built-in and MCP tool)")
 	cmdutil.AddMCPFlags(cmd, &opts.MCP)
 	f.BoolVar(&opts.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
 	f.BoolVar(&opts.Reflect, "reflect", false, "when the run closes, have the model reflect on the session (as mecha reflect; default: config.toml's reflect)")
+	f.BoolVar(&opts.NoProjectInstructions, "no-project-instructions", false, "do not add the workspace's AGENTS.md (or CLAUDE.md) to the system prompt")
 	f.BoolVar(&opts.Yes, "yes", false, "allow every tool call without asking")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
 	f.StringVar(&opts.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
@@ -173,6 +240,20 @@ func addRequestFlags(f *pflag.FlagSet, opts *Options) {
 	f.BoolVar(&opts.NoCachePrompt, "no-cache-prompt", false, "do not ask the server to cache the prompt prefix")
 	f.Float64Var(&opts.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "sampling seed (default: none)")
+}
+
+// validateOutput checks what is checked before the task is read: the
+// flags that contradict each other whatever the task.
+func (o *Options) validateOutput() error {
+	switch {
+	case o.JSON && o.StreamJSON:
+		return cmdutil.Usagef("--json and --stream-json contradict each other: choose one")
+	case o.Continue && o.given("resume"):
+		return cmdutil.Usagef("--continue and --resume both name the session to resume: choose one")
+	case o.Continue && o.NoSession:
+		return cmdutil.Usagef("--continue records into the session it resumes; it cannot go with --no-session")
+	}
+	return nil
 }
 
 // validate checks the flags before anything is opened or created.
@@ -280,9 +361,11 @@ func runRun(ctx context.Context, opts *Options) error {
 		recorder = rec
 	}
 	history = learnedTaint(history, rc)
+	out := newOutput(opts, cfgFile.Prices, &rc)
 	res, runErr := agent.Run(ctx, agent.Options{
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder,
 		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err, Ledger: ledger,
+		OnEvent: out.onEvent(),
 	}, opts.Task)
 	if res == nil { // refused before it started, so it recorded nothing
 		if errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
@@ -290,7 +373,7 @@ func runRun(ctx context.Context, opts *Options) error {
 		}
 		return runErr
 	}
-	err = finish(opts, rec, res, runErr)
+	err = finish(opts, out, rec, res, runErr)
 	if opts.reflect(cfgFile, prev) {
 		reflectOnClose(ctx, opts, prov, rc, cfgFile.Prices, rec)
 	}
@@ -327,10 +410,18 @@ func sessionID(rec *session.Lazy) string {
 // run has closed its record: a second writer fails at once (one writer at
 // a time), and the history the run continues from cannot change under it.
 func loadResumed(opts *Options) (*session.Session, *session.Lock, error) {
-	if opts.Resume == "" {
+	var (
+		path string
+		err  error
+	)
+	switch {
+	case opts.Continue:
+		path, err = opts.Env.ContinueID(opts.Workspace)
+	case opts.Resume != "":
+		path, err = opts.Env.ResolveSession(opts.Resume)
+	default:
 		return nil, nil, nil
 	}
-	path, err := opts.Env.ResolveSession(opts.Resume)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -408,14 +499,18 @@ func createSession(opts *Options, rc *transcript.Config) (*session.Writer, error
 	store := &session.Store{Dir: dir, Now: opts.Env.Now, BackgroundSync: true}
 	title := opts.Title
 	if title == "" {
-		title = textfmt.Clip(textfmt.OneLine(opts.Task), 80)
+		from := opts.titleText
+		if from == "" {
+			from = opts.Task
+		}
+		title = textfmt.Clip(textfmt.OneLine(from), 80)
 	}
 	return store.Create(transcript.Meta{Provider: rc.Provider, Model: rc.Model, Workspace: rc.Workspace, Title: title})
 }
 
 // finish closes the record, reports the run and turns its outcome into
 // the command's result.
-func finish(opts *Options, rec *session.Lazy, res *agent.Result, runErr error) error {
+func finish(opts *Options, out *output, rec *session.Lazy, res *agent.Result, runErr error) error {
 	var sessionID *string
 	if rec != nil {
 		if err := rec.Close(); err != nil && runErr == nil {
@@ -428,22 +523,21 @@ func finish(opts *Options, rec *session.Lazy, res *agent.Result, runErr error) e
 				textfmt.Count(res.Usage.InputTokens), textfmt.Count(res.Usage.OutputTokens), res.StopReason)
 		}
 	}
-	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) {
-			return &cmdutil.InterruptedError{Msg: "interrupted; the transcript keeps everything up to here"}
-		}
-		return runErr
+	if runErr != nil && errors.Is(runErr, context.Canceled) {
+		runErr = &cmdutil.InterruptedError{Msg: "interrupted; the transcript keeps everything up to here"}
 	}
-	if opts.JSON {
-		if err := cmdutil.WriteJSON(opts.Env.Out, runResult{sessionID, res.Text, res.Turns, res.Usage, res.StopReason}); err != nil {
-			return err
-		}
-	} else if res.Text != "" {
-		fmt.Fprintln(opts.Env.Out, res.Text)
+	if err := out.report(sessionID, res, runErr); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return runErr
 	}
 	switch res.StopReason {
 	case agent.StopMaxTurns, agent.StopMaxOutputTokens, agent.StopMaxCost:
 		return &cmdutil.BudgetError{Budget: res.StopReason}
+	case agent.StopMaxTokens:
+		return &cmdutil.BudgetError{Budget: res.StopReason,
+			Msg: "stopped: the answer was cut at --max-tokens (stop reason max_tokens); give a larger --max-tokens for a whole one"}
 	}
 	return nil
 }

@@ -84,8 +84,12 @@ func TestRunFlagsRefused(t *testing.T) {
 		{[]string{"--resume=", "x"}, "--resume needs a session id (or last)"},
 		{[]string{"--compact-keep-recent", "0", "x"}, "--compact-keep-recent must be at least 1"},
 		{[]string{"--effort", "extreme", "x"}, `--effort must be low, medium or high, not "extreme"`},
-		{[]string{}, "needs the task"},
-		{[]string{"a", "b"}, "needs the task"},
+		{[]string{}, "no task: give it as an argument"},
+		{[]string{"a", "b"}, "at most one task"},
+		{[]string{"--json", "--stream-json", "x"}, "--json and --stream-json contradict each other"},
+		{[]string{"-c", "--resume", "last", "x"}, "--continue and --resume both name the session"},
+		{[]string{"--continue", "--no-session", "x"}, "cannot go with --no-session"},
+		{[]string{"-f", "task.md", "x"}, "as an argument or with -f, not both"},
 	} {
 		_, err := parse(t, tc.args...)
 		var ue *cmdutil.UsageError
@@ -132,6 +136,11 @@ func lastAttach(ws string) transcript.Config {
 func TestResumeInheritance(t *testing.T) {
 	t.Parallel()
 	ws, other := t.TempDir(), t.TempDir()
+	// AGENTS.md written since the session was recorded: a resume keeps
+	// the recorded prompt unless a flag that shapes it is given.
+	if err := os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("Use tabs."), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	last := lastAttach(ws)
 	prompt := *last.SystemPrompt
 	for _, tc := range []struct {
@@ -168,6 +177,16 @@ func TestResumeInheritance(t *testing.T) {
 		{"-w re-resolves the system prompt", []string{"-w", other}, func(t *testing.T, rc transcript.Config) {
 			if rc.Workspace != other || *rc.SystemPrompt == prompt || !strings.Contains(*rc.SystemPrompt, other) {
 				t.Errorf("workspace %s, prompt %q", rc.Workspace, *rc.SystemPrompt)
+			}
+		}},
+		{"--no-project-instructions re-resolves the prompt, without them", []string{"--no-project-instructions"}, func(t *testing.T, rc transcript.Config) {
+			if p := *rc.SystemPrompt; p == prompt || !strings.Contains(p, ws) || strings.Contains(p, "Use tabs.") {
+				t.Errorf("prompt %q", p)
+			}
+		}},
+		{"--no-project-instructions=false re-resolves it, with them", []string{"--no-project-instructions=false"}, func(t *testing.T, rc transcript.Config) {
+			if p := *rc.SystemPrompt; !strings.Contains(p, "from AGENTS.md at the root of the workspace:\nUse tabs.") {
+				t.Errorf("prompt %q", p)
 			}
 		}},
 		{"given budgets override", []string{"--max-turns", "9", "--max-tokens", "50", "--compact-keep-recent", "2"}, func(t *testing.T, rc transcript.Config) {
