@@ -1,0 +1,58 @@
+package sessionview_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/mecha-agent/mecha/sessionview"
+)
+
+// fenceLen returns the length of the fence a fenced block opens with.
+func fenceLen(line string) int { return len(line) - len(strings.TrimLeft(line, "`")) }
+
+// closes reports whether a line of content would close a fence of n
+// backticks (CommonMark: up to three spaces, then at least n backticks,
+// then only spaces).
+func closes(line string, n int) bool {
+	l := strings.TrimLeft(line, " ")
+	if len(line)-len(l) > 3 {
+		return false
+	}
+	k := fenceLen(l)
+	return k >= n && strings.TrimSpace(l[k:]) == ""
+}
+
+// TestMarkdownFenceHoldsItsText: no line of the text can close the fence,
+// whatever backtick runs it holds. The control shows a fixed three-backtick
+// fence being closed by the same text.
+func TestMarkdownFenceHoldsItsText(t *testing.T) {
+	for _, text := range []string{"plain", "```", "a ``` b\n````\n```` ", "``````````", "   ```\n", "x`"} {
+		var b bytes.Buffer
+		sessionview.MarkdownFence(&b, text)
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n\n"), "\n")
+		n := fenceLen(lines[0])
+		if n < 3 || lines[len(lines)-1] != strings.Repeat("`", n) {
+			t.Fatalf("%q: not a fenced block: %q", text, b.String())
+		}
+		for _, l := range lines[1 : len(lines)-1] {
+			if closes(l, n) {
+				t.Errorf("%q: line %q closes the fence of %d", text, l, n)
+			}
+		}
+	}
+	if !closes("````", 3) {
+		t.Errorf("control: a four-backtick line does not close a fence of three")
+	}
+}
+
+// TestMarkdownEscape: one line, every ASCII punctuation character escaped,
+// so no emphasis, link, tag, entity, cell or heading can start; other text
+// unchanged.
+func TestMarkdownEscape(t *testing.T) {
+	got := sessionview.MarkdownEscape("# a *b* [c](d) <img onerror=x> &amp; | `e`\n_f_ é")
+	want := `\# a \*b\* \[c\]\(d\) \<img onerror\=x\> \&amp\; \| \` + "`" + `e\` + "`" + ` \_f\_ é`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
