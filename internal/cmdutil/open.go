@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -45,7 +46,7 @@ func (e *Env) OpenFile(path string) error {
 	cmd.Stdout, cmd.Stderr = e.Err, e.Err
 	if err := cmd.Run(); err != nil {
 		var ee *exec.Error
-		if errors.As(err, &ee) {
+		if errors.As(err, &ee) || errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot open %s: %s not found (set $BROWSER to the command that opens it)", path, argv[0])
 		}
 		return fmt.Errorf("cannot open %s: %s: %v", path, argv[0], err)
