@@ -39,17 +39,34 @@ type Page struct {
 	URL string
 
 	mu       sync.Mutex
-	requests []string
+	requests []request
 	dialogs  []string
 	errors   []string
 }
 
+type request struct {
+	id, url string
+	csp     bool // blocked by the page's Content-Security-Policy
+}
+
 // Requests returns the URL of every request the page made, its own
-// included, in order.
-func (p *Page) Requests() []string {
+// included, in order; not those its Content-Security-Policy blocked before
+// they were made (Blocked).
+func (p *Page) Requests() []string { return p.urls(false) }
+
+// Blocked returns the URLs of the requests the page's policy blocked.
+func (p *Page) Blocked() []string { return p.urls(true) }
+
+func (p *Page) urls(csp bool) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]string(nil), p.requests...)
+	var out []string
+	for _, r := range p.requests {
+		if r.csp == csp {
+			out = append(out, r.url)
+		}
+	}
+	return out
 }
 
 // Dialogs returns the messages of the alert, confirm and prompt dialogs
@@ -117,12 +134,15 @@ func (p *Page) listen(ev any) {
 	defer p.mu.Unlock()
 	switch ev := ev.(type) {
 	case *network.EventRequestWillBeSent:
-		p.requests = append(p.requests, ev.Request.URL)
+		p.requests = append(p.requests, request{id: string(ev.RequestID), url: ev.Request.URL})
+	case *network.EventLoadingFailed:
+		for i := range p.requests {
+			if p.requests[i].id == string(ev.RequestID) && ev.BlockedReason == network.BlockedReasonCsp {
+				p.requests[i].csp = true
+			}
+		}
 	case *fetch.EventRequestPaused:
 		own := ev.Request.URL == p.URL
-		if !own {
-			p.requests = append(p.requests, ev.Request.URL)
-		}
 		// Listen's function may not run commands: answer from another
 		// goroutine.
 		go func() {

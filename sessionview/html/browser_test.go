@@ -61,8 +61,8 @@ func TestPageInBrowser(t *testing.T) {
 	if imgs != 0 || len(pg.Dialogs()) > 0 || len(pg.Errors()) > 0 {
 		t.Errorf("images %d, dialogs %q, errors %q", imgs, pg.Dialogs(), pg.Errors())
 	}
-	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) {
-		t.Errorf("requests %q, want only the page", r)
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) || len(pg.Blocked()) > 0 {
+		t.Errorf("requests %q, blocked %q, want only the page", r, pg.Blocked())
 	}
 }
 
@@ -79,10 +79,39 @@ func TestBrowserSeesRequests(t *testing.T) {
 	}
 	pg := browsertest.Open(t, p)
 	browsertest.Eval[bool](t, pg, `new Promise(r => { const i = document.images[0]; if (i.complete) r(true); else { i.onerror = () => r(true); i.onload = () => r(true); } })`)
-	if r := pg.Requests(); !slices.Contains(r, "http://example.invalid/x.png") {
-		t.Errorf("requests %q: the image request was not seen", r)
+	if r := pg.Requests(); !slices.Contains(r, "http://example.invalid/x.png") || len(pg.Blocked()) > 0 {
+		t.Errorf("requests %q, blocked %q: the image request was not seen", r, pg.Blocked())
 	}
 	if d := pg.Dialogs(); !slices.Equal(d, []string{"ran"}) {
 		t.Errorf("dialogs %q", d)
+	}
+}
+
+// TestPolicyBlocksInBrowser: markup that escaped escaping would still be
+// inert under the page's policy: an image from the network is not
+// requested and an inline script does not run. The control is
+// TestBrowserSeesRequests, the same markup without the policy.
+func TestPolicyBlocksInBrowser(t *testing.T) {
+	browsertest.Chromium(t)
+	var b strings.Builder
+	if err := Head(&b, "policy"); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString(`<img src="http://example.invalid/x.png"><script>alert("ran")</script><p id="end">end</p>`)
+	Foot(&b)
+	p := filepath.Join(t.TempDir(), "policy.html")
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pg := browsertest.Open(t, p)
+	browsertest.Eval[bool](t, pg, `new Promise(r => { const i = document.images[0]; if (i.complete) r(true); else { i.onerror = () => r(true); i.onload = () => r(true); } })`)
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) {
+		t.Errorf("requests %q, want only the page", r)
+	}
+	if b := pg.Blocked(); !slices.Equal(b, []string{"http://example.invalid/x.png"}) {
+		t.Errorf("blocked by the policy: %q", b)
+	}
+	if d := pg.Dialogs(); len(d) > 0 {
+		t.Errorf("the inline script ran: dialogs %q", d)
 	}
 }

@@ -105,7 +105,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if len(pg.Dialogs()) > 0 || len(pg.Errors()) > 0 {
 		t.Errorf("dialogs %q, errors %q", pg.Dialogs(), pg.Errors())
 	}
-	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) {
-		t.Errorf("requests %q, want only the page", r)
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) || len(pg.Blocked()) > 0 {
+		t.Errorf("requests %q, blocked %q, want only the page", r, pg.Blocked())
 	}
 }
