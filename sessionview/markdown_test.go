@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mecha-agent/mecha/sessionview"
+	viewhtml "github.com/mecha-agent/mecha/sessionview/html"
 )
 
 // fenceLen returns the length of the fence a fenced block opens with.
@@ -54,5 +55,30 @@ func TestMarkdownEscape(t *testing.T) {
 	want := `\# a \*b\* \[c\]\(d\) \<img onerror\=x\> \&amp\; \| \` + "`" + `e\` + "`" + ` \_f\_ é`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestExportRenderersOverFixtures: the page and the Markdown render every
+// fixture (the frozen ones and forty generated shapes: parallel calls in
+// shuffled order, steering, denials, odd records) to the end.
+func TestExportRenderersOverFixtures(t *testing.T) {
+	t.Parallel()
+	for _, path := range fixtures(t) {
+		var page, md bytes.Buffer
+		if err := viewhtml.Write(&page, path, prices()[1], viewhtml.Options{Cut: 100}); err != nil {
+			t.Fatalf("%s: html: %v", path, err)
+		}
+		if !strings.HasSuffix(page.String(), "</body>\n</html>\n") {
+			t.Errorf("%s: page not closed", path)
+		}
+		if strings.Count(page.String(), "<details") != strings.Count(page.String(), "</details>") {
+			t.Errorf("%s: details open and close %d and %d times", path, strings.Count(page.String(), "<details"), strings.Count(page.String(), "</details>"))
+		}
+		if err := sessionview.WriteMarkdown(&md, path, prices()[1], sessionview.MarkdownOptions{}); err != nil {
+			t.Fatalf("%s: markdown: %v", path, err)
+		}
+		if strings.Count(md.String(), "<details>") != strings.Count(md.String(), "</details>") {
+			t.Errorf("%s: markdown details unbalanced", path)
+		}
 	}
 }

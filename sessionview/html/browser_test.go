@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mecha-agent/mecha/internal/browsertest"
 )
@@ -113,5 +114,34 @@ func TestPolicyBlocksInBrowser(t *testing.T) {
 	}
 	if d := pg.Dialogs(); len(d) > 0 {
 		t.Errorf("the inline script ran: dialogs %q", d)
+	}
+}
+
+// TestLargePageInBrowser loads a page written beforehand (the path in
+// $MECHA_VIEW_PAGE, such as sessions view's page of BenchmarkView's 100 MB
+// transcript), then opens its last call and checks its result shows. It
+// logs how long loading and the click took; it measures, and asserts
+// nothing about time. Without $MECHA_VIEW_PAGE it skips.
+func TestLargePageInBrowser(t *testing.T) {
+	path := os.Getenv("MECHA_VIEW_PAGE")
+	if path == "" {
+		t.Skip("set MECHA_VIEW_PAGE to a page to load (docs/PERFORMANCE.md)")
+	}
+	browsertest.Chromium(t)
+	start := time.Now()
+	pg := browsertest.Open(t, path)
+	loaded := time.Since(start)
+	n := browsertest.Eval[int](t, pg, `document.querySelectorAll("details.call").length`)
+	if n == 0 {
+		t.Fatal("no calls in the page")
+	}
+	start = time.Now()
+	browsertest.Eval[bool](t, pg, `(function(){const d=[...document.querySelectorAll("details.call")].pop();d.scrollIntoView();d.querySelector("summary").click();return d.open})()`)
+	if !browsertest.Eval[bool](t, pg, `[...document.querySelectorAll("details.call")].pop().querySelector("pre").checkVisibility()`) {
+		t.Errorf("the last call's arguments do not show once it is opened")
+	}
+	t.Logf("%d calls; loaded in %v; the last call opened in %v", n, loaded.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) {
+		t.Errorf("requests %q", r)
 	}
 }

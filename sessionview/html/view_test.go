@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mecha-agent/mecha/sessionview"
 	xhtml "golang.org/x/net/html"
 )
 
@@ -159,5 +160,28 @@ func TestTaintBand(t *testing.T) {
 	}
 	if strings.Count(page, `id="armed"`) != 1 {
 		t.Errorf("armed marked %d times", strings.Count(page, `id="armed"`))
+	}
+}
+
+// TestEveryFixtureRenders: each frozen transcript fixture (every record
+// kind, served MCP calls, roles mecha does not write, damaged lines)
+// renders to a page with nothing active in it, and as Markdown.
+func TestEveryFixtureRenders(t *testing.T) {
+	paths, _ := filepath.Glob("../../transcript/testdata/v1/*.jsonl")
+	if len(paths) == 0 {
+		t.Fatal("no v1 fixtures")
+	}
+	for _, p := range paths {
+		page := render(t, p, Options{Cut: 64})
+		if a := active(t, page); len(a) > 0 {
+			t.Errorf("%s: active content %q", filepath.Base(p), a)
+		}
+		if !strings.HasSuffix(page, "</body>\n</html>\n") || !strings.Contains(page, `<h2 id="totals">`) {
+			t.Errorf("%s: page not closed", filepath.Base(p))
+		}
+		var md bytes.Buffer
+		if err := sessionview.WriteMarkdown(&md, p, nil, sessionview.MarkdownOptions{}); err != nil || !strings.Contains(md.String(), "## Usage") {
+			t.Errorf("%s: markdown: %v", filepath.Base(p), err)
+		}
 	}
 }
