@@ -19,9 +19,12 @@
 //
 // Each row of the page carries the number of the taint checkpoints read
 // before it (its segment). A checkpoint covers the messages written since
-// the one before, so when one is read the page adds a style rule that
-// paints its segment's band with the checkpoint's merged taint; rows with
-// no checkpoint after them keep the "unknown" band. The checkpoint where
+// the one before, so its segment's band is painted with the checkpoint's
+// merged taint by one style element at the end of the page (a few bytes
+// per checkpoint are all the renderer keeps); rows with no checkpoint after
+// them keep the "unknown" band. Rows are laid out only when near the
+// viewport (content-visibility), so a page of tens of thousands of rows
+// opens quickly. The checkpoint where
 // the conversation became armed (private and untrusted) is marked in the
 // band and linked from the top of the page.
 //
@@ -61,8 +64,8 @@ table.meta{border-collapse:collapse;margin-bottom:1em}
 table.meta th{text-align:left;color:var(--dim);font-weight:normal;padding:1px 1em 1px 0;vertical-align:top}
 table.meta td{padding:1px 0;word-break:break-all}
 pre{background:var(--code);padding:.5em .7em;margin:.3em 0;white-space:pre-wrap;word-break:break-word;border-radius:4px;font:12.5px/1.4 ui-monospace,monospace}
-.row{display:grid;grid-template-columns:14px 1fr;gap:10px;margin:0}
-.band{background:var(--unknown);position:relative}
+.row{position:relative;padding-left:24px;content-visibility:auto;contain-intrinsic-size:auto 3em}
+.band{background:var(--unknown);position:absolute;left:0;top:0;bottom:0;width:14px}
 .body{padding:.35em 0;border-bottom:1px solid var(--line);min-width:0}
 .t-clean>.band{background:var(--clean)}.t-private>.band{background:var(--private)}.t-untrusted>.band{background:var(--untrusted)}.t-both>.band{background:var(--both)}.t-unknown>.band{background:var(--unknown)}
 .role{font-weight:600}.when,.dim{color:var(--dim);font-weight:normal}
@@ -75,7 +78,7 @@ details.more>summary{cursor:pointer;color:var(--dim)}
 .o-interlocked{border-color:var(--both);border-width:2px}.o-denied,.o-refused{border-color:#bf3989}
 .event{color:var(--dim)}
 .armed{color:var(--both);font-weight:600}
-.armed>.band::after{content:"▲";position:absolute;left:0;top:-2px;color:#fff;font-size:12px;line-height:1}
+.armed>.band::after{content:"▲";position:absolute;left:1px;top:2px;color:#fff;font-size:12px;line-height:1}
 table.config{border-collapse:collapse;font-size:12.5px;margin:.3em 0}
 table.config td,table.config th{border:1px solid var(--line);padding:1px 6px;text-align:left;vertical-align:top;word-break:break-all}
 tr.changed{background:#fff8c5;color:#1f2328}

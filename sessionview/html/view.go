@@ -42,6 +42,9 @@ func Write(w io.Writer, path string, prices pricing.Table, opts Options) error {
 		r.totals(t)
 	}
 	if r.err == nil {
+		r.err = r.bands()
+	}
+	if r.err == nil {
 		r.err = Foot(bw)
 	}
 	if r.err != nil {
@@ -57,6 +60,7 @@ type renderer struct {
 	cut      int
 	err      error
 	segment  int
+	painted  [4][]int // segments by the band they get: clean, private, untrusted, both
 	armed    bool
 	imported string
 }
@@ -363,6 +367,36 @@ func (r *renderer) served(c *transcript.ToolCall) any {
 	}{id, fmt.Sprintf("%s · %v ms", c.StartedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"), c.DurationMS), cv}
 }
 
+var bands = [4]string{"clean", "private", "untrusted", "both"}
+
+var bandIndex = map[string]int{"clean": 0, "private": 1, "untrusted": 2, "both": 3}
+
+// bands writes the one style element that paints each segment's band with
+// the taint of the checkpoint after it. It comes last: a style element
+// read while the page is parsed makes the browser restyle all that came
+// before, which one per checkpoint turns quadratic. Only numbers and fixed
+// names go into it.
+func (r *renderer) bands() error {
+	var b []byte
+	for i, segs := range r.painted {
+		if len(segs) == 0 {
+			continue
+		}
+		for j, s := range segs {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, ".s%d>.band", s)
+		}
+		b = fmt.Appendf(b, "{background:var(--%s)}\n", bands[i])
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(r.w, "<style>\n%s</style>\n", b)
+	return err
+}
+
 // taintClass is the band class of a merged taint.
 func taintClass(t transcript.Taint) string {
 	switch {
@@ -378,11 +412,7 @@ func taintClass(t transcript.Taint) string {
 
 func (r *renderer) checkpoint(c *sessionview.Checkpoint) {
 	class := taintClass(c.Merged)
-	if r.err == nil {
-		// Paint the band of the rows this checkpoint covers. Only numbers
-		// and a fixed class name go into the rule.
-		_, r.err = fmt.Fprintf(r.w, "<style>.s%d>.band{background:var(--%s)}</style>\n", r.segment, class)
-	}
+	r.painted[bandIndex[class]] = append(r.painted[bandIndex[class]], r.segment)
 	r.segment++
 	r.exec("checkpoint", struct {
 		Class, Taint, Merged string
