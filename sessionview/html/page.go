@@ -64,6 +64,7 @@ table.meta{border-collapse:collapse;margin-bottom:1em}
 table.meta th{text-align:left;color:var(--dim);font-weight:normal;padding:1px 1em 1px 0;vertical-align:top}
 table.meta td{padding:1px 0;word-break:break-all}
 pre{background:var(--code);padding:.5em .7em;margin:.3em 0;white-space:pre-wrap;word-break:break-word;border-radius:4px;font:12.5px/1.4 ui-monospace,monospace}
+.user>.body>pre,.assistant>.body>pre{font:14px/1.45 system-ui,sans-serif;background:none;padding:.1em 0}
 .row{position:relative;padding-left:24px;content-visibility:auto;contain-intrinsic-size:auto 3em}
 .band{background:var(--unknown);position:absolute;left:0;top:0;bottom:0;width:14px}
 .body{padding:.35em 0;border-bottom:1px solid var(--line);min-width:0}

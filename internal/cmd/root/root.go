@@ -17,8 +17,8 @@ import (
 
 const rootLong = `mecha runs a model through a loop of tool calls in a workspace and records
 every run as an append-only JSONL transcript, which it can list, show,
-search, price, resume, replay against a model, and redo without one (tool
-call, script, rerun). It also speaks MCP (its tools as a server, a recording
+search, view as an HTML page, export (Markdown, HTML, JSON), price, resume,
+replay against a model, and redo without one (tool call, script, rerun). It also speaks MCP (its tools as a server, a recording
 proxy, servers' tools in runs) and imports Claude Code and Codex sessions.
 
 Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
