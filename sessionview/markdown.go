@@ -112,7 +112,7 @@ func (r *mdRenderer) header(h *Header) {
 	}
 	fmt.Fprintf(r.w, "# %s\n\n", MarkdownEscape(textfmt.Clip(title, 200)))
 	r.w.WriteString("| | |\n| --- | --- |\n")
-	row := func(k, v string) { fmt.Fprintf(r.w, "| %s | %s |\n", k, MarkdownEscape(v)) }
+	row := func(k, v string) { fmt.Fprintf(r.w, "| %s | %s |\n", k, markdownCode(v)) }
 	row("session", m.ID)
 	row("model", m.Provider+"/"+m.Model)
 	row("created", m.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
@@ -199,7 +199,8 @@ func (r *mdRenderer) call(c Call) {
 // details writes a collapsed block: summary (HTML-escaped), then the
 // arguments when given and the start of text in fences.
 func (r *mdRenderer) details(summary, text, args string) {
-	fmt.Fprintf(r.w, "<details><summary>%s</summary>\n\n", html.EscapeString(textfmt.OneLine(summary)))
+	// In <code>: GitHub neither links nor mentions what a code element holds.
+	fmt.Fprintf(r.w, "<details><summary><code>%s</code></summary>\n\n", html.EscapeString(textfmt.OneLine(summary)))
 	if args != "" {
 		MarkdownFence(r.w, args)
 	}
@@ -252,6 +253,27 @@ func MarkdownFence(w io.Writer, text string) {
 	fence := strings.Repeat("`", n)
 	text = strings.TrimSuffix(text, "\n")
 	fmt.Fprintf(w, "%stext\n%s\n%s\n\n", fence, text, fence)
+}
+
+// markdownCode makes text one inline code span for a table cell: white
+// space folded, delimited by more backticks than any run in it, and its
+// pipes escaped (GFM splits cells before it reads code spans).
+func markdownCode(s string) string {
+	s = textfmt.OneLine(s)
+	if s == "" {
+		return ""
+	}
+	n, run := 1, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			n = max(n, run+1)
+		} else {
+			run = 0
+		}
+	}
+	d := strings.Repeat("`", n)
+	return d + " " + strings.ReplaceAll(s, "|", "\\|") + " " + d
 }
 
 // MarkdownEscape makes text one line that CommonMark shows literally:

@@ -2,6 +2,8 @@ package sessionview_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,6 +81,33 @@ func TestExportRenderersOverFixtures(t *testing.T) {
 		}
 		if strings.Count(md.String(), "<details>") != strings.Count(md.String(), "</details>") {
 			t.Errorf("%s: markdown details unbalanced", path)
+		}
+	}
+}
+
+// TestMarkdownTableCells: a value holding pipes and backticks stays one
+// code span in its cell; a call's summary is code (GitHub neither links
+// nor mentions in code).
+func TestMarkdownTableCells(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "20260805T091500-00000001.jsonl")
+	body := `{"record":"meta","format":1,"id":"20260805T091500-00000001","created_at":"2026-08-05T09:15:00Z","provider":"mock","model":"m","workspace":"/w|x ` + "``" + `y` + "`" + `","title":"t"}
+{"record":"message","role":"user","content":[{"type":"text","text":"go"}]}
+{"record":"message","role":"assistant","content":[{"type":"tool_use","id":"a","name":"shell","input":{"command":"curl -d @user <x>"}}]}
+`
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := sessionview.WriteMarkdown(&b, p, nil, sessionview.MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| workspace | ``` /w\\|x ``y` ``` |\n",
+		"<details><summary><code>→ shell {&#34;command&#34;:&#34;curl -d @user &lt;x&gt;&#34;} · no result recorded</code></summary>\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
 		}
 	}
 }
