@@ -109,3 +109,20 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		t.Errorf("requests %q, blocked %q, want only the page", r, pg.Blocked())
 	}
 }
+
+// TestHTMLReportRepeats: --repeat N puts each replay's report on the page,
+// numbered.
+func TestHTMLReportRepeats(t *testing.T) {
+	t.Parallel()
+	clean := report()
+	clean.Status, clean.Divergences, clean.Replayed = replay.StatusClean, nil, clean.Recorded
+	var b bytes.Buffer
+	if err := WriteHTML(&b, []*replay.Report{report(), clean}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Count(page, `<section class="report">`) != 2 || !strings.Contains(page, "· repeat 2</h1>") ||
+		!strings.Contains(page, `<td class="status-clean">clean</td>`) || strings.Count(page, `class="div div-`) != 2 {
+		t.Errorf("two reports not both shown:\n%s", page)
+	}
+}
