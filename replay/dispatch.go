@@ -61,8 +61,9 @@ type dispatcher struct {
 	// live is set once the recording has been abandoned (live mode).
 	live        bool
 	divergences []Divergence
-	replayed    int // calls answered from the recording
-	ran         int // calls run for real
+	made        []Step // every call the replay's model made, in order
+	replayed    int    // calls answered from the recording
+	ran         int    // calls run for real
 }
 
 func (d *dispatcher) beginTurn(turn, base int, calls []Call) {
@@ -84,6 +85,7 @@ func (d *dispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run
 		stop string
 	)
 	for i, c := range calls {
+		d.made = append(d.made, Step{Turn: d.turn, Index: len(d.made), Name: c.Name, Input: c.Input, Live: d.live})
 		if d.live {
 			live, at = append(live, c), append(at, i)
 			continue
@@ -102,6 +104,7 @@ func (d *dispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run
 			if IsStructural(div.Kind) {
 				if d.mode == ModeLive {
 					d.live = true
+					d.made[len(d.made)-1].Live = true
 					fmt.Fprintf(d.log, "↯ call %d departs from the recording (%s): going on against the real tools\n", div.Index, div.Kind)
 					live, at = append(live, c), append(at, i)
 					continue

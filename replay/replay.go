@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +80,12 @@ type Report struct {
 	Notes []string         `json:"notes"`
 	Turns int              `json:"turns"`
 	Usage transcript.Usage `json:"usage"`
+	// Recorded are the recording's calls and Replayed the calls the
+	// replay's model made, each in order with its turn: the two sequences
+	// a side-by-side view lines up, turn by turn and position by position
+	// within a turn, as the replay compared them.
+	Recorded []Step `json:"recorded"`
+	Replayed []Step `json:"replayed"`
 	// Replay is the id of the session that recorded the replay, if any.
 	Replay string `json:"replay,omitempty"`
 	// Children are the replays of the child sessions (subagents' runs)
@@ -125,6 +132,16 @@ func CallIndex(s *session.Session, id string) int {
 		}
 	}
 	return -1
+}
+
+// Step is one call of a sequence: its turn (from 1), its position in its
+// sequence (from 0), and whether it ran for real (live mode).
+type Step struct {
+	Turn  int             `json:"turn"`
+	Index int             `json:"index"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+	Live  bool            `json:"live,omitempty"`
 }
 
 // Structural reports whether any divergence is structural.
@@ -213,6 +230,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Steered = traj.Steered
 	rep.CallsExpected = len(traj.Calls())
+	rep.Recorded = recordedSteps(traj)
 	log := opts.Log
 	if log == nil {
 		log = io.Discard
@@ -266,8 +284,20 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
+// recordedSteps lists a trajectory's calls with their turns.
+func recordedSteps(traj *Trajectory) []Step {
+	steps := []Step{}
+	for i, turn := range traj.Turns {
+		for _, c := range turn.Calls {
+			steps = append(steps, Step{Turn: i + 1, Index: len(steps), Name: c.Name, Input: c.Input})
+		}
+	}
+	return steps
+}
+
 func (r *Report) finish(d *dispatcher) {
 	r.Divergences = d.sorted()
+	r.Replayed = append([]Step{}, d.made...)
 	r.CallsReplayed = d.replayed
 	r.CallsRun = d.ran
 	r.Status = StatusClean

@@ -229,6 +229,28 @@ func TestReplayLiveAfterDivergenceSendsRealResults(t *testing.T) {
 	if got := describe(rep.Divergences); got != "tool@1/t1/true" || rep.CallsRun != 1 || rep.CallsReplayed != 1 {
 		t.Errorf("%s, %+v", got, rep)
 	}
+	// Both sequences are in the report, the call run for real marked.
+	if got := steps(rep.Replayed); got != `1 fs_read {"path":"x"}, 1 fs_read {"path":"z"} live` {
+		t.Errorf("replayed %s", got)
+	}
+	if got := steps(rep.Recorded); !strings.HasPrefix(got, `1 fs_read {"path":"x"}, 1 `) {
+		t.Errorf("recorded %s", got)
+	}
+}
+
+func steps(ss []Step) string {
+	var out []string
+	for i, s := range ss {
+		w := fmt.Sprintf("%d %s %s", s.Turn, s.Name, s.Input)
+		if s.Live {
+			w += " live"
+		}
+		if s.Index != i {
+			w += fmt.Sprintf(" at %d", s.Index)
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, ", ")
 }
 
 func TestReplayRefusals(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mecha-agent/mecha/pricing"
 	"github.com/mecha-agent/mecha/sessionview"
+	viewhtml "github.com/mecha-agent/mecha/sessionview/html"
 )
 
 // The shapes benchmarked: a transcript whose lines are a few KB (tool
@@ -28,8 +29,12 @@ var shapes = []struct {
 }
 
 func shapeFile(b *testing.B, name string, o genOptions) string {
+	return shapeFileMB(b, name, o, 32)
+}
+
+// shapeFileMB is shapeFile with another default size.
+func shapeFileMB(b *testing.B, name string, o genOptions, mb int) string {
 	b.Helper()
-	mb := 32
 	if n, err := strconv.Atoi(os.Getenv("MECHA_VIEW_MB")); err == nil && n > 0 {
 		mb = n
 	}
@@ -92,11 +97,49 @@ func BenchmarkShow(b *testing.B) {
 		run("json", func() error { return sessionview.WriteJSON(io.Discard, path, prices) })
 		run("old-text", func() error { return sessionview.OracleShow(io.Discard, path, prices, false, false, false) })
 		run("old-json", func() error { return sessionview.OracleShow(io.Discard, path, prices, true, false, false) })
+		run("html", func() error { return viewhtml.Write(io.Discard, path, prices, viewhtml.Options{}) })
 		if _, err := exec.LookPath("jq"); err == nil {
 			run("jq-c", func() error {
 				cmd := exec.Command("jq", "-c", ".", path)
 				cmd.Stdout = io.Discard
 				return cmd.Run()
+			})
+		}
+	}
+}
+
+// BenchmarkView writes the HTML page of a 100 MB transcript (of each
+// shape; $MECHA_VIEW_MB changes the size) to io.Discard, with the same
+// run's baselines: sessions show as text and as JSON, and the Markdown
+// export.
+func BenchmarkView(b *testing.B) {
+	in, out := 15.0, 75.0
+	prices := pricing.Table{"anthropic": {"*": {Input: in, Output: out}}}
+	for _, sh := range shapes {
+		path := shapeFileMB(b, sh.name, sh.opts, 100)
+		st, err := os.Stat(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range []struct {
+			name string
+			f    func() error
+		}{
+			{"html", func() error { return viewhtml.Write(io.Discard, path, prices, viewhtml.Options{}) }},
+			{"show", func() error { return sessionview.WriteText(io.Discard, path, prices, sessionview.TextOptions{}) }},
+			{"show-json", func() error { return sessionview.WriteJSON(io.Discard, path, prices) }},
+			{"md", func() error {
+				return sessionview.WriteMarkdown(io.Discard, path, prices, sessionview.MarkdownOptions{})
+			}},
+		} {
+			b.Run(sh.name+"/"+r.name, func(b *testing.B) {
+				b.SetBytes(st.Size())
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := r.f(); err != nil {
+						b.Fatal(err)
+					}
+				}
 			})
 		}
 	}

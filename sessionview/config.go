@@ -38,3 +38,7 @@ func changes(prev, c *transcript.Config) []Change {
 	}
 	return out
 }
+
+// ConfigFields returns a config's settings by JSON field name (without
+// "record" and "at"), numbers as json.Number: the fields Change names.
+func ConfigFields(c *transcript.Config) map[string]any { return configFields(c) }

@@ -35,7 +35,9 @@
 // # Renderers
 //
 // WriteText and WriteJSON write what "mecha sessions show" and "show
-// --json" print, to an io.Writer, as they read. Build holds a whole View
+// --json" print, and WriteMarkdown what "mecha sessions export" writes as
+// Markdown, to an io.Writer, as they read. The HTML page is in the
+// subpackage html. Build holds a whole View
 // for callers that want to look back; Walk runs the same view over a
 // session already loaded.
 //

@@ -52,3 +52,10 @@ func taintWords(t transcript.Taint) string {
 	}
 	return "clean"
 }
+
+// ShowValue writes a setting's value for a person: "—" for none, a
+// string as it is, a list in brackets.
+func ShowValue(v any) string { return showValue(v) }
+
+// TaintWords names a taint state: clean, private, untrusted, or both.
+func TaintWords(t transcript.Taint) string { return taintWords(t) }

@@ -423,3 +423,7 @@ func peerWords(p transcript.MCPPeer) string {
 	}
 	return s
 }
+
+// ContentText is the text of an MCP tool_call record's content blocks:
+// text blocks as they are, any other block as a one-line placeholder.
+func ContentText(raw json.RawMessage) string { return contentText(raw) }

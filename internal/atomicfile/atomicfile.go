@@ -6,6 +6,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -16,12 +17,23 @@ import (
 // WriteFile replaces the file at path with data. A new file gets perm less
 // the umask, as os.WriteFile would give it.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return Write(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write replaces the file at path with what fill writes, streamed into the
+// temporary file: nothing needs to be held whole. When fill fails the
+// target is left as it was and fill's error returned. A new file gets perm
+// less the umask.
+func Write(path string, perm fs.FileMode, fill func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := createTemp(dir, "."+filepath.Base(path)+".tmp-", perm)
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(data)
+	werr := fill(tmp)
 	if werr == nil {
 		werr = tmp.Sync()
 	}

@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -47,5 +49,41 @@ func TestWriteFileIntoAMissingDirectory(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "no", "such", "f")
 	if err := WriteFile(p, []byte("x"), 0o644); err == nil {
 		t.Fatal("wrote into a missing directory")
+	}
+}
+
+// TestWriteFailedFillLeavesTheOld: when the writer fails half-way, the old
+// file stays whole and no temporary file is left; the control shows the
+// same fill replacing the file when it does not fail.
+func TestWriteFailedFillLeavesTheOld(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "page.html")
+	if err := os.WriteFile(p, []byte("old page"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	fill := func(fail bool) func(io.Writer) error {
+		return func(w io.Writer) error {
+			io.WriteString(w, "half a new page")
+			if fail {
+				return boom
+			}
+			return nil
+		}
+	}
+	if err := Write(p, 0o600, fill(true)); !errors.Is(err, boom) {
+		t.Fatalf("err %v, want boom", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old page" {
+		t.Errorf("after a failed fill the file holds %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+	if err := Write(p, 0o600, fill(false)); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "half a new page" {
+		t.Errorf("after a good fill the file holds %q", b)
 	}
 }

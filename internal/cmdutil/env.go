@@ -47,6 +47,8 @@ type Env struct {
 	// SandboxSupport is what this kernel offers the sandbox (nil: probe
 	// the kernel).
 	SandboxSupport func() sandbox.Support
+	// GOOS picks the platform's opener for OpenFile ("": runtime.GOOS).
+	GOOS string
 }
 
 // System returns the Env of the real process.

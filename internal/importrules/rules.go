@@ -44,7 +44,7 @@ var Rules = []Rule{
 	},
 	{
 		Name:       "sessionview stays below replay and off the network",
-		Packages:   []string{"./sessionview"},
+		Packages:   []string{"./sessionview/..."},
 		Forbid:     []string{"./replay", "./agent", "./provider/...", "net/http"},
 		Transitive: true,
 	},

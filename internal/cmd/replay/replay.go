@@ -31,6 +31,7 @@ type ReplayOptions struct {
 	Yes, ReadOnly   bool
 	Workspace       string
 	MockScript      string
+	HTML            string
 	RequestTimeout  time.Duration
 	MCP             cmdutil.MCPFlags
 	Deep            bool
@@ -95,6 +96,7 @@ that started it; in error mode a child's divergence fails the replay too.`,
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "in live mode, the workspace real calls run in (default: the recorded one)")
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
 	f.BoolVar(&opts.Deep, "deep", false, "also replay the child sessions of subagent calls, and report them under their calls")
+	f.StringVar(&opts.HTML, "html", "", "also write the report as a self-contained HTML page to `FILE`: both call sequences side by side, divergences marked")
 	cmdutil.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
 	cmdutil.AddMCPFlags(cmd, &opts.MCP)
 	return cmd
@@ -148,6 +150,11 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 			if opts.JSON {
 				cmdutil.WriteJSON(opts.Env.Out, rep)
 			}
+			if opts.HTML != "" {
+				if werr := writeHTMLFile(opts.HTML, []*replay.Report{rep}); werr != nil {
+					fmt.Fprintf(opts.Env.Err, "mecha: %v\n", werr)
+				}
+			}
 			return err
 		}
 		if err == nil && opts.Deep {
@@ -160,6 +167,11 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 			return err
 		}
 		reports = append(reports, rep)
+	}
+	if opts.HTML != "" {
+		if err := writeHTMLFile(opts.HTML, reports); err != nil {
+			return err
+		}
 	}
 	if opts.JSON {
 		if opts.Repeat == 1 {

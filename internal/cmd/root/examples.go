@@ -42,6 +42,11 @@ var examples = map[string]string{
 	"mecha sessions": `  mecha sessions list -n 10
   mecha sessions show last
   mecha sessions search "connection refused"`,
+	"mecha sessions view": `  mecha sessions view last --open
+  mecha sessions view 20260805T091500 -o page.html`,
+	"mecha sessions export": `  mecha sessions export last --format md -o session.md
+  mecha sessions export 20260805T091500 --format json -o session.json
+  mecha sessions export last -o page.html`,
 	"mecha sessions list": `  mecha sessions list
   mecha sessions list -n 5
   mecha sessions list --json | jq -r '.[].id'`,

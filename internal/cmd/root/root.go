@@ -21,13 +21,14 @@ import (
 
 const rootLong = `mecha runs a model through a loop of tool calls in a workspace and records
 every run as an append-only JSONL transcript, which it can list, show,
-search, price, resume, replay against a model, and redo without one (tool
-call, script, rerun). It also speaks MCP (its tools as a server, a recording
-proxy, servers' tools in runs), imports Claude Code and Codex sessions, and
-learns rules from reflections on its sessions (reflect, distill, learn),
-dropping every reflection whose provenance is untrusted or unknown.
-"mecha doctor" says what a setup lacks and how to fix it; "mecha config
-show" prints the configuration in effect, secrets left out.
+search, view as an HTML page, export (Markdown, HTML, JSON), price, resume,
+replay against a model, and redo without one (tool call, script, rerun). It
+also speaks MCP (its tools as a server, a recording proxy, servers' tools in
+runs), imports Claude Code and Codex sessions, and learns rules from
+reflections on its sessions (reflect, distill, learn), dropping every
+reflection whose provenance is untrusted or unknown. "mecha doctor" says
+what a setup lacks and how to fix it; "mecha config show" prints the
+configuration in effect, secrets left out.
 
 Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
 ~/.mecha/sessions. Settings and prices are read from $MECHA_HOME/config.toml

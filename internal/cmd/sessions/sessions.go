@@ -12,7 +12,7 @@ import (
 func NewCmdSessions(env *cmdutil.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, search, price and remove recorded sessions",
+		Short: "List, show, search, view, export, price and remove recorded sessions",
 		Long: `Read the session store. A session is named by its full id, a unique prefix of
 it (such as 20260805T091500), the path of a .jsonl transcript, or "last" for
 the newest session.`,
@@ -20,7 +20,7 @@ the newest session.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(NewCmdList(env, nil), NewCmdShow(env, nil), NewCmdPath(env, nil), NewCmdStats(env, nil),
-		NewCmdSearch(env, nil), NewCmdRm(env, nil), NewCmdPrune(env, nil))
+		NewCmdSearch(env, nil), NewCmdRm(env, nil), NewCmdPrune(env, nil), NewCmdView(env, nil), NewCmdExport(env, nil))
 	return cmd
 }
 

@@ -1,0 +1,202 @@
+// Package browsertest loads a page in a real browser for the tests of
+// mecha's HTML output: Debian's Chromium, driven by chromedp, with the
+// network blocked, every request the page makes recorded and every one
+// but the page's own failed. A test that finds no Chromium skips, saying
+// so (tests only).
+package browsertest
+
+import (
+	"context"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// Chromium returns the path of a Chromium, or skips the test.
+func Chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium found (apt-get install chromium); the browser tests need one")
+	return ""
+}
+
+// Page is a browser tab that has loaded a file.
+type Page struct {
+	Ctx context.Context
+	URL string
+
+	mu       sync.Mutex
+	requests []request
+	dialogs  []string
+	errors   []string
+}
+
+type request struct {
+	id, url string
+	csp     bool // blocked by the page's Content-Security-Policy
+}
+
+// Requests returns the URL of every request the page made, its own
+// included, in order; not those its Content-Security-Policy blocked before
+// they were made (Blocked).
+func (p *Page) Requests() []string { return p.urls(false) }
+
+// Blocked returns the URLs of the requests the page's policy blocked.
+func (p *Page) Blocked() []string { return p.urls(true) }
+
+func (p *Page) urls(csp bool) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, r := range p.requests {
+		if r.csp == csp {
+			out = append(out, r.url)
+		}
+	}
+	return out
+}
+
+// Dialogs returns the messages of the alert, confirm and prompt dialogs
+// the page opened (each dismissed).
+func (p *Page) Dialogs() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.dialogs...)
+}
+
+// Errors returns the exceptions the page's scripts threw and the console
+// errors it logged (a Content-Security-Policy violation is one).
+func (p *Page) Errors() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.errors...)
+}
+
+// Open starts a headless Chromium with no network (a dead proxy, every
+// host name unresolvable, background networking off) and loads the file
+// at path from its file:// URL. Every request is recorded; every one but
+// the page's own is failed before it leaves. The browser is closed at the
+// end of the test. The timeout only keeps a wedged browser from hanging
+// the suite; nothing is measured against it.
+func Open(t *testing.T, path string) *Page {
+	t.Helper()
+	bin := Chromium(t)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Page{URL: (&url.URL{Scheme: "file", Path: abs}).String()}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true),
+		chromedp.ProxyServer("http://127.0.0.1:9"), chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	p.Ctx = bctx
+	if err := chromedp.Listen(bctx, p.listen); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	if _, err := chromedp.Call(bctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(bctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate(p.URL), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
+		t.Fatalf("loading %s: %v", p.URL, err)
+	}
+	return p
+}
+
+func (p *Page) listen(ev any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		p.requests = append(p.requests, request{id: string(ev.RequestID), url: ev.Request.URL})
+	case *network.EventLoadingFailed:
+		for i := range p.requests {
+			if p.requests[i].id == string(ev.RequestID) && ev.BlockedReason == network.BlockedReasonCsp {
+				p.requests[i].csp = true
+			}
+		}
+	case *fetch.EventRequestPaused:
+		own := ev.Request.URL == p.URL
+		// Listen's function may not run commands: answer from another
+		// goroutine.
+		go func() {
+			if own {
+				chromedp.Call(p.Ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				return
+			}
+			chromedp.Call(p.Ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		}()
+	case *page.EventJavascriptDialogOpening:
+		p.dialogs = append(p.dialogs, ev.Message)
+		go chromedp.Call(p.Ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+	case *runtime.EventExceptionThrown:
+		p.errors = append(p.errors, ev.ExceptionDetails.Text)
+	case *runtime.EventConsoleAPICalled:
+		if string(ev.Type) == "error" {
+			p.errors = append(p.errors, "console.error")
+		}
+	}
+}
+
+// Eval evaluates a JavaScript expression in the page (awaiting it when
+// it is a promise).
+func Eval[T any](t *testing.T, p *Page, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(p.Ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// Click clicks the first element matching a CSS selector.
+func (p *Page) Click(t *testing.T, selector string) {
+	t.Helper()
+	if err := chromedp.Do(p.Ctx, chromedp.Click(chromedp.CSS(selector), chromedp.NodeVisible)); err != nil {
+		t.Fatalf("click %s: %v", selector, err)
+	}
+}
+
+// Visible reports whether the first element matching selector is
+// rendered: in a closed <details>, or under display:none, it is not.
+func (p *Page) Visible(t *testing.T, selector string) bool {
+	t.Helper()
+	return Eval[bool](t, p, `(function(){var e=document.querySelector(`+quote(selector)+`);return !!e && e.checkVisibility()})()`)
+}
+
+func quote(s string) string {
+	b := []byte{'"'}
+	for _, c := range []byte(s) {
+		if c == '"' || c == '\\' {
+			b = append(b, '\\')
+		}
+		b = append(b, c)
+	}
+	return string(append(b, '"'))
+}

@@ -1,0 +1,147 @@
+package html
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mecha-agent/mecha/internal/browsertest"
+)
+
+// TestPageInBrowser loads the fixture's page in Chromium from its file
+// URL with the network blocked: nothing but the file is requested, no
+// dialog opens, no error is logged (the policy lets the page's script
+// run), and what is shown is the session: its title, a message, the armed
+// mark in the taint band. A call is folded until clicked; then its result
+// shows. "expand all" opens every call.
+func TestPageInBrowser(t *testing.T) {
+	browsertest.Chromium(t)
+	p := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(p, []byte(render(t, fixture, Options{})), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pg := browsertest.Open(t, p)
+	if title := browsertest.Eval[string](t, pg, `document.title`); title != "mecha session 20260805T091500-3f2a1b7c · why does the build <b>fail</b>?" {
+		t.Errorf("title %q", title)
+	}
+	if first := browsertest.Eval[string](t, pg, `document.querySelector(".user pre").innerText`); first != "why does the build fail? ``` the log says <script>alert(1)</script>" {
+		t.Errorf("first message %q", first)
+	}
+	if !pg.Visible(t, "#armed") || !pg.Visible(t, "#armed .armed") {
+		t.Errorf("the armed mark is not shown")
+	}
+	if band := browsertest.Eval[string](t, pg, `getComputedStyle(document.querySelector("#armed > .band")).backgroundColor`); band != "rgb(209, 36, 47)" {
+		t.Errorf("armed band colour %q", band)
+	}
+	// The rows before the first checkpoint are painted private by it.
+	if band := browsertest.Eval[string](t, pg, `getComputedStyle(document.querySelector(".user > .band")).backgroundColor`); band != "rgb(47, 111, 214)" {
+		t.Errorf("first message's band %q, want private", band)
+	}
+	// The first call (fs_read) is folded; clicking its line shows its result.
+	result := "details.call pre:nth-of-type(2)"
+	text := browsertest.Eval[string](t, pg, `document.querySelector("`+result+`").textContent`)
+	if !strings.HasPrefix(text, "error: undefined: Foo\n</details><img src=x onerror=alert(2)>") {
+		t.Fatalf("result text %q", text)
+	}
+	if pg.Visible(t, result) {
+		t.Errorf("the result shows before the call is expanded")
+	}
+	pg.Click(t, "details.call > summary")
+	if !pg.Visible(t, result) {
+		t.Errorf("the result does not show once the call is expanded")
+	}
+	// The script runs (its hash is in the policy): expand all opens them all.
+	pg.Click(t, `button[data-open="1"]`)
+	if closed := browsertest.Eval[int](t, pg, `document.querySelectorAll("details.call:not([open])").length`); closed != 0 {
+		t.Errorf("%d calls still closed after expand all", closed)
+	}
+	imgs := browsertest.Eval[int](t, pg, `document.images.length`)
+	if imgs != 0 || len(pg.Dialogs()) > 0 || len(pg.Errors()) > 0 {
+		t.Errorf("images %d, dialogs %q, errors %q", imgs, pg.Dialogs(), pg.Errors())
+	}
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) || len(pg.Blocked()) > 0 {
+		t.Errorf("requests %q, blocked %q, want only the page", r, pg.Blocked())
+	}
+}
+
+// TestBrowserSeesRequests is the control of the test above: a page that
+// loads an image and runs an inline script without a policy makes a
+// request the listener records (and fails) and opens a dialog, so the
+// checks there can fail.
+func TestBrowserSeesRequests(t *testing.T) {
+	browsertest.Chromium(t)
+	p := filepath.Join(t.TempDir(), "leaky.html")
+	page := `<!DOCTYPE html><html><head><title>leaky</title></head><body><img src="http://example.invalid/x.png"><script>alert("ran")</script></body></html>`
+	if err := os.WriteFile(p, []byte(page), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pg := browsertest.Open(t, p)
+	browsertest.Eval[bool](t, pg, `new Promise(r => { const i = document.images[0]; if (i.complete) r(true); else { i.onerror = () => r(true); i.onload = () => r(true); } })`)
+	if r := pg.Requests(); !slices.Contains(r, "http://example.invalid/x.png") || len(pg.Blocked()) > 0 {
+		t.Errorf("requests %q, blocked %q: the image request was not seen", r, pg.Blocked())
+	}
+	if d := pg.Dialogs(); !slices.Equal(d, []string{"ran"}) {
+		t.Errorf("dialogs %q", d)
+	}
+}
+
+// TestPolicyBlocksInBrowser: markup that escaped escaping would still be
+// inert under the page's policy: an image from the network is not
+// requested and an inline script does not run. The control is
+// TestBrowserSeesRequests, the same markup without the policy.
+func TestPolicyBlocksInBrowser(t *testing.T) {
+	browsertest.Chromium(t)
+	var b strings.Builder
+	if err := Head(&b, "policy"); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString(`<img src="http://example.invalid/x.png"><script>alert("ran")</script><p id="end">end</p>`)
+	Foot(&b)
+	p := filepath.Join(t.TempDir(), "policy.html")
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pg := browsertest.Open(t, p)
+	browsertest.Eval[bool](t, pg, `new Promise(r => { const i = document.images[0]; if (i.complete) r(true); else { i.onerror = () => r(true); i.onload = () => r(true); } })`)
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) {
+		t.Errorf("requests %q, want only the page", r)
+	}
+	if b := pg.Blocked(); !slices.Equal(b, []string{"http://example.invalid/x.png"}) {
+		t.Errorf("blocked by the policy: %q", b)
+	}
+	if d := pg.Dialogs(); len(d) > 0 {
+		t.Errorf("the inline script ran: dialogs %q", d)
+	}
+}
+
+// TestLargePageInBrowser loads a page written beforehand (the path in
+// $MECHA_VIEW_PAGE, such as sessions view's page of BenchmarkView's 100 MB
+// transcript), then opens its last call and checks its result shows. It
+// logs how long loading and the click took; it measures, and asserts
+// nothing about time. Without $MECHA_VIEW_PAGE it skips.
+func TestLargePageInBrowser(t *testing.T) {
+	path := os.Getenv("MECHA_VIEW_PAGE")
+	if path == "" {
+		t.Skip("set MECHA_VIEW_PAGE to a page to load (docs/PERFORMANCE.md)")
+	}
+	browsertest.Chromium(t)
+	start := time.Now()
+	pg := browsertest.Open(t, path)
+	loaded := time.Since(start)
+	n := browsertest.Eval[int](t, pg, `document.querySelectorAll("details.call").length`)
+	if n == 0 {
+		t.Fatal("no calls in the page")
+	}
+	start = time.Now()
+	browsertest.Eval[bool](t, pg, `(function(){const d=[...document.querySelectorAll("details.call")].pop();d.scrollIntoView();d.querySelector("summary").click();return d.open})()`)
+	if !browsertest.Eval[bool](t, pg, `[...document.querySelectorAll("details.call")].pop().querySelector("pre").checkVisibility()`) {
+		t.Errorf("the last call's arguments do not show once it is opened")
+	}
+	t.Logf("%d calls; loaded in %v; the last call opened in %v", n, loaded.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) {
+		t.Errorf("requests %q", r)
+	}
+}
