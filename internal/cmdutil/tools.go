@@ -36,6 +36,10 @@ type ToolSetup struct {
 	// MCP are the tools of the connected MCP servers, offered after the
 	// built-ins.
 	MCP []*mcp.Tool
+	// Asker, when set, is who the gate and the interlock ask (the
+	// interactive mode's inline prompt); nil asks on the terminal when In
+	// is one, else nobody.
+	Asker tool.Asker
 }
 
 // Workspaces opens each workspace directory once, however many tool
@@ -98,8 +102,8 @@ func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup
 	if err != nil {
 		return nil, nil, err
 	}
-	var asker tool.Asker
-	if env.InTTY {
+	asker := setup.Asker
+	if asker == nil && env.InTTY {
 		asker = tool.NewTerminalAsker(env.In, env.Err)
 	}
 	tracker := &tool.Tracker{}

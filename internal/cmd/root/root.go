@@ -3,6 +3,7 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/internal/cmd/chat"
 	"github.com/mecha-agent/mecha/internal/cmd/importcmd"
 	"github.com/mecha-agent/mecha/internal/cmd/mcp"
 	"github.com/mecha-agent/mecha/internal/cmd/regress"
@@ -44,11 +45,17 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cmdutil.NoArgs,
-		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// Alone on a terminal, mecha opens the interactive mode.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if env.InTTY && env.OutTTY {
+				return chat.Interactive(cmd.Context(), env)
+			}
+			return cmd.Help()
+		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
+	root.AddCommand(chat.NewCmdChat(env, nil), run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
 		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
 		importcmd.NewCmdImport(env, nil))
 	return root
