@@ -26,7 +26,9 @@ type Options struct {
 	Run      *run.Options
 	Resume   string
 	Continue bool
-	Given    func(name string) bool
+	// Prompt, when given, is sent as the chat opens.
+	Prompt string
+	Given  func(name string) bool
 }
 
 // NewCmdChat builds "mecha chat". runF, when not nil, runs in place of the
@@ -34,7 +36,7 @@ type Options struct {
 func NewCmdChat(env *cmdutil.Env, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Env: env, Run: run.NewOptions(env)}
 	cmd := &cobra.Command{
-		Use:   "chat [--resume ID | -c]",
+		Use:   `chat [--resume ID | -c] ["<prompt>"]`,
 		Short: "Talk to an agent in the terminal, every turn recorded as a session",
 		Long: `Open the interactive mode: a conversation above an input box, the model's
 text as it streams, each tool call as a line with its outcome, and a status
@@ -53,9 +55,12 @@ Examples:
   mecha chat
   mecha chat -c                       # continue this workspace's newest session
   mecha chat --resume last -m claude-opus-4-1
-  mecha chat -p local --read-only`,
-		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  mecha chat -p local --read-only "what does this project do?"`,
+		Args: cmdutil.RangeArgs(0, 1, "the first prompt, if any (quote it)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Prompt = args[0]
+			}
 			opts.Given = cmdutil.Changed(cmd)
 			opts.Run.Given = opts.Given
 			if err := opts.validate(); err != nil {
@@ -161,12 +166,19 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	}
 	eng := &engine{env: &chatEnv, base: ctx, cfg: cfg, opts: r, given: opts.Given, overrides: map[string]bool{},
 		mcp: servers, asker: &asker{send: send}, send: send}
-	style := "notty"
+	style, color := "notty", io.Writer(nil)
 	if opts.Env.Color() {
-		style = "dark"
+		style, color = "dark", opts.Env.Out
 	}
-	m := newModel(eng, newStyles(opts.Env.Color()), &markdown{style: style, width: 78})
+	m := newModel(eng, newStyles(color), &markdown{style: style, width: 78})
 	m.status.provider, m.status.model = r.Provider, r.Model
+	if !eng.isGiven("provider") && cfg.DefaultProvider != "" {
+		m.status.provider = cfg.DefaultProvider
+	}
+	if m.status.model == "" {
+		m.status.model = cmdutil.DefaultModel(cfg, m.status.provider)
+	}
+	m.first = strings.TrimSpace(opts.Prompt)
 	if path != "" {
 		s, err := eng.switchTo(path)
 		if err != nil {

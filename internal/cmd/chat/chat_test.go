@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,11 +29,15 @@ import (
 const hangGuard = 60 * time.Second
 
 type chatTest struct {
-	t    *testing.T
-	tm   *teatest.TestModel
-	eng  *engine
-	home string
-	ws   string
+	t *testing.T
+	// screen is what the program wrote so far; seen is how far waitFor
+	// has matched in it.
+	screen []byte
+	seen   int
+	tm     *teatest.TestModel
+	eng    *engine
+	home   string
+	ws     string
 }
 
 // startChat opens a chat through the anthropic wire against a fakellm
@@ -71,11 +76,28 @@ func startChat(t *testing.T, turns []fakellm.Turn, args ...string) *chatTest {
 	return &chatTest{t: t, tm: tm, eng: eng, home: home, ws: ws}
 }
 
-// waitFor waits until the screen shows want.
+// waitFor waits until the screen shows want after what was last waited
+// for.
 func (c *chatTest) waitFor(want string) {
 	c.t.Helper()
-	teatest.WaitFor(c.t, c.tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
-		teatest.WithDuration(hangGuard), teatest.WithCheckInterval(5*time.Millisecond))
+	base := len(c.screen)
+	teatest.WaitFor(c.t, c.tm.Output(), func(b []byte) bool {
+		c.screen = append(c.screen[:base], b...)
+		i := bytes.Index(c.screen[c.seen:], []byte(want))
+		if i >= 0 {
+			c.seen += i + len(want)
+		}
+		return i >= 0
+	}, teatest.WithDuration(hangGuard), teatest.WithCheckInterval(5*time.Millisecond))
+}
+
+// prompt sends text and waits until the run it starts has ended and
+// shows want.
+func (c *chatTest) prompt(text, want string) {
+	c.t.Helper()
+	c.enter(text)
+	c.waitFor(want)
+	c.waitFor("ready · ")
 }
 
 // enter types text and sends it.
@@ -91,6 +113,8 @@ func (c *chatTest) quit() {
 	c.waitFor("press Ctrl-C again to quit")
 	c.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	c.tm.WaitFinished(c.t, teatest.WithFinalTimeout(hangGuard))
+	rest, _ := io.ReadAll(c.tm.FinalOutput(c.t))
+	c.screen = append(c.screen, rest...)
 	c.eng.interrupt()
 	c.eng.wait()
 	c.eng.close()
@@ -140,6 +164,7 @@ func TestChat(t *testing.T) {
 	c.waitFor("+hi there") // the write's diff, not its JSON
 	c.press("y")
 	c.waitFor("Wrote")
+	c.waitFor("ready · ")
 	if b, err := os.ReadFile(filepath.Join(c.ws, "hello.txt")); err != nil || string(b) != "hi there\n" {
 		t.Fatalf("hello.txt = %q, %v", b, err)
 	}
@@ -154,6 +179,7 @@ func TestChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.waitFor("Goodbye then.")
+	c.waitFor("ready · ")
 
 	// The shell is allowed for the session now: no prompt, and Esc
 	// interrupts it while it waits for a file that never comes.
@@ -228,3 +254,115 @@ func checkResumes(t *testing.T, c *chatTest, id string) {
 		t.Errorf("resumed run printed %q", out.String())
 	}
 }
+
+// TestChatSlashCommands: /script writes the session's script, /replay
+// replays it against the current model and reports, /model changes the
+// model of the next attach, /new starts a second session, /resume goes
+// back to the first. A title sequence in an answer reaches the screen
+// made visible, never raw.
+func TestChatSlashCommands(t *testing.T) {
+	const hostile = "Hi \x1b]0;pwned\x07 there"
+	c := startChat(t, []fakellm.Turn{
+		{Text: hostile},
+		{Text: hostile}, // the replay's request
+		{Text: "Second."},
+		{Text: "Fresh."},
+	})
+	c.prompt("hello", `Hi \x1b]0;pwned\x07 there`)
+	_, first := c.eng.current()
+	c.enter("/script")
+	c.waitFor("replay_" + first + ".sh")
+	if st, err := os.Stat(filepath.Join(c.home, "scripts", "replay_"+first+".sh")); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("the script: %v, %v", st, err)
+	}
+	c.enter("/replay")
+	c.waitFor("clean: the replay made the 0 recorded calls")
+	c.waitFor("recorded as session")
+
+	c.enter("/model other-model")
+	c.waitFor("other-model from the next prompt on")
+	c.prompt("again", "Second.")
+	c.enter("/new")
+	c.waitFor("new session: it is recorded with the first prompt")
+	c.prompt("fresh", "Fresh.")
+	_, second := c.eng.current()
+	c.enter("/resume " + first)
+	c.waitFor("resumed " + first)
+	c.enter("/resume")
+	c.waitFor("(/resume ID)")
+	c.quit()
+
+	if bytes.Contains(c.screen, []byte("\x1b]0;pwned")) {
+		t.Error("the answer's title sequence reached the terminal raw")
+	}
+	if second == first || second == "" {
+		t.Fatalf("/new did not start another session (%q, %q)", first, second)
+	}
+	path, err := session.Resolve(filepath.Join(c.home, "sessions"), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := s.Configs()
+	if len(cs) != 2 || cs[0].Model == "other-model" || cs[1].Model != "other-model" {
+		t.Errorf("the first session's attaches are on %d models, want the second on other-model", len(cs))
+	}
+}
+
+// TestChatInterlockAsks: with --trifecta ask the interlock's question is
+// put inline with its reason, and a "no" leaves the call unrun.
+func TestChatInterlockAsks(t *testing.T) {
+	c := startChat(t, []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{{Name: "shell", Input: input(t, map[string]string{"command": "echo one > one.txt"})}}},
+		{ToolCalls: []fakellm.ToolCall{{Name: "shell", Input: input(t, map[string]string{"command": "echo two > two.txt"})}}},
+		{Text: "Stopped."},
+	}, "--trifecta", "ask", "go")
+	c.waitFor("$ echo one") // the prompt given on the command line
+	c.press("a")            // the shell, for the session: but not past the interlock
+	c.waitFor("lethal trifecta")
+	c.waitFor("$ echo two")
+	c.press("n")
+	c.waitFor("Stopped.")
+	c.waitFor("ready · ")
+	c.quit()
+	if _, err := os.Stat(filepath.Join(c.ws, "two.txt")); err == nil {
+		t.Error("the call the person refused ran")
+	}
+	if _, err := os.Stat(filepath.Join(c.ws, "one.txt")); err != nil {
+		t.Errorf("the call the person allowed did not run: %v", err)
+	}
+}
+
+func TestChatFlags(t *testing.T) {
+	t.Parallel()
+	env := &cmdutil.Env{Out: io.Discard, Err: io.Discard}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--resume", "x", "-c"}, "give one"},
+		{[]string{"--resume", ""}, "--resume needs a session id"},
+		{[]string{"--trifecta", "maybe"}, "--trifecta must be"},
+		{[]string{"--yes", "--read-only"}, "contradict"},
+		{[]string{"--sandbox", "jail"}, "--sandbox must be"},
+		{[]string{"one", "two"}, "the first prompt"},
+	} {
+		cmd := NewCmdChat(env, func(context.Context, *Options) error { return nil })
+		err := cmdtest.Execute(cmd, tc.args...)
+		var usage *cmdutil.UsageError
+		if err == nil || !errorsAs(err, &usage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("chat %q: %v; want a usage error saying %q", tc.args, err, tc.want)
+		}
+	}
+	// Not on a terminal: one line, exit 2, before anything is opened.
+	err := chatRun(context.Background(), &Options{Env: env, Run: run.NewOptions(env)})
+	var usage *cmdutil.UsageError
+	if !errorsAs(err, &usage) || !strings.Contains(err.Error(), "needs a terminal") {
+		t.Errorf("chat off a terminal: %v", err)
+	}
+}
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }

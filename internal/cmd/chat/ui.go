@@ -36,7 +36,8 @@ type model struct {
 
 	running  bool
 	quitting bool
-	ctrlC    bool // Ctrl-C pressed once: the next one quits
+	ctrlC    bool   // Ctrl-C pressed once: the next one quits
+	first    string // the prompt given on the command line, sent at the start
 	status   status
 }
 
@@ -55,7 +56,17 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 		calls: map[string]int{}, width: 80, high: 24}
 }
 
-func (m *model) Init() tea.Cmd { return tea.Batch(textarea.Blink, m.sp.Tick) }
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{textarea.Blink, m.sp.Tick}
+	if m.first != "" {
+		first := m.first
+		cmds = append(cmds, func() tea.Msg { return firstMsg(first) })
+	}
+	return tea.Batch(cmds...)
+}
+
+// firstMsg sends the prompt given on the command line.
+type firstMsg string
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -83,6 +94,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 	case configMsg:
 		m.status.provider, m.status.model = msg.rc.Provider, msg.rc.Model
+	case firstMsg:
+		m.startPrompt(string(msg))
 	case noteMsg:
 		m.add(entry{kind: kNote, text: string(msg)})
 	case slashDoneMsg:

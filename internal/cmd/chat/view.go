@@ -3,6 +3,7 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -47,18 +48,20 @@ type styles struct {
 	user, dim, ok, bad, steer, status, ask lipgloss.Style
 }
 
-func newStyles(color bool) styles {
-	if !color {
+// newStyles styles for the terminal w is (nil: no colour).
+func newStyles(w io.Writer) styles {
+	if w == nil {
 		return styles{}
 	}
+	r := lipgloss.NewRenderer(w)
 	return styles{
-		user:   lipgloss.NewStyle().Bold(true),
-		dim:    lipgloss.NewStyle().Faint(true),
-		ok:     lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
-		bad:    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
-		steer:  lipgloss.NewStyle().Foreground(lipgloss.Color("5")),
-		status: lipgloss.NewStyle().Reverse(true),
-		ask:    lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("3")),
+		user:   r.NewStyle().Bold(true),
+		dim:    r.NewStyle().Faint(true),
+		ok:     r.NewStyle().Foreground(lipgloss.Color("2")),
+		bad:    r.NewStyle().Foreground(lipgloss.Color("1")),
+		steer:  r.NewStyle().Foreground(lipgloss.Color("5")),
+		status: r.NewStyle().Reverse(true),
+		ask:    r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("3")),
 	}
 }
 
@@ -143,13 +146,17 @@ func (s *status) totals(prices pricing.Table) (transcript.Usage, string) {
 	return u, textfmt.Dollars(cost)
 }
 
-func (s *status) line(prices pricing.Table) string {
+func (s *status) line(prices pricing.Table, running bool) string {
 	id := s.id
 	if id == "" {
 		id = "new session"
 	}
 	u, cost := s.totals(prices)
-	return fmt.Sprintf(" %s · %s/%s · %s in / %s out · %s · %s ", visible(id), visible(s.provider), visible(s.model),
+	state := "ready"
+	if running {
+		state = "working (Esc interrupts)"
+	}
+	return fmt.Sprintf(" %s · %s · %s/%s · %s in / %s out · %s · %s ", state, visible(id), visible(s.provider), visible(s.model),
 		textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), cost, taintState(s.taint))
 }
 
@@ -259,6 +266,6 @@ func (m *model) View() string {
 	if a := m.askView(); a != "" {
 		parts = append(parts, a)
 	}
-	parts = append(parts, m.st.status.Render(textfmt.Clip(m.status.line(m.eng.cfg.Prices), m.width)), m.ta.View())
+	parts = append(parts, m.st.status.Render(textfmt.Clip(m.status.line(m.eng.cfg.Prices, m.running), m.width)), m.ta.View())
 	return strings.Join(parts, "\n")
 }
