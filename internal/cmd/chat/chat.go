@@ -160,6 +160,7 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	if err != nil {
 		return nil, nil, err
 	}
+	cmdutil.WorkspaceMCPNote(&chatEnv, ws, r.MCP)
 	servers, err := cmdutil.StartMCPFor(ctx, &chatEnv, cfg, r.MCP, ws)
 	if err != nil {
 		return nil, nil, err

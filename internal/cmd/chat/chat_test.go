@@ -38,6 +38,7 @@ type chatTest struct {
 	eng    *engine
 	home   string
 	ws     string
+	env    *cmdutil.Env
 }
 
 // startChat opens a chat through the anthropic wire against a fakellm
@@ -73,7 +74,7 @@ func startChat(t *testing.T, turns []fakellm.Turn, args ...string) *chatTest {
 			}
 		}
 	})
-	return &chatTest{t: t, tm: tm, eng: eng, home: home, ws: ws}
+	return &chatTest{t: t, tm: tm, eng: eng, home: home, ws: ws, env: env}
 }
 
 // waitFor waits until the screen shows want after what was last waited
@@ -164,7 +165,7 @@ func TestChat(t *testing.T) {
 	c.waitFor("+hi there") // the write's diff, not its JSON
 	c.press("y")
 	c.waitFor("Wrote")
-	c.waitFor("ready · ")
+	c.waitFor("ready · clean · ")
 	if b, err := os.ReadFile(filepath.Join(c.ws, "hello.txt")); err != nil || string(b) != "hi there\n" {
 		t.Fatalf("hello.txt = %q, %v", b, err)
 	}
@@ -179,7 +180,7 @@ func TestChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.waitFor("Goodbye then.")
-	c.waitFor("ready · ")
+	c.waitFor("ready · armed · ") // an unconfined shell reads and reaches out
 
 	// The shell is allowed for the session now: no prompt, and Esc
 	// interrupts it while it waits for a file that never comes.
@@ -192,6 +193,15 @@ func TestChat(t *testing.T) {
 	c.waitFor("tokens:")
 	c.enter("/bogus")
 	c.waitFor("unknown command /bogus")
+	// The chat holds its session: a run cannot write into it meanwhile
+	// (checkResumes below is the control, once the chat has ended).
+	_, id := c.eng.current()
+	err := cmdtest.Execute(run.NewCmdRun(c.env, nil), "--resume", id, "-p", "mock", "--sandbox", "none", "sneak in")
+	if err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("mecha run --resume during the chat: %v; want the session in use", err)
+	}
+	c.enter("/resume " + id)
+	c.waitFor("in that session already")
 	c.quit()
 
 	s := c.onlySession()
@@ -287,6 +297,7 @@ func TestChatSlashCommands(t *testing.T) {
 	c.prompt("fresh", "Fresh.")
 	_, second := c.eng.current()
 	c.enter("/resume " + first)
+	c.waitFor("> again") // the session's conversation, shown again
 	c.waitFor("resumed " + first)
 	c.enter("/resume")
 	c.waitFor("(/resume ID)")

@@ -95,6 +95,9 @@ func (m *model) model(name string) {
 // cost says the session's usage and cost so far.
 func (m *model) cost() string {
 	u, cost := m.status.totals(m.eng.cfg.Prices)
+	if cost == "—" {
+		cost += " (no price for it in config.toml)"
+	}
 	return fmt.Sprintf("tokens: %s in, %s out, %s cache read, %s cache write\ncost: %s",
 		textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), textfmt.Count(u.CacheReadTokens),
 		textfmt.Count(u.CacheWriteTokens), cost)
@@ -107,6 +110,10 @@ func (m *model) resume(arg string) {
 		return
 	}
 	path, err := m.eng.env.ResolveSession(arg)
+	if cur, _ := m.eng.current(); err == nil && cur != "" && path == cur {
+		m.note("this chat is in that session already")
+		return
+	}
 	var s *session.Session
 	if err == nil {
 		s, err = m.eng.switchTo(path)
@@ -154,6 +161,9 @@ func (m *model) replayMessage(msg *transcript.Message) {
 			if i, ok := m.calls[b.ToolUseID]; ok {
 				e := &m.entries[i]
 				e.done, e.failed, e.size = true, b.IsError, len(b.Content)
+				if b.IsError {
+					e.text = textfmt.Clip(textfmt.OneLine(b.Content), 100)
+				}
 			}
 		}
 		if !hasResults(msg) {

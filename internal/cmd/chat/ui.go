@@ -38,6 +38,7 @@ type model struct {
 	quitting bool
 	ctrlC    bool   // Ctrl-C pressed once: the next one quits
 	first    string // the prompt given on the command line, sent at the start
+	noted    map[string]bool
 	status   status
 }
 
@@ -45,7 +46,7 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 	ta := textarea.New()
 	ta.Placeholder = "Ask mecha to do something (/help for commands)"
 	ta.ShowLineNumbers = false
-	ta.Prompt = "> "
+	ta.Prompt = "│ "
 	ta.SetHeight(3)
 	ta.CharLimit = 0
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
@@ -53,7 +54,7 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 	sp := spinner.New()
 	sp.Spinner = spinner.Dot
 	return &model{eng: eng, st: st, md: md, ta: ta, sp: sp, vp: viewport.New(80, 20), streaming: -1,
-		calls: map[string]int{}, width: 80, high: 24}
+		calls: map[string]int{}, noted: map[string]bool{}, width: 80, high: 24}
 }
 
 func (m *model) Init() tea.Cmd {
@@ -97,7 +98,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case firstMsg:
 		m.startPrompt(string(msg))
 	case noteMsg:
-		m.add(entry{kind: kNote, text: string(msg)})
+		// A setting's note (a sandbox the kernel lacks) would come with
+		// every prompt: once is enough.
+		if !m.noted[string(msg)] {
+			m.noted[string(msg)] = true
+			m.add(entry{kind: kNote, text: string(msg)})
+		}
 	case slashDoneMsg:
 		m.add(entry{kind: kNote, text: msg.text})
 	}
@@ -251,13 +257,16 @@ func (m *model) message(msg *transcript.Message) {
 				text = append(text, b.Text)
 			}
 		}
-		if m.streaming >= 0 {
-			m.entries = append(m.entries[:m.streaming], m.entries[m.streaming+1:]...)
-			m.streaming = -1
+		answer := entry{kind: kAssistant, text: strings.Join(text, "\n\n")}
+		switch {
+		case m.streaming >= 0 && len(text) > 0: // in place, before anything said meanwhile
+			m.entries[m.streaming] = answer
+		case m.streaming >= 0:
+			m.entries[m.streaming] = entry{kind: kNote} // only calls: nothing to show
+		case len(text) > 0:
+			m.add(answer)
 		}
-		if len(text) > 0 {
-			m.add(entry{kind: kAssistant, text: strings.Join(text, "\n\n")})
-		}
+		m.streaming = -1
 	case "user":
 		results := false
 		for _, b := range msg.Content {

@@ -141,7 +141,7 @@ func (s *status) totals(prices pricing.Table) (transcript.Usage, string) {
 		priced = true
 	}
 	if !priced {
-		return u, "— (no price in config.toml)"
+		return u, "—"
 	}
 	return u, textfmt.Dollars(cost)
 }
@@ -156,8 +156,8 @@ func (s *status) line(prices pricing.Table, running bool) string {
 	if running {
 		state = "working (Esc interrupts)"
 	}
-	return fmt.Sprintf(" %s · %s · %s/%s · %s in / %s out · %s · %s ", state, visible(id), visible(s.provider), visible(s.model),
-		textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), cost, taintState(s.taint))
+	return fmt.Sprintf(" %s · %s · %s · %s/%s · %s in / %s out · cost %s ", state, taintState(s.taint), visible(id),
+		visible(s.provider), visible(s.model), textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), cost)
 }
 
 // renderEntry renders one entry of the conversation.
@@ -189,11 +189,14 @@ func (m *model) toolLine(e *entry) string {
 	if !e.done {
 		return m.sp.View() + " " + what
 	}
-	took := e.took.Round(time.Millisecond).String()
-	if e.failed {
-		return m.st.bad.Render("✗") + " " + what + m.st.dim.Render(" · "+took+" · "+visible(e.text))
+	took := "" // unknown for a call shown from the record
+	if e.took >= 0 {
+		took = " · " + e.took.Round(time.Millisecond).String()
 	}
-	return m.st.ok.Render("✓") + " " + what + m.st.dim.Render(fmt.Sprintf(" · %s · %s", textfmt.Count(e.size)+" B", took))
+	if e.failed {
+		return m.st.bad.Render("✗") + " " + what + m.st.dim.Render(took+" · "+visible(e.text))
+	}
+	return m.st.ok.Render("✓") + " " + what + m.st.dim.Render(" · "+textfmt.Count(e.size)+" B"+took)
 }
 
 // callSummary is a call's input in a few words: the command, the path, or
@@ -253,7 +256,14 @@ func (m *model) refresh() {
 	follow := m.vp.AtBottom() || m.vp.TotalLineCount() <= m.vp.Height
 	parts := make([]string, 0, len(m.entries))
 	for i := range m.entries {
-		parts = append(parts, m.renderEntry(&m.entries[i]))
+		e := &m.entries[i]
+		if e.kind == kNote && e.text == "" {
+			continue
+		}
+		if e.kind == kUser && len(parts) > 0 {
+			parts = append(parts, "") // a blank line before each prompt
+		}
+		parts = append(parts, m.renderEntry(e))
 	}
 	m.vp.SetContent(lipgloss.NewStyle().Width(m.width).Render(strings.Join(parts, "\n")))
 	if follow {
