@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/cmd/run"
@@ -167,11 +168,11 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	}
 	eng := &engine{env: &chatEnv, base: ctx, cfg: cfg, opts: r, given: opts.Given, overrides: map[string]bool{},
 		mcp: servers, asker: &asker{send: send}, send: send}
-	style, color := "notty", io.Writer(nil)
+	var term *lipgloss.Renderer
 	if opts.Env.Color() {
-		style, color = "dark", opts.Env.Out
+		term = lipgloss.NewRenderer(opts.Env.Out)
 	}
-	m := newModel(eng, newStyles(color), &markdown{style: style, width: 78})
+	m := newModel(eng, newStyles(term), newMarkdown(term))
 	m.status.provider, m.status.model = r.Provider, r.Model
 	if !eng.isGiven("provider") && cfg.DefaultProvider != "" {
 		m.status.provider = cfg.DefaultProvider

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
@@ -104,5 +107,28 @@ func TestContinueSession(t *testing.T) {
 	got, err := continueSession(env, ws)
 	if err != nil || filepath.Base(got) != want+".jsonl" {
 		t.Errorf("-c = %s, %v; want %s", got, err, want)
+	}
+}
+
+// TestMarkdown: without colour the markers go and the text stays; with
+// colour bold and code are styled; a fence's body is kept as written,
+// escape sequences inside it made visible.
+func TestMarkdown(t *testing.T) {
+	t.Parallel()
+	in := "# Title\nSome **bold** and `code`.\n- one\n> quoted\n```go\nx := **y**\n\x1b[2J\n```\nafter"
+	want := "Title\nSome bold and code.\n• one\n│ quoted\n  go\n  x := **y**\n  \\x1b[2J\nafter"
+	if got := newMarkdown(nil).render(in); got != want {
+		t.Errorf("plain:\n%s\nwant:\n%s", got, want)
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI256)
+	got := newMarkdown(r).render("Some **bold** text")
+	if !strings.Contains(got, "\x1b[1mbold\x1b[0m") {
+		t.Errorf("coloured: %q has no bold", got)
+	}
+	md := newMarkdown(nil)
+	md.setWidth(20)
+	if got := md.render(strings.Repeat("word ", 10)); strings.Count(got, "\n") < 2 {
+		t.Errorf("not wrapped at 20: %q", got)
 	}
 }

@@ -3,11 +3,9 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
@@ -48,12 +46,11 @@ type styles struct {
 	user, dim, ok, bad, steer, status, ask lipgloss.Style
 }
 
-// newStyles styles for the terminal w is (nil: no colour).
-func newStyles(w io.Writer) styles {
-	if w == nil {
+// newStyles styles for r's terminal (nil: no colour).
+func newStyles(r *lipgloss.Renderer) styles {
+	if r == nil {
 		return styles{}
 	}
-	r := lipgloss.NewRenderer(w)
 	return styles{
 		user:   r.NewStyle().Bold(true),
 		dim:    r.NewStyle().Faint(true),
@@ -63,41 +60,6 @@ func newStyles(w io.Writer) styles {
 		status: r.NewStyle().Reverse(true),
 		ask:    r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("3")),
 	}
-}
-
-// markdown renders answers, made visible first, at the screen's width.
-type markdown struct {
-	style string
-	width int
-	r     *glamour.TermRenderer
-}
-
-func (md *markdown) setWidth(w int) {
-	if w < 20 {
-		w = 20
-	}
-	if md.r != nil && w == md.width {
-		return
-	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(md.style), glamour.WithWordWrap(w))
-	if err == nil {
-		md.r, md.width = r, w
-	}
-}
-
-func (md *markdown) render(text string) string {
-	if md.r == nil {
-		md.setWidth(md.width)
-	}
-	text = visible(text)
-	if md.r == nil {
-		return text
-	}
-	out, err := md.r.Render(text)
-	if err != nil {
-		return text
-	}
-	return strings.Trim(out, "\n")
 }
 
 // status is what the status line shows.
