@@ -377,3 +377,22 @@ func TestChatFlags(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// TestChatQuitWhileRunning: two Ctrl-C during a call end the chat only
+// once the run has been interrupted and its records closed.
+func TestChatQuitWhileRunning(t *testing.T) {
+	c := startChat(t, []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{{Name: "shell", Input: input(t, map[string]string{"command": gated("never")})}}},
+	}, "--yes", "--trifecta", "off", "wait")
+	c.waitFor("never")
+	c.quit()
+	s := c.onlySession()
+	sums := s.Summaries()
+	if len(sums) != 1 || sums[0].StopReason != "interrupted" {
+		t.Fatalf("summaries %+v; want one, interrupted", sums)
+	}
+	msgs := s.Messages()
+	if last := msgs[len(msgs)-1]; last.Role != "user" || last.Content[0].Type != transcript.BlockToolResult {
+		t.Errorf("the transcript ends with %+v, not the interrupted call's result", last)
+	}
+}

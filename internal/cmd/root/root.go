@@ -22,6 +22,9 @@ search, price, resume, replay against a model, and redo without one (tool
 call, script, rerun). It also speaks MCP (its tools as a server, a recording
 proxy, servers' tools in runs) and imports Claude Code and Codex sessions.
 
+On a terminal, mecha alone opens the interactive mode (mecha chat); off
+one, and with --help, it prints this.
+
 Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
 ~/.mecha/sessions. Settings and prices are read from $MECHA_HOME/config.toml
 (default ~/.mecha/config.toml).
