@@ -238,6 +238,10 @@ func (m *model) View() string {
 	if a := m.askView(); a != "" {
 		parts = append(parts, a)
 	}
-	parts = append(parts, m.st.status.Render(textfmt.Clip(m.status.line(m.eng.cfg.Prices, m.running), m.width)), m.ta.View())
+	line := m.status.line(m.eng.cfg.Prices, m.running)
+	if m.running { // alive while the model thinks and nothing streams yet
+		line = m.sp.View() + line
+	}
+	parts = append(parts, m.st.status.Render(textfmt.Clip(line, m.width)), m.ta.View())
 	return strings.Join(parts, "\n")
 }
