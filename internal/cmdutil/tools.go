@@ -48,6 +48,10 @@ type ToolSetup struct {
 	Subagent *subagent.Setup
 	// Subagents offers "agent" beside every tool when no names are given.
 	Subagents bool
+	// Asker, when set, is who the gate and the interlock ask (the
+	// interactive mode's inline prompt); nil asks on the terminal when In
+	// is one, else nobody.
+	Asker tool.Asker
 }
 
 // Workspaces opens each workspace directory once, however many tool
@@ -180,7 +184,8 @@ func baseTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 	if d.policy, err = tool.ParseTrifecta(rc.Trifecta); err != nil {
 		return d, nil, err
 	}
-	if env.InTTY {
+	d.asker = setup.Asker
+	if d.asker == nil && env.InTTY {
 		d.asker = tool.NewTerminalAsker(env.In, env.Err)
 	}
 	d.secrets = Secrets(env)

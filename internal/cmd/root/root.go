@@ -3,6 +3,7 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/internal/cmd/chat"
 	"github.com/mecha-agent/mecha/internal/cmd/configcmd"
 	"github.com/mecha-agent/mecha/internal/cmd/doctor"
 	"github.com/mecha-agent/mecha/internal/cmd/importcmd"
@@ -30,6 +31,9 @@ reflection whose provenance is untrusted or unknown. "mecha doctor" says
 what a setup lacks and how to fix it; "mecha config show" prints the
 configuration in effect, secrets left out.
 
+On a terminal, mecha alone opens the interactive mode (mecha chat); off
+one, and with --help, it prints this.
+
 Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
 ~/.mecha/sessions. Settings and prices are read from $MECHA_HOME/config.toml
 (default ~/.mecha/config.toml).
@@ -53,10 +57,16 @@ func NewCmdRoot(env *cmdutil.Env) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cmdutil.NoArgs,
-		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// Alone on a terminal, mecha opens the interactive mode.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if env.InTTY && env.OutTTY {
+				return chat.Interactive(cmd.Context(), env)
+			}
+			return cmd.Help()
+		},
 	}
 	root.SetFlagErrorFunc(cmdutil.FlagError)
-	root.AddCommand(run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
+	root.AddCommand(chat.NewCmdChat(env, nil), run.NewCmdRun(env, nil), replay.NewCmdReplay(env, nil), regress.NewCmdRegress(env, nil), sessions.NewCmdSessions(env),
 		tool.NewCmdTool(env), script.NewCmdScript(env, nil), rerun.NewCmdRerun(env, nil), mcp.NewCmdMCP(env),
 		importcmd.NewCmdImport(env, nil), reflect.NewCmdReflect(env, nil),
 		learn.NewCmdDistill(env, nil), learn.NewCmdLearn(env, nil), configcmd.NewCmdConfig(env), doctor.NewCmdDoctor(env, nil))

@@ -1,0 +1,32 @@
+package run
+
+import (
+	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/sandbox"
+	"github.com/mecha-agent/mecha/session"
+	"github.com/mecha-agent/mecha/tool"
+	"github.com/mecha-agent/mecha/transcript"
+)
+
+// What "mecha chat" shares with "mecha run": each prompt of a chat is an
+// attach resolved and recorded exactly as a run's is.
+
+// NewOptions returns the options of a run with the flags' defaults.
+func NewOptions(env *cmdutil.Env) *Options {
+	return &Options{Env: env, Provider: "mock", MaxTurns: defaultMaxTurns, MaxTokens: defaultMaxTokens,
+		CompactKeepRecent: defaultCompactKeepRecent, Trifecta: string(tool.TrifectaRefuse),
+		Sandbox: cmdutil.SandboxFlags{Mode: sandbox.ModeLandlock}}
+}
+
+// ResolveConfig resolves an attach's configuration over the session it
+// resumes (nil for a new one), as "mecha run" does.
+func ResolveConfig(opts *Options, cfg *config.Config, prev *session.Session) (transcript.Config, error) {
+	return buildRunConfig(opts, cfg, prev)
+}
+
+// StartRecord opens prev (or creates a session titled from opts.Title,
+// else opts.Task) and appends the attach's config record.
+func StartRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*session.Writer, error) {
+	return startRecord(opts, rc, prev)
+}
