@@ -38,7 +38,7 @@ func TestSameWorkspace(t *testing.T) {
 	}
 	// A workspace that is gone still matches as it was written.
 	same, _ := SameWorkspace(filepath.Join(root, "gone"))
-	if !same(filepath.Join(root, "gone")) || !same(filepath.Join(root, "gone") + "/") || same(real) {
+	if !same(filepath.Join(root, "gone")) || !same(filepath.Join(root, "gone")+"/") || same(real) {
 		t.Error("a removed workspace does not match as written")
 	}
 }
