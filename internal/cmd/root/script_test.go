@@ -91,6 +91,8 @@ func TestScripts(t *testing.T) {
 			"newest":   cmdNewest,
 			"gone":     cmdGone,
 			"expand":   cmdExpand,
+			"onterm":   cmdOnTerm,
+			"bytes":    cmdBytes,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
