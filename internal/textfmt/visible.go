@@ -1,6 +1,7 @@
 package textfmt
 
 import (
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -96,4 +97,79 @@ func writeHex(b *strings.Builder, prefix string, v uint32, digits int) {
 	for d := digits - 1; d >= 0; d-- {
 		b.WriteByte(hexDigits[(v>>(4*d))&0xf])
 	}
+}
+
+// JSONWriter returns a writer that passes JSON text on with DEL, the C1
+// controls and the bidirectional formatting characters of Visible written
+// as \u escapes. encoding/json leaves those raw; in valid JSON they can
+// only be inside strings, where the escape means the same character, so
+// the JSON is unchanged for a program and inert on a terminal. Writes may
+// split a character: its first bytes wait for the next write, and Close
+// (or a write that ends whole) passes them on.
+func JSONWriter(w io.Writer) io.WriteCloser { return &jsonWriter{w: w} }
+
+type jsonWriter struct {
+	w    io.Writer
+	held []byte
+	buf  []byte
+}
+
+func (j *jsonWriter) Write(p []byte) (int, error) {
+	src := p
+	if len(j.held) > 0 {
+		src = append(j.held, p...)
+		j.held = nil
+	}
+	// Hold back a character cut at the end of this write.
+	cut := len(src)
+	for i := len(src) - 1; i >= 0 && i >= len(src)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(src[i]) {
+			if !utf8.FullRune(src[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	j.held = append(j.held, src[cut:]...)
+	j.buf = appendJSONVisible(j.buf[:0], src[:cut])
+	if _, err := j.w.Write(j.buf); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Close passes on what is held; it does not close the writer underneath.
+func (j *jsonWriter) Close() error {
+	if len(j.held) == 0 {
+		return nil
+	}
+	_, err := j.w.Write(j.held)
+	j.held = nil
+	return err
+}
+
+func appendJSONVisible(dst, src []byte) []byte {
+	start := 0
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c < utf8.RuneSelf {
+			if c == 0x7f {
+				dst = append(append(dst, src[start:i]...), `\u007f`...)
+				start = i + 1
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(src[i:])
+		if invisibleRune(r) {
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, `\u`...)
+			for d := 3; d >= 0; d-- {
+				dst = append(dst, hexDigits[(r>>(4*d))&0xf])
+			}
+			start = i + size
+		}
+		i += size
+	}
+	return append(dst, src[start:]...)
 }

@@ -1,6 +1,8 @@
 package textfmt
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -73,4 +75,26 @@ func FuzzVisible(f *testing.F) {
 			t.Fatalf("Visible is not idempotent on %q", s)
 		}
 	})
+}
+
+// TestJSONWriter: what encoding/json leaves raw is escaped, the JSON means
+// the same, and a character split between writes survives.
+func TestJSONWriter(t *testing.T) {
+	t.Parallel()
+	in := "{\"t\":\"a\u202eb\u009bc\x7fd é ✓ 日本\",\"n\":1}"
+	want := `{"t":"a\u202eb\u009bc\u007fd é ✓ 日本","n":1}`
+	for split := 0; split <= len(in); split++ {
+		var out strings.Builder
+		w := JSONWriter(&out)
+		w.Write([]byte(in[:split]))
+		w.Write([]byte(in[split:]))
+		w.Close()
+		if out.String() != want {
+			t.Fatalf("split at %d: %q, want %q", split, out.String(), want)
+		}
+		var a, b any
+		if json.Unmarshal([]byte(in), &a) != nil || json.Unmarshal([]byte(out.String()), &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("split at %d: the JSON changed meaning", split)
+		}
+	}
 }

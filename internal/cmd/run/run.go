@@ -380,11 +380,22 @@ func finish(opts *Options, rec *session.Lazy, res *agent.Result, runErr error) e
 			return err
 		}
 	} else if res.Text != "" {
-		fmt.Fprintln(opts.Env.Out, res.Text)
+		fmt.Fprintln(opts.Env.Out, terminalText(opts.Env, res.Text))
 	}
 	switch res.StopReason {
 	case agent.StopMaxTurns, agent.StopMaxOutputTokens, agent.StopMaxCost:
 		return &cmdutil.BudgetError{Budget: res.StopReason}
 	}
 	return nil
+}
+
+// terminalText is the answer as it is printed: through textfmt.Visible
+// when standard output is a terminal, which must not act on what a model
+// wrote; untouched when it is a pipe or a file, which get the model's
+// text byte for byte.
+func terminalText(env *cmdutil.Env, text string) string {
+	if env.OutTTY {
+		return textfmt.Visible(text)
+	}
+	return text
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -246,7 +247,9 @@ func listRun(opts *ListOptions) error {
 // to read and to grep as indented JSON, and cheap for ten thousand
 // sessions.
 func writeListJSON(env *cmdutil.Env, rows []listed) error {
-	w := bufio.NewWriterSize(env.Out, 64<<10)
+	jw := textfmt.JSONWriter(env.Out) // the JSON, inert on a terminal
+	defer jw.Close()
+	w := bufio.NewWriterSize(jw, 64<<10)
 	var line bytes.Buffer
 	enc := json.NewEncoder(&line)
 	enc.SetEscapeHTML(false)
