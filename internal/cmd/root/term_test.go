@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -86,30 +85,23 @@ func lookScriptPath(ts *testscript.TestScript, name string) string {
 }
 
 // cmdBytes counts the occurrences of bytes in the script's last stdout
-// (or a file) and checks the count:
+// (or stderr, or a file) and checks the count:
 //
-//	bytes [-file F] COUNT HEX...
+//	bytes [-in stdout|stderr|FILE] COUNT HEX...
 //
 // COUNT is a number or "+" (at least one); HEX are the bytes (1b for ESC),
 // each counted alone. It is how scripts check that no raw control byte
 // reached the output, which regular expressions on stdout cannot say
 // plainly.
 func cmdBytes(ts *testscript.TestScript, neg bool, args []string) {
+	in := "stdout"
+	if len(args) > 1 && args[0] == "-in" {
+		in, args = args[1], args[2:]
+	}
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: bytes [-file F] COUNT HEX...")
+		ts.Fatalf("usage: bytes [-in stdout|stderr|FILE] COUNT HEX...")
 	}
-	var data []byte
-	if args[0] == "-file" {
-		if len(args) < 4 {
-			ts.Fatalf("usage: bytes [-file F] COUNT HEX...")
-		}
-		var err error
-		data, err = os.ReadFile(ts.MkAbs(args[1]))
-		ts.Check(err)
-		args = args[2:]
-	} else {
-		data = []byte(ts.ReadFile("stdout"))
-	}
+	data := []byte(ts.ReadFile(in))
 	n := 0
 	for _, h := range args[1:] {
 		b, err := strconv.ParseUint(h, 16, 8)
@@ -120,8 +112,8 @@ func cmdBytes(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	switch {
 	case args[0] == "+" && n == 0:
-		ts.Fatalf("bytes: none of %v found", args[1:])
+		ts.Fatalf("bytes: none of %v in %s", args[1:], in)
 	case args[0] != "+" && strconv.Itoa(n) != args[0]:
-		ts.Fatalf("bytes: %d of %v found, want %s", n, args[1:], args[0])
+		ts.Fatalf("bytes: %d of %v in %s, want %s", n, args[1:], in, args[0])
 	}
 }
