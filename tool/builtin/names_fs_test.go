@@ -44,7 +44,7 @@ func throughJSON(t *testing.T, s string) string {
 func TestNonUTF8Names(t *testing.T) {
 	t.Parallel()
 	ws, dir := testWorkspace(t)
-	raw := "caf\xe9 \xff.txt"      // Latin-1 bytes, as an old archive leaves them
+	raw := "caf\xe9 \xff.txt"     // Latin-1 bytes, as an old archive leaves them
 	literal := `caf\xe9 \xff.txt` // the escape's own characters
 	writeFiles(t, dir, map[string]string{raw: "one\n", literal: "literal\n", "sub\x80/in.txt": "deep\n"})
 
