@@ -87,6 +87,9 @@ func validateList(opts *ListOptions) error {
 		if !slices.Contains(session.Kinds, k) {
 			return cmdutil.Usagef("--kind %q is not a kind (want one of %s)", k, strings.Join(session.Kinds, ", "))
 		}
+		if opts.NoReplays && (k == session.KindReplay || k == session.KindRerun) {
+			return cmdutil.Usagef("--no-replays hides the %ss --kind %s asks for", k, k)
+		}
 	}
 	if opts.Since != "" {
 		t, err := parseSince(opts.Since, opts.Env.Time(), opts.Env.Zone())

@@ -46,7 +46,7 @@ func TestListFlags(t *testing.T) {
 	env := &cmdutil.Env{Now: func() time.Time { return now }}
 	var got *ListOptions
 	err := cmdtest.Execute(NewCmdList(env, func(o *ListOptions) error { got = o; return nil }),
-		"-w", ".", "--kind", "run,replay", "--kind", "proxy", "--since", "7d", "--no-children", "--no-replays")
+		"-w", ".", "--kind", "run,serve", "--kind", "proxy", "--since", "7d", "--no-children", "--no-replays")
 	if err != nil {
 		t.Fatal(err)
 	}
