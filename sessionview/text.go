@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -102,7 +103,9 @@ func (c *turnCounter) open() {
 	}
 }
 
-// turnRange is the turns to show of a session that has n.
+// turnRange is the turns to show of a session that had n at the first
+// read. The range is open at the end unless one turn is asked for: turns
+// a running session appends before the second read are shown too.
 func (o TextOptions) turnRange(n int) (from, to int, err error) {
 	switch {
 	case o.Turn > 0 && o.Turn > n:
@@ -110,20 +113,20 @@ func (o TextOptions) turnRange(n int) (from, to int, err error) {
 	case o.Turn > 0:
 		return o.Turn, o.Turn, nil
 	case o.Last > 0:
-		return max(n-o.Last+1, 1), n, nil
+		return max(n-o.Last+1, 1), math.MaxInt, nil
 	}
-	return 0, n, nil
+	return 0, math.MaxInt, nil
 }
 
 // selection says which turns are shown, when not all are.
 func (r *textRenderer) selection(from, to, n int) {
 	switch {
-	case from == 0 || (from <= 1 && to == n):
+	case from <= 1 && to >= n:
 		return
 	case from == to:
 		r.line(r.st.Dim(fmt.Sprintf("── showing turn %d of %d", from, n)))
 	default:
-		r.line(r.st.Dim(fmt.Sprintf("── showing turns %d–%d of %d", from, to, n)))
+		r.line(r.st.Dim(fmt.Sprintf("── showing turns %d–%d of %d", from, n, n)))
 	}
 }
 
