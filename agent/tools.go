@@ -58,7 +58,9 @@ func (r *run) runTools(ctx context.Context, calls []transcript.Block) []tool.Res
 	results := make([]tool.Result, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		r.logf("→ %s %s\n", c.Name, textfmt.JSON(c.Input, 200))
+		// The log is a person's terminal: what the model wrote is shown
+		// through textfmt.Visible, never as control sequences.
+		r.logf("→ %s %s\n", textfmt.VisibleLine(c.Name), textfmt.VisibleLine(textfmt.JSON(c.Input, 200)))
 		r.emit(Event{Kind: EventToolStart, Call: &c})
 		wg.Add(1)
 		go func() {
@@ -107,7 +109,7 @@ func (r *run) logResult(name string, res tool.Result, d time.Duration) {
 	}
 	if res.IsError {
 		first, _, _ := strings.Cut(res.Content, "\n")
-		r.logf("  ✗ %s: %s\n", name, textfmt.Clip(first, 160))
+		r.logf("  ✗ %s: %s\n", textfmt.VisibleLine(name), textfmt.VisibleLine(textfmt.Clip(first, 160)))
 		return
 	}
 	lines := strings.Count(res.Content, "\n")
@@ -118,5 +120,5 @@ func (r *run) logResult(name string, res tool.Result, d time.Duration) {
 	if d >= time.Millisecond {
 		took = d.Round(time.Millisecond).String()
 	}
-	r.logf("  ✓ %s: %d bytes, %d %s (%s)\n", name, len(res.Content), lines, map[bool]string{true: "line", false: "lines"}[lines == 1], took)
+	r.logf("  ✓ %s: %d bytes, %d %s (%s)\n", textfmt.VisibleLine(name), len(res.Content), lines, map[bool]string{true: "line", false: "lines"}[lines == 1], took)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/transcript"
 )
 
@@ -23,7 +24,7 @@ func showValue(v any) string {
 		if v == "" {
 			return `""`
 		}
-		return v
+		return vis(v)
 	case []any:
 		var s []string
 		for _, e := range v {
@@ -31,8 +32,12 @@ func showValue(v any) string {
 		}
 		return "[" + strings.Join(s, ", ") + "]"
 	}
-	return fmt.Sprint(v)
+	return vis(fmt.Sprint(v))
 }
+
+// vis is text from a transcript shown on one line: nothing in it a
+// terminal would act on (textfmt.Visible), white space folded.
+func vis(s string) string { return textfmt.VisibleLine(s) }
 
 func onOff(b bool) string {
 	if b {

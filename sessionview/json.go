@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/transcript"
@@ -23,8 +24,12 @@ import (
 // Each record is written as soon as it is read; only the totals wait for
 // the end of the file. Children, when given, are the session's child
 // sessions ("children": [{"session", "call_id"}], after the totals).
+//
+// DEL, C1 controls and bidi overrides in strings are written as \u
+// escapes (textfmt.JSONWriter): the same JSON, inert on a terminal.
 func WriteJSON(w io.Writer, path string, prices pricing.Table, children ...Child) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
+	jw := textfmt.JSONWriter(w)
+	bw := bufio.NewWriterSize(jw, 256<<10)
 	var (
 		line bytes.Buffer
 		buf  []byte
@@ -73,7 +78,10 @@ func WriteJSON(w io.Writer, path string, prices pricing.Table, children ...Child
 	}
 	bw.WriteString(",")
 	bw.Write(b[1:]) // without its opening brace: it continues the object
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return jw.Close()
 }
 
 type jsonHead struct {

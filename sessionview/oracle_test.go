@@ -1,9 +1,11 @@
 package sessionview
 
 // A copy of the show command as it was before sessionview (commit
-// 8bfd48b: everything loaded, then printed), with the two changes made to
+// 8bfd48b: everything loaded, then printed), with the changes made to
 // its output since (arguments shown in the order written, by
-// textfmt.JSON; a change of tool specs named, not dumped). It is the
+// textfmt.JSON; a change of tool specs named, not dumped; the totals
+// right after the header; each user message and reply headed with the
+// number of its turn). It is the
 // simple, in-memory oracle the streaming renderers must match byte for
 // byte.
 
@@ -86,7 +88,8 @@ func OracleShow(out io.Writer, path string, prices pricing.Table, asJSON, full, 
 		return writeJSON(out, out2)
 	}
 	r := &renderer{w: out, st: textfmt.Style{On: color}, full: full}
-	r.session(s)
+	r.header(s)
+	defer r.session(s)
 	fmt.Fprintln(r.w)
 	fmt.Fprintln(r.w, r.st.Bold("totals"))
 	r.field("taint", oracleTaint(s))
@@ -162,6 +165,18 @@ type renderer struct {
 	w    io.Writer
 	st   textfmt.Style
 	full bool
+	// turn is the number of the current turn, replied whether it has its
+	// reply: a turn opens at a config record, a user message with text or
+	// a reply, unless the turn before it is still waiting for its reply.
+	turn    int
+	replied bool
+}
+
+func (r *renderer) openTurn() {
+	if r.replied || r.turn == 0 {
+		r.turn++
+		r.replied = false
+	}
 }
 
 func (r *renderer) field(name, value string) {
@@ -173,7 +188,7 @@ func (r *renderer) heading(text string) {
 	fmt.Fprintln(r.w, r.st.Bold("── "+text))
 }
 
-func (r *renderer) session(s *session.Session) {
+func (r *renderer) header(s *session.Session) {
 	m := s.Meta
 	r.field("session", r.st.Bold(m.ID))
 	r.field("title", textfmt.OneLine(m.Title))
@@ -193,7 +208,9 @@ func (r *renderer) session(s *session.Session) {
 		r.field("distills", "reflections into rules")
 	}
 	r.field("file", s.Path)
+}
 
+func (r *renderer) session(s *session.Session) {
 	results := map[string]transcript.Block{}
 	for _, msg := range s.Messages() {
 		for _, b := range msg.Content {
@@ -209,6 +226,7 @@ func (r *renderer) session(s *session.Session) {
 	for _, rec := range s.Records {
 		switch rec := rec.(type) {
 		case *transcript.Config:
+			r.openTurn()
 			attach++
 			r.config(attach, prev, rec)
 			prev = rec
@@ -261,6 +279,9 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 				}
 			}
 		}
+		if transcript.TextOf(m.Content) != "" {
+			r.openTurn()
+		}
 		if len(text) == 0 {
 			return
 		}
@@ -268,11 +289,13 @@ func (r *renderer) message(m *transcript.Message, results map[string]transcript.
 		if hasResults {
 			h = "user (steering, sent mid-run with tool results)"
 		}
-		r.heading(h + r.st.Dim(atSuffix(m.At)))
+		r.heading(fmt.Sprintf("turn %d · ", r.turn) + h + r.st.Dim(atSuffix(m.At)))
 		fmt.Fprintln(r.w, strings.Join(text, "\n"))
 		return
 	}
-	r.heading("assistant" + r.st.Dim(atSuffix(m.At)))
+	r.openTurn()
+	r.replied = true
+	r.heading(fmt.Sprintf("turn %d · ", r.turn) + "assistant" + r.st.Dim(atSuffix(m.At)))
 	for _, b := range m.Content {
 		switch b.Type {
 		case transcript.BlockText:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,9 @@ type TextOptions struct {
 	// Full shows tool results, thinking, compaction summaries and the
 	// system prompt whole instead of their start.
 	Full bool
+	// Turn shows only that turn (counted from 1), Last only the last that
+	// many; zero shows every turn. Not both.
+	Turn, Last int
 	// Children are the session's child sessions (subagents' runs): each
 	// is named under the call that started it, and all in the header.
 	Children []Child
@@ -32,25 +36,122 @@ type Child struct {
 	CallID  string `json:"call_id"`
 }
 
-// WriteText writes the session at path for a person, as it reads the
-// file: its header, each attach's configuration and what changed, each
-// turn, each call with the start of its result, checkpoints and run ends,
-// then the totals (taint, usage, cost at prices, skipped lines).
+// WriteText writes the session at path for a person: its header, then
+// the totals (taint, usage, cost at prices, skipped lines), then each
+// attach's configuration and what changed, each turn numbered, each call
+// with the start of its result, checkpoints and run ends. The file is read
+// twice, front to back: once for the totals and the number of turns, once
+// to write the turns as they are read. Everything a transcript holds is
+// shown through textfmt.Visible: nothing in it reaches a terminal as a
+// control sequence.
 func WriteText(w io.Writer, path string, prices pricing.Table, opts TextOptions) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	r := &textRenderer{w: bw, st: textfmt.Style{On: opts.Color}, full: opts.Full, children: opts.Children}
-	t, err := Stream(path, prices, r.item)
+	var count turnCounter
+	t, err := Stream(path, prices, func(it Item) error { count.next(it); return nil })
 	if err != nil {
 		return err
 	}
-	r.totals(t)
+	from, to, err := opts.turnRange(count.n)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	r := &textRenderer{w: bw, st: textfmt.Style{On: opts.Color}, full: opts.Full, children: opts.Children}
+	var turns turnCounter
+	_, err = Stream(path, prices, func(it Item) error {
+		n := turns.next(it)
+		if h, ok := it.(*Header); ok {
+			r.header(h)
+			r.totals(t)
+			r.selection(from, to, count.n)
+			return nil
+		}
+		if max(n, 1) < from || n > to {
+			return nil
+		}
+		r.turn = n
+		return r.item(it)
+	})
+	if err != nil {
+		return err
+	}
 	return bw.Flush()
+}
+
+// turnCounter numbers the turns of a session as its items go by. A turn
+// is one reply of the model with what led to it: it starts with the
+// person's message (or steering) that the reply answers, a new attach, or
+// the reply itself when the model answers tool results; checkpoints, run
+// ends and results stay with the turn they follow. Items before the first
+// turn are in turn 0.
+type turnCounter struct {
+	n       int
+	replied bool // the current turn has its reply
+}
+
+func (c *turnCounter) next(it Item) int {
+	switch it := it.(type) {
+	case *Reply:
+		c.open()
+		c.replied = true
+	case *User:
+		if it.Text() != "" {
+			c.open()
+		}
+	case *Attach:
+		c.open()
+	}
+	return c.n
+}
+
+// open starts a turn, unless the current one is still waiting for its
+// reply.
+func (c *turnCounter) open() {
+	if c.replied || c.n == 0 {
+		c.n++
+		c.replied = false
+	}
+}
+
+// turnRange is the turns to show of a session that had n at the first
+// read. The range is open at the end unless one turn is asked for: turns
+// a running session appends before the second read are shown too.
+func (o TextOptions) turnRange(n int) (from, to int, err error) {
+	switch {
+	case o.Turn > 0 && o.Turn > n:
+		return 0, 0, fmt.Errorf("the session has %d %s: there is no turn %d", n, textfmt.Plural(n, "turn", "turns"), o.Turn)
+	case o.Turn > 0:
+		return o.Turn, o.Turn, nil
+	case o.Last > 0:
+		return max(n-o.Last+1, 1), math.MaxInt, nil
+	}
+	return 0, math.MaxInt, nil
+}
+
+// selection says which turns are shown, when not all are.
+func (r *textRenderer) selection(from, to, n int) {
+	switch {
+	case from <= 1 && to >= n:
+		return
+	case from == to:
+		r.line(r.st.Dim(fmt.Sprintf("── showing turn %d of %d", from, n)))
+	default:
+		r.line(r.st.Dim(fmt.Sprintf("── showing turns %d–%d of %d", from, n, n)))
+	}
+}
+
+func (r *textRenderer) turnPrefix() string {
+	if r.turn == 0 {
+		return ""
+	}
+	return fmt.Sprintf("turn %d · ", r.turn)
 }
 
 type textRenderer struct {
 	w    *bufio.Writer
 	st   textfmt.Style
 	full bool
+	// turn is the number of the turn being written (0: before the first).
+	turn int
 	// imported is the harness an imported session came from, whose
 	// config records only what that harness knew.
 	imported string
@@ -95,11 +196,11 @@ func (r *textRenderer) item(it Item) error {
 		s := it.Summary
 		line := fmt.Sprintf("── run finished: %s %s", textfmt.Count(s.Turns), textfmt.Plural(s.Turns, "turn", "turns"))
 		if s.StopReason != "" {
-			line += ", " + s.StopReason
+			line += ", " + vis(s.StopReason)
 		}
 		line += fmt.Sprintf(" · %s in / %s out", textfmt.Count(s.Usage.InputTokens), textfmt.Count(s.Usage.OutputTokens))
 		if s.Error != "" {
-			line += " · error: " + textfmt.OneLine(s.Error)
+			line += " · error: " + vis(s.Error)
 		}
 		r.line(r.st.Dim(line))
 	case *Compacted:
@@ -108,7 +209,7 @@ func (r *textRenderer) item(it Item) error {
 			textfmt.Count(c.Replaces), textfmt.Plural(c.Replaces, "message", "messages"), textfmt.Count(len(c.Summary)),
 			textfmt.Count(c.Usage.InputTokens), textfmt.Count(c.Usage.OutputTokens))))
 		if r.full {
-			r.line(c.Summary)
+			r.line(textfmt.Visible(c.Summary))
 		}
 	case *Served:
 		r.served(it.Call)
@@ -121,41 +222,41 @@ func (r *textRenderer) item(it Item) error {
 
 func (r *textRenderer) header(h *Header) {
 	m := h.Meta
-	r.field("session", r.st.Bold(m.ID))
-	r.field("title", textfmt.OneLine(m.Title))
+	r.field("session", r.st.Bold(vis(m.ID)))
+	r.field("title", vis(m.Title))
 	r.field("created", m.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
-	r.field("model", m.Provider+"/"+m.Model)
-	r.field("workspace", m.Workspace)
+	r.field("model", vis(m.Provider+"/"+m.Model))
+	r.field("workspace", vis(m.Workspace))
 	if m.ReplayOf != "" {
-		r.field("replays", m.ReplayOf)
+		r.field("replays", vis(m.ReplayOf))
 	}
 	if m.RerunOf != "" {
-		r.field("reruns", m.RerunOf)
+		r.field("reruns", vis(m.RerunOf))
 	}
 	if m.ReflectsOn != "" {
-		r.field("reflects", m.ReflectsOn)
+		r.field("reflects", vis(m.ReflectsOn))
 	}
 	if m.Distill {
 		r.field("distills", "reflections into rules")
 	}
 	if p := m.Parent; p != nil {
-		r.field("parent", p.Session+" (call "+p.CallID+")")
+		r.field("parent", vis(p.Session+" (call "+p.CallID+")"))
 	}
 	if len(r.children) > 0 {
 		ids := make([]string, len(r.children))
 		for i, c := range r.children {
 			ids[i] = c.Session
 		}
-		r.field("children", strings.Join(ids, ", "))
+		r.field("children", vis(strings.Join(ids, ", ")))
 	}
 	if c := m.MCPClient; c != nil {
 		r.field("client", peerWords(*c))
 	}
 	if f := m.ImportedFrom; f != nil {
-		r.field("imported", f.Harness+" "+f.Path)
-		r.imported = f.Harness
+		r.field("imported", vis(f.Harness+" "+f.Path))
+		r.imported = vis(f.Harness)
 	}
-	r.field("file", h.Path)
+	r.field("file", vis(h.Path))
 }
 
 func (r *textRenderer) totals(t *Totals) {
@@ -191,7 +292,7 @@ func (r *textRenderer) totals(t *Totals) {
 		r.field("skipped", fmt.Sprintf("%d %s: %s", t.Skips.Count, textfmt.Plural(t.Skips.Count, "line", "lines"), strings.Join(parts, ", ")))
 	}
 	if t.Skips.HeaderID != "" {
-		r.field("note", session.ForeignIDNote(t.Path, t.Skips.HeaderID))
+		r.field("note", vis(session.ForeignIDNote(t.Path, t.Skips.HeaderID)))
 	}
 }
 
@@ -215,7 +316,7 @@ func describeTaint(t *Totals) string {
 
 func (r *textRenderer) user(u *User) {
 	for _, b := range u.Orphans {
-		r.heading("tool result for an unknown call " + b.ToolUseID)
+		r.heading("tool result for an unknown call " + vis(b.ToolUseID))
 		r.result(b.Content, b.IsError)
 	}
 	var text []string
@@ -231,28 +332,28 @@ func (r *textRenderer) user(u *User) {
 	if u.Results {
 		h = "user (steering, sent mid-run with tool results)"
 	}
-	r.heading(h + r.st.Dim(atSuffix(u.Message.At)))
-	r.line(strings.Join(text, "\n"))
+	r.heading(r.turnPrefix() + h + r.st.Dim(atSuffix(u.Message.At)))
+	r.line(textfmt.Visible(strings.Join(text, "\n")))
 }
 
 func (r *textRenderer) reply(rp *Reply) {
 	m := rp.Message
-	r.heading("assistant" + r.st.Dim(atSuffix(m.At)))
+	r.heading(r.turnPrefix() + "assistant" + r.st.Dim(atSuffix(m.At)))
 	calls := rp.Calls
 	for _, b := range m.Content {
 		switch b.Type {
 		case transcript.BlockText:
-			r.line(b.Text)
+			r.line(textfmt.Visible(b.Text))
 		case transcript.BlockThinking:
 			t := b.Thinking
 			if !r.full {
 				t, _ = textfmt.Bounded(textfmt.OneLine(t), 1, 160)
 			}
-			r.line(r.st.Dim("[thinking] " + t))
+			r.line(r.st.Dim("[thinking] " + textfmt.Visible(t)))
 		case transcript.BlockToolUse:
 			c := calls[0]
 			calls = calls[1:]
-			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(c.Name), textfmt.JSON(c.Input, 300))
+			fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(vis(c.Name)), vis(textfmt.JSON(c.Input, 300)))
 			if c.Outcome() == Interlocked {
 				r.line("  " + r.st.Red("■ refused by the trifecta interlock"))
 			}
@@ -267,7 +368,7 @@ func (r *textRenderer) reply(rp *Reply) {
 				r.line(r.st.Dim("  (no result recorded)"))
 			}
 		default:
-			r.line(r.st.Dim("[" + b.Type + " block]"))
+			r.line(r.st.Dim("[" + vis(b.Type) + " block]"))
 		}
 	}
 }
@@ -276,15 +377,15 @@ func (r *textRenderer) reply(rp *Reply) {
 // its blocks as they are.
 func (r *textRenderer) aside(a *Aside) {
 	m := a.Message
-	r.heading(textfmt.Clip(textfmt.OneLine(m.Role), 40) + " (a role this version of mecha does not write)" + r.st.Dim(atSuffix(m.At)))
+	r.heading(textfmt.Clip(vis(m.Role), 40) + " (a role this version of mecha does not write)" + r.st.Dim(atSuffix(m.At)))
 	for _, b := range m.Content {
 		switch b.Type {
 		case transcript.BlockText:
-			r.line(b.Text)
+			r.line(textfmt.Visible(b.Text))
 		case transcript.BlockToolResult:
 			r.result(b.Content, b.IsError)
 		default:
-			r.line(r.st.Dim("[" + b.Type + " block]"))
+			r.line(r.st.Dim("[" + vis(b.Type) + " block]"))
 		}
 	}
 }
@@ -294,6 +395,7 @@ func (r *textRenderer) result(text string, isError bool) {
 	if !r.full {
 		text, note = textfmt.Bounded(text, 8, 600)
 	}
+	text = textfmt.Visible(text)
 	bar := "  │ "
 	if isError {
 		bar = "  " + r.st.Red("✗") + " "
@@ -343,12 +445,12 @@ func (r *textRenderer) attach(a *Attach) {
 	}
 	if r.imported != "" && a.Prev == nil {
 		// Null settings read as zero values; say they were never known.
-		fmt.Fprintf(r.w, "%s/%s · tools: %s\n", c.Provider, c.Model, strings.Join(c.Tools, ", "))
+		fmt.Fprintf(r.w, "%s · tools: %s\n", vis(c.Provider+"/"+c.Model), vis(strings.Join(c.Tools, ", ")))
 		fmt.Fprintf(r.w, "imported from %s: no other setting was recorded\n", r.imported)
 		return
 	}
 	f := configFields(c)
-	fmt.Fprintf(r.w, "mecha %s · %s/%s · tools: %s\n", c.MechaVersion, c.Provider, c.Model, strings.Join(c.Tools, ", "))
+	fmt.Fprintf(r.w, "mecha %s · %s · tools: %s\n", vis(c.MechaVersion), vis(c.Provider+"/"+c.Model), vis(strings.Join(c.Tools, ", ")))
 	fmt.Fprintf(r.w, "max_tokens %d · max_turns %d · max_output_tokens %s · max_cost_usd %s\n",
 		c.MaxTokens, c.MaxTurns, showValue(f["max_output_tokens"]), showValue(f["max_cost_usd"]))
 	fmt.Fprintf(r.w, "compact_at_tokens %s (keep %d recent) · temperature %s · seed %s · effort %s · thinking %s · cache_prompt %s\n",
@@ -359,18 +461,18 @@ func (r *textRenderer) attach(a *Attach) {
 		if u.Transport == "stdio" {
 			where = strings.Join(append([]string{u.Command}, u.Args...), " ")
 		}
-		fmt.Fprintf(r.w, "upstream %s %s · %s\n", u.Transport, where, peerWords(u.Server))
+		fmt.Fprintf(r.w, "upstream %s %s · %s\n", vis(u.Transport), vis(where), peerWords(u.Server))
 	}
 	fmt.Fprintf(r.w, "permission %s · trifecta %s · sandbox %s (network %s)\n",
-		c.PermissionMode, c.Trifecta, c.Sandbox, onOff(c.SandboxNetwork))
+		vis(c.PermissionMode), vis(c.Trifecta), vis(c.Sandbox), onOff(c.SandboxNetwork))
 	switch {
 	case c.SystemPrompt == nil:
 		r.line("system prompt: none")
 	case r.full:
-		fmt.Fprintf(r.w, "system prompt (%s chars):\n%s\n", textfmt.Count(len(*c.SystemPrompt)), *c.SystemPrompt)
+		fmt.Fprintf(r.w, "system prompt (%s chars):\n%s\n", textfmt.Count(len(*c.SystemPrompt)), textfmt.Visible(*c.SystemPrompt))
 	default:
 		p, _ := textfmt.Bounded(textfmt.OneLine(*c.SystemPrompt), 1, 100)
-		fmt.Fprintf(r.w, "system prompt (%s chars): %s\n", textfmt.Count(len(*c.SystemPrompt)), p)
+		fmt.Fprintf(r.w, "system prompt (%s chars): %s\n", textfmt.Count(len(*c.SystemPrompt)), textfmt.Visible(p))
 	}
 }
 
@@ -380,10 +482,10 @@ func (r *textRenderer) attach(a *Attach) {
 func (r *textRenderer) served(c *transcript.ToolCall) {
 	id := "?"
 	if len(c.ID) > 0 && string(c.ID) != "null" {
-		id = string(c.ID)
+		id = vis(string(c.ID))
 	}
 	r.heading(fmt.Sprintf("mcp call %s", id) + r.st.Dim(fmt.Sprintf(" · %s · %s ms", c.StartedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"), strconv.FormatFloat(c.DurationMS, 'f', -1, 64))))
-	fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(c.Tool), textfmt.JSON(c.Arguments, 300))
+	fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(vis(c.Tool)), vis(textfmt.JSON(c.Arguments, 300)))
 	if c.Error != "" {
 		r.result("error: "+c.Error, true)
 		return
@@ -421,7 +523,7 @@ func peerWords(p transcript.MCPPeer) string {
 	if p.ProtocolVersion != "" {
 		s += " (protocol " + p.ProtocolVersion + ")"
 	}
-	return s
+	return vis(s)
 }
 
 // ContentText is the text of an MCP tool_call record's content blocks:

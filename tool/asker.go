@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mecha-agent/mecha/internal/textfmt"
 )
 
 // DefaultPromptInputBytes is how much of a call's input a TerminalAsker
@@ -53,9 +55,11 @@ func (a *TerminalAsker) Confirm(ctx context.Context, req Request) (bool, error) 
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	prompt := fmt.Sprintf("allow %s %s? [y/N] ", req.Tool, a.showInput(req.Input))
+	// The tool's name, its input and the reason come from a model or a
+	// server: nothing in them may act on the terminal (textfmt.Visible).
+	prompt := fmt.Sprintf("allow %s %s? [y/N] ", textfmt.VisibleLine(req.Tool), textfmt.Visible(a.showInput(req.Input)))
 	if req.Reason != "" {
-		prompt = req.Reason + "\n" + prompt
+		prompt = textfmt.Visible(req.Reason) + "\n" + prompt
 	}
 	if _, err := io.WriteString(a.out, prompt); err != nil {
 		return false, fmt.Errorf("tool: writing permission prompt: %w", err)
@@ -81,7 +85,8 @@ func (a *TerminalAsker) Confirm(ctx context.Context, req Request) (bool, error) 
 
 // showInput renders a call's input on one line: compact JSON, cut at
 // MaxInputBytes on a UTF-8 boundary. Input that is not valid JSON is shown
-// quoted so that no control character reaches the terminal.
+// quoted; Confirm shows either through textfmt.Visible, as JSON strings
+// may hold DEL, C1 controls and bidirectional overrides unescaped.
 func (a *TerminalAsker) showInput(input json.RawMessage) string {
 	var s string
 	var buf bytes.Buffer

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -131,4 +132,34 @@ func TestTerminalAskerErrors(t *testing.T) {
 			t.Errorf("Run error = %v, runs = %d; want an error and no run", err, inner.runs)
 		}
 	})
+}
+
+// TestTerminalAskerShowsNothingRaw: a tool name, an input and a reason
+// holding a set-title sequence, a DEL, a C1 control and a bidi override
+// reach the prompt as escapes. The control: the same text written as it
+// is holds the raw bytes the check looks for.
+func TestTerminalAskerShowsNothingRaw(t *testing.T) {
+	t.Parallel()
+	name := "evil\x1b]0;pwned\x07"
+	input := json.RawMessage("{\"path\":\"a\u202eb\u009b\x7f\"}")
+	reason := "because \x1b[2J"
+	raw := func(s string) bool {
+		return strings.ContainsAny(s, "\x1b\x07\x7f\u202e\u009b")
+	}
+	if !raw(name) || !raw(string(input)) || !raw(reason) {
+		t.Fatal("the attack holds no raw control: the check could not fail")
+	}
+	var out bytes.Buffer
+	a := NewTerminalAsker(strings.NewReader("n\n"), &out)
+	if ok, err := a.Confirm(context.Background(), Request{Tool: name, Input: input, Reason: reason}); ok || err != nil {
+		t.Fatalf("Confirm = %v, %v", ok, err)
+	}
+	if raw(out.String()) {
+		t.Errorf("the prompt holds a raw control: %q", out.String())
+	}
+	for _, want := range []string{`evil\x1b]0;pwned\x07`, `a\u202eb\u009b\x7f`, `because \x1b[2J`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("prompt %q lacks %q", out.String(), want)
+		}
+	}
 }

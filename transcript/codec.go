@@ -45,6 +45,9 @@ func AppendEncode(buf *bytes.Buffer, r Record) error {
 			*metaAlias
 		}{KindMeta, (*metaAlias)(r)}
 	case *Config:
+		if len(r.Nulls) > 0 {
+			return appendConfigNulls(buf, r)
+		}
 		v = struct {
 			Record string `json:"record"`
 			*configAlias
@@ -177,7 +180,9 @@ func Decode(line []byte) (Record, error) {
 		r = m
 	case KindConfig:
 		c := new(Config)
-		err = json.Unmarshal(line, (*configAlias)(c))
+		if err = json.Unmarshal(line, (*configAlias)(c)); err == nil && bytes.Contains(line, nullLiteral) {
+			c.Nulls = configNulls(line)
+		}
 		r = c
 	case KindMessage:
 		r, err = decodeMessage(line)

@@ -170,6 +170,12 @@ type Config struct {
 	// empty when no tool was offered.
 	ToolSpecs []ToolSpec `json:"tool_specs,omitzero"`
 	At        time.Time  `json:"at,omitzero"`
+	// Nulls names the settings of a type without a null (a string, a
+	// number, a flag) that the line held as null: an import writes null
+	// for what the other harness never recorded. Decode fills it and
+	// AppendEncode writes those settings back as null, so a record read
+	// and written again still says it did not know them. Not in the JSON.
+	Nulls []string `json:"-"`
 }
 
 // ToolSpec is what the model was told about one tool: the name it calls it

@@ -52,8 +52,7 @@ func (e *Env) ContinueID(dir string) (string, error) {
 // run a person started, not one that redoes, reads, serves or answers
 // another.
 func Continuable(m transcript.Meta) bool {
-	return m.ReplayOf == "" && m.RerunOf == "" && m.ReflectsOn == "" && !m.Distill &&
-		m.ImportedFrom == nil && m.MCPClient == nil && m.Provider != "mcp" && m.Parent == nil
+	return session.Kind(&m) == session.KindRun && m.Parent == nil
 }
 
 // canonical is a workspace path as --continue compares it: absolute,

@@ -17,7 +17,7 @@ const MaxListDepth = 5
 
 const fsListDescription = `List a directory in the workspace.
 
-Entries are sorted by name, one per line, as paths relative to the workspace (ready to pass to other tools). Directories end with "/"; symbolic links are shown as "name -> target" and not followed. depth 1 (the default) lists the directory's own entries; depth 2 also lists the entries of its subdirectories, and so on up to 5. .git directories are skipped. A long listing is cut, with a last line saying how many entries were omitted.`
+Entries are sorted by name, one per line, as paths relative to the workspace (ready to pass to other tools). Directories end with "/"; symbolic links are shown as "name -> target" and not followed. depth 1 (the default) lists the directory's own entries; depth 2 also lists the entries of its subdirectories, and so on up to 5. .git directories are skipped. A long listing is cut, with a last line saying how many entries were omitted. A name that is not UTF-8 shows each byte that is not part of a character as \xHH, and every backslash in a name as \\; the file tools read a path written so back into the same name.`
 
 var fsListSchema = json.RawMessage(`{
   "type": "object",
@@ -138,14 +138,14 @@ func (l *lister) list(dir *os.Root, prefix string, entries []fs.DirEntry, level 
 		if name == ".git" {
 			continue
 		}
-		rel := prefix + name
+		rel := prefix + encodeName(name)
 		switch {
 		case e.Type()&fs.ModeSymlink != 0:
 			target, err := dir.Readlink(name)
 			if err != nil {
 				target = "?"
 			}
-			l.add(rel + " -> " + target)
+			l.add(rel + " -> " + encodeName(target))
 		case e.IsDir():
 			l.add(rel + "/")
 			if level < l.depth {

@@ -103,11 +103,12 @@ func (w Workspace) name(p string) (string, error) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", &PathError{Path: p, Reason: "contains a NUL byte"}
 	}
-	name := p
-	if filepath.IsAbs(p) {
-		var ok bool
-		if name, ok = under(p, w.root); !ok {
-			if name, ok = under(p, w.dir); !ok {
+	// \xHH and \\ name bytes JSON cannot carry (see encodeName).
+	name := decodeName(p)
+	if filepath.IsAbs(name) {
+		abs, ok := name, false
+		if name, ok = under(abs, w.root); !ok {
+			if name, ok = under(abs, w.dir); !ok {
 				return "", &PathError{Path: p, Reason: reasonOutside}
 			}
 		}
@@ -186,8 +187,9 @@ func failure(p, prefix string, err error) tool.Result {
 	return errorResult("%s%s", prefix, pathErr(p, err))
 }
 
-// display returns name cleaned, with "/" separators, for a result.
-func display(name string) string { return filepath.ToSlash(filepath.Clean(name)) }
+// display returns name cleaned, with "/" separators, for a result, in
+// the form a tool can be given back (encodeName).
+func display(name string) string { return encodeName(filepath.ToSlash(filepath.Clean(name))) }
 
 // openRegular opens name (the path p as given, mapped by Workspace.name)
 // for reading when it is a regular file. When it is not one, the result is

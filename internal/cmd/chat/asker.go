@@ -108,7 +108,7 @@ func describeCall(workspace string, req tool.Request) string {
 	default:
 		out = textfmt.JSON(req.Input, 4000)
 	}
-	text, more := textfmt.Bounded(visible(out), maxDetailLines, 16<<10)
+	text, more := textfmt.Bounded(textfmt.Visible(out), maxDetailLines, 16<<10)
 	if more != "" {
 		text += "\n" + more
 	}

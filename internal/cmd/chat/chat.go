@@ -16,6 +16,7 @@ import (
 
 	"github.com/mecha-agent/mecha/internal/cmd/run"
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/tool"
 )
 
@@ -246,7 +247,7 @@ type noteWriter struct {
 
 func (w *noteWriter) Write(p []byte) (int, error) {
 	if s := strings.TrimRight(string(p), "\n"); s != "" {
-		w.send(noteMsg(visible(s)))
+		w.send(noteMsg(textfmt.Visible(s)))
 	}
 	return len(p), nil
 }

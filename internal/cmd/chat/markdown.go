@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 )
 
 // markdown renders an answer's Markdown for the terminal: headings,
@@ -48,7 +49,7 @@ var (
 func (md *markdown) render(text string) string {
 	var out []string
 	inCode := false
-	for _, line := range strings.Split(visible(text), "\n") {
+	for _, line := range strings.Split(textfmt.Visible(text), "\n") {
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case strings.HasPrefix(trimmed, "```"):

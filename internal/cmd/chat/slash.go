@@ -46,7 +46,7 @@ func (m *model) slash(line string) tea.Cmd {
 		}
 		return m.sessionCommand(name, arg)
 	default:
-		m.note(fmt.Sprintf("unknown command %s; /help lists the commands", visible(textfmt.Clip(name, 40))))
+		m.note(fmt.Sprintf("unknown command %s; /help lists the commands", textfmt.Visible(textfmt.Clip(name, 40))))
 	}
 	m.refresh()
 	return nil
@@ -60,7 +60,7 @@ func (m *model) sessionCommand(name, arg string) tea.Cmd {
 	switch name {
 	case "/new":
 		if _, err := m.eng.switchTo(""); err != nil {
-			m.add(entry{kind: kError, text: visible(err.Error())})
+			m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
 			break
 		}
 		m.entries, m.calls = nil, map[string]int{}
@@ -84,12 +84,12 @@ func (m *model) sessionCommand(name, arg string) tea.Cmd {
 // model changes the model of the next prompts' attaches.
 func (m *model) model(name string) {
 	if name == "" {
-		m.note(fmt.Sprintf("model: %s/%s", visible(m.status.provider), visible(m.status.model)))
+		m.note(fmt.Sprintf("model: %s/%s", textfmt.Visible(m.status.provider), textfmt.Visible(m.status.model)))
 		return
 	}
 	m.eng.setModel(name)
 	m.status.model = name
-	m.note("model: " + visible(name) + " from the next prompt on")
+	m.note("model: " + textfmt.Visible(name) + " from the next prompt on")
 }
 
 // cost says the session's usage and cost so far.
@@ -119,7 +119,7 @@ func (m *model) resume(arg string) {
 		s, err = m.eng.switchTo(path)
 	}
 	if err != nil {
-		m.add(entry{kind: kError, text: visible(textfmt.OneLine(err.Error()))})
+		m.add(entry{kind: kError, text: textfmt.Visible(textfmt.OneLine(err.Error()))})
 		return
 	}
 	m.showSession(s)
@@ -140,7 +140,7 @@ func (m *model) showSession(s *session.Session) {
 	for _, msg := range s.Messages() {
 		m.replayMessage(msg)
 	}
-	m.note(fmt.Sprintf("resumed %s: %s", visible(s.Meta.ID), visible(textfmt.Clip(textfmt.OneLine(s.Meta.Title), 80))))
+	m.note(fmt.Sprintf("resumed %s: %s", textfmt.Visible(s.Meta.ID), textfmt.Visible(textfmt.Clip(textfmt.OneLine(s.Meta.Title), 80))))
 }
 
 // replayMessage shows a recorded message as the chat showed it live.
@@ -169,7 +169,7 @@ func (m *model) replayMessage(msg *transcript.Message) {
 		if !hasResults(msg) {
 			for _, b := range msg.Content {
 				if b.Type == transcript.BlockText {
-					m.add(entry{kind: kUser, text: visible(b.Text)})
+					m.add(entry{kind: kUser, text: textfmt.Visible(b.Text)})
 				}
 			}
 		}
@@ -209,9 +209,9 @@ func (m *model) background(name, id string) tea.Cmd {
 	ctx := m.eng.base
 	return func() tea.Msg {
 		err := cmd.ExecuteContext(ctx)
-		text := strings.TrimRight(visible(out.String()), "\n")
+		text := strings.TrimRight(textfmt.Visible(out.String()), "\n")
 		if err != nil {
-			text = strings.TrimLeft(text+"\n"+name[1:]+": "+visible(textfmt.OneLine(err.Error())), "\n")
+			text = strings.TrimLeft(text+"\n"+name[1:]+": "+textfmt.Visible(textfmt.OneLine(err.Error())), "\n")
 		}
 		return slashDoneMsg{text: text}
 	}
@@ -238,12 +238,12 @@ func (e *engine) listSessions() string {
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "%s  %s\n", visible(s.Meta.ID), visible(textfmt.Clip(textfmt.OneLine(s.Meta.Title), 70)))
+		fmt.Fprintf(&b, "%s  %s\n", textfmt.Visible(s.Meta.ID), textfmt.Visible(textfmt.Clip(textfmt.OneLine(s.Meta.Title), 70)))
 	}
 	if n == 0 {
-		return "no sessions of " + visible(ws) + " yet"
+		return "no sessions of " + textfmt.Visible(ws) + " yet"
 	}
-	return "sessions of " + visible(ws) + " (/resume ID):\n" + strings.TrimRight(b.String(), "\n")
+	return "sessions of " + textfmt.Visible(ws) + " (/resume ID):\n" + strings.TrimRight(b.String(), "\n")
 }
 
 // setModel makes name the model of the next attaches.

@@ -182,7 +182,7 @@ func (m *model) answer(k string) {
 	}
 	a.reply <- ans
 	m.asks = m.asks[1:]
-	m.add(entry{kind: kNote, text: fmt.Sprintf("%s: %s", visible(a.req.Tool), said)})
+	m.add(entry{kind: kNote, text: fmt.Sprintf("%s: %s", textfmt.Visible(a.req.Tool), said)})
 	m.refresh()
 }
 
@@ -200,7 +200,7 @@ func (m *model) submit() tea.Cmd {
 	}
 	if m.running {
 		m.eng.queueSteering(text)
-		m.add(entry{kind: kSteer, text: "(queued; sent with the results of the calls running now) " + visible(text)})
+		m.add(entry{kind: kSteer, text: "(queued; sent with the results of the calls running now) " + textfmt.Visible(text)})
 		m.refresh()
 		return nil
 	}
@@ -209,7 +209,7 @@ func (m *model) submit() tea.Cmd {
 }
 
 func (m *model) startPrompt(text string) {
-	m.add(entry{kind: kUser, text: visible(text)})
+	m.add(entry{kind: kUser, text: textfmt.Visible(text)})
 	m.running = true
 	m.status.run = transcript.Usage{}
 	m.eng.start(text)
@@ -274,7 +274,7 @@ func (m *model) message(msg *transcript.Message) {
 			case b.Type == transcript.BlockToolResult:
 				results = true
 			case b.Type == transcript.BlockText && results:
-				m.add(entry{kind: kSteer, text: "sent beside the results: " + visible(b.Text)})
+				m.add(entry{kind: kSteer, text: "sent beside the results: " + textfmt.Visible(b.Text)})
 			}
 		}
 	}
@@ -298,7 +298,7 @@ func (m *model) runDone(msg runDoneMsg) tea.Cmd {
 	case errors.Is(msg.err, context.Canceled):
 		m.add(entry{kind: kNote, text: "interrupted; the transcript keeps everything up to here"})
 	case msg.err != nil:
-		m.add(entry{kind: kError, text: visible(textfmt.OneLine(msg.err.Error()))})
+		m.add(entry{kind: kError, text: textfmt.Visible(textfmt.OneLine(msg.err.Error()))})
 	case msg.res != nil && msg.res.StopReason != agent.StopEndTurn:
 		m.add(entry{kind: kNote, text: "stopped: " + msg.res.StopReason})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/session"
 	"github.com/mecha-agent/mecha/tool"
 	"github.com/mecha-agent/mecha/transcript"
@@ -28,8 +29,8 @@ func TestVisible(t *testing.T) {
 		"bidi \u202e":        `bidi \u202e`,
 		"del \x7f, é ok":     `del \x7f, é ok`,
 	} {
-		if got := visible(in); got != want {
-			t.Errorf("visible(%q) = %q, want %q", in, got, want)
+		if got := textfmt.Visible(in); got != want {
+			t.Errorf("textfmt.Visible(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

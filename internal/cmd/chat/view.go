@@ -118,8 +118,8 @@ func (s *status) line(prices pricing.Table, running bool) string {
 	if running {
 		state = "working (Esc interrupts)"
 	}
-	return fmt.Sprintf(" %s · %s · %s · %s/%s · %s in / %s out · cost %s ", state, taintState(s.taint), visible(id),
-		visible(s.provider), visible(s.model), textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), cost)
+	return fmt.Sprintf(" %s · %s · %s · %s/%s · %s in / %s out · cost %s ", state, taintState(s.taint), textfmt.Visible(id),
+		textfmt.Visible(s.provider), textfmt.Visible(s.model), textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), cost)
 }
 
 // renderEntry renders one entry of the conversation.
@@ -133,7 +133,7 @@ func (m *model) renderEntry(e *entry) string {
 		}
 		return e.rendered
 	case kStream:
-		return visible(e.text)
+		return textfmt.Visible(e.text)
 	case kTool:
 		return m.toolLine(e)
 	case kSteer:
@@ -147,7 +147,7 @@ func (m *model) renderEntry(e *entry) string {
 // toolLine is a call as one line: a spinner while it runs, then ✓ or ✗,
 // the result's size and the time it took.
 func (m *model) toolLine(e *entry) string {
-	what := visible(e.call.Name) + " " + m.st.dim.Render(visible(callSummary(e.call)))
+	what := textfmt.Visible(e.call.Name) + " " + m.st.dim.Render(textfmt.Visible(callSummary(e.call)))
 	if !e.done {
 		return m.sp.View() + " " + what
 	}
@@ -156,7 +156,7 @@ func (m *model) toolLine(e *entry) string {
 		took = " · " + e.took.Round(time.Millisecond).String()
 	}
 	if e.failed {
-		return m.st.bad.Render("✗") + " " + what + m.st.dim.Render(took+" · "+visible(e.text))
+		return m.st.bad.Render("✗") + " " + what + m.st.dim.Render(took+" · "+textfmt.Visible(e.text))
 	}
 	return m.st.ok.Render("✓") + " " + what + m.st.dim.Render(" · "+textfmt.Count(e.size)+" B"+took)
 }
@@ -183,12 +183,12 @@ func (m *model) askView() string {
 	}
 	a := m.asks[0]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s wants to run", visible(a.req.Tool))
+	fmt.Fprintf(&b, "%s wants to run", textfmt.Visible(a.req.Tool))
 	if a.req.Reason != "" {
-		fmt.Fprintf(&b, " (%s)", visible(a.req.Reason))
+		fmt.Fprintf(&b, " (%s)", textfmt.Visible(a.req.Reason))
 	}
 	fmt.Fprintf(&b, ":\n%s\n", a.detail)
-	b.WriteString("[y] allow once  [n] deny  [a] allow " + visible(a.req.Tool) + " for the rest of the session  [esc] interrupt")
+	b.WriteString("[y] allow once  [n] deny  [a] allow " + textfmt.Visible(a.req.Tool) + " for the rest of the session  [esc] interrupt")
 	if more := len(m.asks) - 1; more > 0 {
 		fmt.Fprintf(&b, "  (%d more waiting)", more)
 	}

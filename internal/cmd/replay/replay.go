@@ -261,9 +261,9 @@ func printAttaches(w io.Writer, attaches []replay.Attach) {
 		if a.LastTurn != a.FirstTurn {
 			turns = fmt.Sprintf("turns %d-%d", a.FirstTurn, a.LastTurn)
 		}
-		fmt.Fprintf(w, "  attach %d, %s: %s/%s", a.Attach, turns, a.Provider, a.Model)
+		fmt.Fprintf(w, "  attach %d, %s: %s", a.Attach, turns, textfmt.VisibleLine(a.Provider+"/"+a.Model))
 		if a.Provider != a.RecordedProvider || a.Model != a.RecordedModel {
-			fmt.Fprintf(w, " (recorded on %s/%s)", a.RecordedProvider, a.RecordedModel)
+			fmt.Fprintf(w, " (recorded on %s)", textfmt.VisibleLine(a.RecordedProvider+"/"+a.RecordedModel))
 		}
 		fmt.Fprintln(w)
 	}
@@ -274,28 +274,30 @@ func printAttaches(w io.Writer, attaches []replay.Attach) {
 func printSpecChanges(w io.Writer, changes []replay.SpecChange) {
 	for _, c := range changes {
 		fmt.Fprintf(w, "note: %s: %s changed since the recording; the model was offered today's\n",
-			c.Tool, strings.ReplaceAll(strings.Join(c.Changed, " and "), "_", " "))
+			textfmt.VisibleLine(c.Tool), strings.ReplaceAll(strings.Join(c.Changed, " and "), "_", " "))
 	}
 }
 
 // printNotes writes the report's notes, one line each.
 func printNotes(w io.Writer, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", textfmt.VisibleLine(n))
 	}
 }
 
 // PrintDivergence writes one divergence for a person.
 func PrintDivergence(w io.Writer, d replay.Divergence) {
 	where := fmt.Sprintf("  turn %d, call #%d: ", d.Turn, d.Index)
-	call := func(c *replay.CallRef) string { return c.Name + " " + textfmt.JSON(c.Input, 300) }
+	// Names and arguments come from the recording and from the model:
+	// shown through textfmt.Visible.
+	call := func(c *replay.CallRef) string { return textfmt.VisibleLine(c.Name + " " + textfmt.JSON(c.Input, 300)) }
 	switch d.Kind {
 	case replay.KindTool:
 		fmt.Fprintf(w, "%stool: expected %s, got %s\n", where, call(d.Expected), call(d.Actual))
 	case replay.KindArguments:
-		fmt.Fprintf(w, "%sarguments (not structural) of %s:\n", where, d.Expected.Name)
+		fmt.Fprintf(w, "%sarguments (not structural) of %s:\n", where, textfmt.VisibleLine(d.Expected.Name))
 		for _, line := range replay.ArgDiff(d.Expected.Input, d.Actual.Input) {
-			fmt.Fprintf(w, "      %s\n", line)
+			fmt.Fprintf(w, "      %s\n", textfmt.Visible(line))
 		}
 	case replay.KindExtra:
 		fmt.Fprintf(w, "%sextra: the replay went on to call %s\n", where, call(d.Actual))

@@ -243,13 +243,14 @@ func printReport(w io.Writer, st textfmt.Style, rep *toolreplay.Report, ws strin
 		if r.Differs() {
 			status = st.Red(status)
 		}
-		fmt.Fprintf(w, "  call %d %s: %s", r.Index, r.Name, status)
+		fmt.Fprintf(w, "  call %d %s: %s", r.Index, textfmt.VisibleLine(r.Name), status)
 		if r.Reason != "" {
-			fmt.Fprintf(w, " (%s)", textfmt.Clip(textfmt.OneLine(r.Reason), 120))
+			fmt.Fprintf(w, " (%s)", textfmt.Clip(textfmt.VisibleLine(r.Reason), 120))
 		}
 		fmt.Fprintln(w)
 		if diffs && r.Diff != "" {
-			for _, line := range strings.SplitAfter(strings.TrimSuffix(r.Diff, "\n"), "\n") {
+			// The diff is of tool output: shown, never sent to the terminal.
+			for _, line := range strings.SplitAfter(strings.TrimSuffix(textfmt.Visible(r.Diff), "\n"), "\n") {
 				fmt.Fprintf(w, "    %s", line)
 			}
 			fmt.Fprintln(w)

@@ -94,6 +94,8 @@ func TestScripts(t *testing.T) {
 			"gone":     cmdGone,
 			"expand":   cmdExpand,
 			"jsonl":    cmdJSONL,
+			"onterm":   cmdOnTerm,
+			"bytes":    cmdBytes,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
 	"github.com/mecha-agent/mecha/transcript"
 )
@@ -70,7 +71,7 @@ func (o *output) commentary(e agent.Event) {
 	}
 	if text := strings.TrimSpace(transcript.TextOf(e.Message.Content)); text != "" {
 		if o.opts.Env.ErrTTY {
-			text = visible(text)
+			text = textfmt.Visible(text)
 		}
 		fmt.Fprintln(o.opts.Env.Err, text)
 	}
@@ -89,7 +90,7 @@ func (o *output) terminalEvent(e agent.Event) {
 		if e.Delta.Kind != "text" || e.Delta.Text == "" {
 			return
 		}
-		o.write(visible(e.Delta.Text))
+		o.write(textfmt.Visible(e.Delta.Text))
 		o.turnText.WriteString(e.Delta.Text)
 		o.open = !strings.HasSuffix(e.Delta.Text, "\n")
 	case agent.EventTurn:
@@ -235,35 +236,9 @@ func (o *output) report(sessionID *string, res *agent.Result, runErr error) erro
 		return cmdutil.WriteJSON(o.opts.Env.Out, runResult{sessionID, res.Text, res.Turns, res.Usage, res.StopReason})
 	case o.shown:
 	case res.Text != "" && o.terminal:
-		o.write(visible(res.Text) + "\n")
+		o.write(textfmt.Visible(res.Text) + "\n")
 	case res.Text != "":
 		o.write(res.Text + "\n") // not a terminal: the answer's bytes as they are
 	}
 	return o.werr
-}
-
-// visible is text as a terminal may be given it: control characters other
-// than newline and tab (ESC, CR, BEL, DEL, the C1 range) are written as
-// escapes (\x1b, \u009b), so that no text a model wrote, or copied from a
-// tool's result, can move the cursor, retitle the window or hide lines.
-func visible(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !isControl(r):
-			b.WriteRune(r)
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0)
 }

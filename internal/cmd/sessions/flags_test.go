@@ -22,6 +22,12 @@ func TestSessionsFlags(t *testing.T) {
 	if err := cmdtest.Execute(NewCmdShow(env, func(o *ShowOptions) error { show = o; return nil }), "--full", "2026"); err != nil || !show.Full || show.ID != "2026" {
 		t.Errorf("show: %v %+v", err, show)
 	}
+	if err := cmdtest.Execute(NewCmdShow(env, func(o *ShowOptions) error { show = o; return nil }), "--last", "3", "--no-pager", "x"); err != nil || show.Last != 3 || !show.NoPager {
+		t.Errorf("show: %v %+v", err, show)
+	}
+	if err := cmdtest.Execute(NewCmdShow(env, func(o *ShowOptions) error { show = o; return nil }), "--turn", "2", "x"); err != nil || show.Turn != 2 || show.NoPager {
+		t.Errorf("show: %v %+v", err, show)
+	}
 	var stats *StatsOptions
 	if err := cmdtest.Execute(NewCmdStats(env, func(o *StatsOptions) error { stats = o; return nil }), "--days", "30", "--json"); err != nil || stats.Days != 30 || !stats.JSON {
 		t.Errorf("stats: %v %+v", err, stats)

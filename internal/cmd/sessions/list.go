@@ -5,14 +5,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/session"
-	"github.com/spf13/cobra"
+	"github.com/mecha-agent/mecha/transcript"
 )
 
 // ListOptions are the options of "sessions list".
@@ -20,6 +22,18 @@ type ListOptions struct {
 	Env   *cmdutil.Env
 	JSON  bool
 	Limit int
+	// Workspace keeps the sessions recorded in this directory ("." is the
+	// current one); "" keeps every workspace.
+	Workspace string
+	// Kinds keeps the sessions of these kinds (session.Kind); none keeps all.
+	Kinds []string
+	// Since keeps the sessions created at or after it, as given (a
+	// duration back from now, or a date) and as parsed; zero keeps all.
+	Since     string
+	SinceTime time.Time
+	// NoChildren hides subagents' child runs (meta parent), NoReplays
+	// replays and reruns.
+	NoChildren, NoReplays bool
 }
 
 // NewCmdList builds "mecha sessions list".
@@ -29,13 +43,24 @@ func NewCmdList(env *cmdutil.Env, runF func(*ListOptions) error) *cobra.Command 
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List sessions, newest first",
-		Long: `List sessions, newest first: id, creation time, provider/model and title.
-Only each transcript's first line is read, so listing costs the same whatever
-the size of the transcripts.`,
+		Long: `List sessions, newest first: id, creation time, kind, provider/model, turns,
+why the last run stopped, and title. A session with no stop reason is
+running, or died before its run finished.
+
+The filters read only each transcript's first line; the turns and the stop
+reason come from the summary records of the sessions kept, read in the same
+pass. Kinds are run, replay, rerun, reflection, serve (mcp serve), proxy
+(mcp proxy) and imported; --kind takes several, comma-separated or repeated.
+--no-replays hides replays and reruns (sessions that redo another one),
+--no-children the child runs subagents start.`,
+		Example: `  mecha sessions list --workspace .          # sessions of this directory
+  mecha sessions list --kind run --since 7d  # this week's own runs
+  mecha sessions list --no-replays --no-children -n 20
+  mecha sessions list --since 2026-11-01 --json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if opts.Limit < 0 {
-				return cmdutil.Usagef("--limit must not be negative")
+			if err := validateList(opts); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -43,19 +68,135 @@ the size of the transcripts.`,
 			return listRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of {id, created_at, provider, model, title, workspace, path}")
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 0, "show only the newest `N` sessions (0: all)")
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print a JSON array of {id, created_at, kind, provider, model, title, workspace, turns, stop_reason, parent, path}")
+	f.IntVarP(&opts.Limit, "limit", "n", 0, "show only the newest `N` sessions kept (0: all)")
+	f.StringVarP(&opts.Workspace, "workspace", "w", "", "only sessions recorded in workspace `DIR` (. for this directory; symbolic links resolved)")
+	f.StringSliceVar(&opts.Kinds, "kind", nil, "only sessions of these `kinds`: "+strings.Join(session.Kinds, ", "))
+	f.StringVar(&opts.Since, "since", "", "only sessions created since `WHEN`: a duration back from now (7d, 36h, 90m, 2w) or a date (2026-11-01, 2026-11-01T15:04, RFC 3339)")
+	f.BoolVar(&opts.NoChildren, "no-children", false, "hide child runs started by another session (meta parent)")
+	f.BoolVar(&opts.NoReplays, "no-replays", false, "hide replays and reruns")
 	return cmd
 }
 
+func validateList(opts *ListOptions) error {
+	if opts.Limit < 0 {
+		return cmdutil.Usagef("--limit must not be negative")
+	}
+	for _, k := range opts.Kinds {
+		if !slices.Contains(session.Kinds, k) {
+			return cmdutil.Usagef("--kind %q is not a kind (want one of %s)", k, strings.Join(session.Kinds, ", "))
+		}
+		if opts.NoReplays && (k == session.KindReplay || k == session.KindRerun) {
+			return cmdutil.Usagef("--no-replays hides the %ss --kind %s asks for", k, k)
+		}
+	}
+	if opts.Since != "" {
+		t, err := parseSince(opts.Since, opts.Env.Time(), opts.Env.Zone())
+		if err != nil {
+			return cmdutil.Usagef("--since: %v", err)
+		}
+		opts.SinceTime = t
+	}
+	return nil
+}
+
+// parseSince reads --since: a duration back from now (Go's units, plus d
+// for days and w for weeks, which may be combined: 1d12h) or a date or a
+// time in zone (RFC 3339 carries its own).
+func parseSince(s string, now time.Time, zone *time.Location) (time.Time, error) {
+	if d, ok := parseAgo(s); ok {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("%q is a negative duration", s)
+		}
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, zone); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is neither a duration (7d, 36h, 90m) nor a date (2026-11-01)", s)
+}
+
+// parseAgo parses a duration whose leading part may be in weeks and days.
+func parseAgo(s string) (time.Duration, bool) {
+	var total time.Duration
+	rest := s
+	for _, unit := range []struct {
+		suffix byte
+		d      time.Duration
+	}{{'w', 7 * 24 * time.Hour}, {'d', 24 * time.Hour}} {
+		i := strings.IndexByte(rest, unit.suffix)
+		if i <= 0 {
+			continue
+		}
+		var n int
+		if _, err := fmt.Sscanf(rest[:i], "%d", &n); err != nil || fmt.Sprint(n) != rest[:i] || n > 100000 {
+			return 0, false
+		}
+		total += time.Duration(n) * unit.d
+		rest = rest[i+1:]
+	}
+	if rest == "" {
+		return total, rest != s
+	}
+	d, err := time.ParseDuration(rest)
+	if err != nil {
+		return 0, false
+	}
+	return total + d, true
+}
+
+// keep is the header filter of the options, applied before the rest of a
+// transcript is read (nil keeps all).
+func (opts *ListOptions) keep() (func(transcript.Meta) bool, error) {
+	var sameWS func(string) bool
+	if opts.Workspace != "" {
+		var err error
+		if sameWS, err = cmdutil.SameWorkspace(opts.Workspace); err != nil {
+			return nil, err
+		}
+	}
+	if sameWS == nil && len(opts.Kinds) == 0 && opts.SinceTime.IsZero() && !opts.NoChildren && !opts.NoReplays {
+		return nil, nil
+	}
+	return func(m transcript.Meta) bool {
+		switch k := session.Kind(&m); {
+		case len(opts.Kinds) > 0 && !slices.Contains(opts.Kinds, k),
+			opts.NoReplays && (k == session.KindReplay || k == session.KindRerun),
+			opts.NoChildren && m.Parent != nil,
+			!opts.SinceTime.IsZero() && m.CreatedAt.Before(opts.SinceTime),
+			sameWS != nil && !sameWS(m.Workspace):
+			return false
+		}
+		return true
+	}, nil
+}
+
+// listed is one row of the listing.
+type listed struct {
+	session.Summarized
+	kind  string
+	turns int
+	stop  string
+}
+
 type listJSON struct {
-	ID        string    `json:"id"`
-	CreatedAt time.Time `json:"created_at"`
-	Provider  string    `json:"provider"`
-	Model     string    `json:"model"`
-	Title     string    `json:"title"`
-	Workspace string    `json:"workspace"`
-	Path      string    `json:"path"`
+	ID         string                 `json:"id"`
+	CreatedAt  time.Time              `json:"created_at"`
+	Kind       string                 `json:"kind"`
+	Provider   string                 `json:"provider"`
+	Model      string                 `json:"model"`
+	Title      string                 `json:"title"`
+	Workspace  string                 `json:"workspace"`
+	Turns      int                    `json:"turns"`
+	StopReason string                 `json:"stop_reason"`
+	Parent     *transcript.ParentCall `json:"parent"`
+	Path       string                 `json:"path"`
 }
 
 func listRun(opts *ListOptions) error {
@@ -63,71 +204,74 @@ func listRun(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	keep, err := opts.keep()
+	if err != nil {
+		return err
+	}
 	// Listing allocates a little per session and keeps all of it: collect
 	// less often while it runs (the heap stays small: a few hundred bytes a
 	// session).
 	defer opts.Env.TuneGC(800)()
-	l, err := session.List(dir)
+	// One pass: each header is filtered as it is read, and only the
+	// sessions kept are read on for their summaries.
+	read, skipped, err := session.ReadDirSummaries(dir, keep)
 	if err != nil {
 		return err
 	}
-	sessions := l.Sessions
-	if opts.Limit > 0 && len(sessions) > opts.Limit {
-		sessions = sessions[:opts.Limit]
-	}
-	opts.Env.NoteSkipped(l.NotSessions)
-	for _, s := range l.Sessions {
+	opts.Env.NoteSkipped(skipped)
+	rows := make([]listed, 0, len(read))
+	for _, s := range read {
 		opts.Env.NoteForeignID(s.Path, s.HeaderID)
+		row := listed{Summarized: s, kind: session.Kind(&s.Meta)}
+		for _, sum := range s.Summaries {
+			row.turns = transcript.AddTurns(row.turns, sum.Turns)
+			row.stop = sum.StopReason
+		}
+		rows = append(rows, row)
+	}
+	if opts.Limit > 0 && len(rows) > opts.Limit {
+		rows = rows[:opts.Limit]
 	}
 	if opts.JSON {
-		// An array with one compact object per line: as easy to read and
-		// to grep as indented JSON, and cheap for ten thousand sessions.
-		w := bufio.NewWriterSize(opts.Env.Out, 64<<10)
-		var line bytes.Buffer
-		enc := json.NewEncoder(&line)
-		enc.SetEscapeHTML(false)
-		w.WriteString("[")
-		for i, s := range sessions {
-			m := s.Meta
-			line.Reset()
-			if err := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), m.Provider, m.Model, m.Title, m.Workspace, s.Path}); err != nil {
-				return err
-			}
-			if i > 0 {
-				w.WriteString(",")
-			}
-			w.WriteString("\n  ")
-			w.Write(bytes.TrimSuffix(line.Bytes(), []byte("\n")))
-		}
-		if len(sessions) > 0 {
-			w.WriteString("\n")
-		}
-		w.WriteString("]\n")
-		return w.Flush()
+		return writeListJSON(opts.Env, rows)
 	}
-	if len(sessions) == 0 {
-		fmt.Fprintf(opts.Env.Err, "no sessions in %s\n", dir)
+	if len(rows) == 0 {
+		what := "no sessions"
+		if keep != nil {
+			what = "no sessions match"
+		}
+		fmt.Fprintf(opts.Env.Err, "%s in %s\n", what, dir)
 		return nil
 	}
-	// Columns padded by hand into one buffer: the id and time columns have
-	// a fixed width, only provider/model needs measuring.
-	width := len("PROVIDER/MODEL")
-	for _, s := range sessions {
-		width = max(width, utf8.RuneCountInString(s.Meta.Provider)+1+utf8.RuneCountInString(s.Meta.Model))
+	return writeListTable(opts.Env, rows)
+}
+
+// writeListJSON writes an array with one compact object per line: as easy
+// to read and to grep as indented JSON, and cheap for ten thousand
+// sessions.
+func writeListJSON(env *cmdutil.Env, rows []listed) error {
+	jw := textfmt.JSONWriter(env.Out) // the JSON, inert on a terminal
+	defer jw.Close()
+	w := bufio.NewWriterSize(jw, 64<<10)
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false)
+	w.WriteString("[")
+	for i, r := range rows {
+		m := r.Meta
+		line.Reset()
+		if err := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.turns, r.stop, m.Parent, r.Path}); err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteString(",")
+		}
+		w.WriteString("\n  ")
+		w.Write(bytes.TrimSuffix(line.Bytes(), []byte("\n")))
 	}
-	st := cmdutil.NewStyle(opts.Env)
-	w := bufio.NewWriterSize(opts.Env.Out, 64<<10)
-	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(n-utf8.RuneCountInString(s), 0)) }
-	fmt.Fprintln(w, st.Bold(pad("ID", 26)+pad("CREATED", 18)+pad("PROVIDER/MODEL", width+2)+"TITLE"))
-	for _, s := range sessions {
-		m := s.Meta
-		w.WriteString(pad(m.ID, 24))
-		w.WriteString("  ")
-		w.WriteString(m.CreatedAt.In(opts.Env.Zone()).Format("2006-01-02 15:04"))
-		w.WriteString("  ")
-		w.WriteString(pad(m.Provider+"/"+m.Model, width+2))
-		w.WriteString(textfmt.Clip(textfmt.OneLine(m.Title), 70))
-		w.WriteByte('\n')
+	if len(rows) > 0 {
+		w.WriteString("\n")
 	}
+	w.WriteString("]\n")
 	return w.Flush()
 }

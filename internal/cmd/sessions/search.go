@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,7 +116,13 @@ func searchRun(opts *SearchOptions) error {
 	searchAll(&wg, &stop, infos, results, q, opts.Limit)
 	defer wg.Wait()
 	defer stop.Store(true)
-	w := bufio.NewWriterSize(opts.Env.Out, 64<<10)
+	out := opts.Env.Out
+	if opts.JSON {
+		jw := textfmt.JSONWriter(out) // the JSON, inert on a terminal
+		defer jw.Close()
+		out = jw
+	}
+	w := bufio.NewWriterSize(out, 64<<10)
 	st := cmdutil.NewStyle(opts.Env)
 	printed := 0
 	for i := range results {
@@ -208,9 +213,9 @@ func printHit(w *bufio.Writer, st textfmt.Style, asJSON, first bool, h searchHit
 		return w.WriteByte('\n')
 	}
 	if first {
-		fmt.Fprintf(w, "%s  %s\n", st.Bold(h.ID), textfmt.Clip(safeLine(h.Title), 70))
+		fmt.Fprintf(w, "%s  %s\n", st.Bold(safeLine(h.ID)), textfmt.Clip(safeLine(h.Title), 70))
 	}
-	who := h.Role
+	who := safeLine(h.Role)
 	if h.Tool != "" {
 		who = safeLine(h.Tool) + " " + h.Part
 	} else if h.Part == "thinking" || h.Part == "compaction" {
@@ -275,25 +280,23 @@ func toHit(s session.Info, h session.Hit) searchHit {
 	}
 }
 
-// safeLine puts text on one line fit for a terminal: whitespace runs
-// become one space and other control or format characters (escape
-// sequences, bidi overrides) are shown escaped.
+// safeLine puts text on one line fit for a terminal: control characters,
+// escape sequences and bidi overrides shown escaped (textfmt.Visible), then
+// every run of white space one space. Unlike textfmt.VisibleLine it keeps
+// a space at either end, which a snippet cut round a match needs.
 func safeLine(s string) string {
+	s = textfmt.Visible(s)
 	var b strings.Builder
 	space := false
 	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r):
+		if unicode.IsSpace(r) {
 			if !space {
 				b.WriteByte(' ')
 			}
 			space = true
 			continue
-		case r == utf8.RuneError || !unicode.IsPrint(r):
-			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
-		default:
-			b.WriteRune(r)
 		}
+		b.WriteRune(r)
 		space = false
 	}
 	return b.String()

@@ -1,0 +1,100 @@
+package textfmt
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestVisible(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{"two\nlines\tand a tab", "two\nlines\tand a tab"},
+		{"windows\r\nline", "windows\r\nline"},
+		{"over\rwrite", `over\x0dwrite`},
+		{"end\r", `end\x0d`},
+		{"\x1b]0;pwned\x07title", `\x1b]0;pwned\x07title`},
+		{"\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},
+		{"nul\x00 del\x7f", `nul\x00 del\x7f`},
+		{"c1 \u009b31m csi", `c1 \u009b31m csi`},
+		{"nel\u0085", `nel\u0085`},
+		{"bidi \u202eevil\u202c and \u2066iso\u2069", `bidi \u202eevil\u202c and \u2066iso\u2069`},
+		{"marks \u200e\u200f\u061c", `marks \u200e\u200f\u061c`},
+		{"bad \xff\xfe utf-8", `bad \xff\xfe utf-8`},
+		{"raw c1 byte \x9b", `raw c1 byte \x9b`},
+		{`a backslash \x1b stays`, `a backslash \x1b stays`},
+		{"héllo wörld ✓ 日本", "héllo wörld ✓ 日本"},
+		{"", ""},
+	} {
+		if got := Visible(tc.in); got != tc.want {
+			t.Errorf("Visible(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := VisibleLine("a\x1b\n b\u0085c"); got != `a\x1b b\u0085c` {
+		t.Errorf("VisibleLine = %q", got)
+	}
+}
+
+// TestVisibleNoCopy: text with nothing to escape is the same string.
+func TestVisibleNoCopy(t *testing.T) {
+	s := strings.Repeat("safe text ✓\n", 100)
+	if got := Visible(s); got != s {
+		t.Fatal("changed safe text")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = Visible(s) }); n != 0 {
+		t.Errorf("safe text allocated %v times", n)
+	}
+}
+
+// FuzzVisible: whatever goes in, nothing a terminal acts on comes out, the
+// result is UTF-8, and text with nothing to escape is unchanged.
+func FuzzVisible(f *testing.F) {
+	for _, s := range []string{"", "a\x1b]0;x\x07", "\u202e", "\xff", "\r\n", "\r", "é\u009b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := Visible(s)
+		if !utf8.ValidString(v) {
+			t.Fatalf("Visible(%q) = %q is not UTF-8", s, v)
+		}
+		for i, r := range v {
+			if r == '\r' && strings.HasPrefix(v[i:], "\r\n") {
+				continue
+			}
+			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || invisibleRune(r) {
+				t.Fatalf("Visible(%q) = %q holds %U", s, v, r)
+			}
+		}
+		if firstUnsafe(s) == len(s) && v != s {
+			t.Fatalf("Visible(%q) changed safe text to %q", s, v)
+		}
+		if Visible(v) != v {
+			t.Fatalf("Visible is not idempotent on %q", s)
+		}
+	})
+}
+
+// TestJSONWriter: what encoding/json leaves raw is escaped, the JSON means
+// the same, and a character split between writes survives.
+func TestJSONWriter(t *testing.T) {
+	t.Parallel()
+	in := "{\"t\":\"a\u202eb\u009bc\x7fd é ✓ 日本\",\"n\":1}"
+	want := `{"t":"a\u202eb\u009bc\u007fd é ✓ 日本","n":1}`
+	for split := 0; split <= len(in); split++ {
+		var out strings.Builder
+		w := JSONWriter(&out)
+		w.Write([]byte(in[:split]))
+		w.Write([]byte(in[split:]))
+		w.Close()
+		if out.String() != want {
+			t.Fatalf("split at %d: %q, want %q", split, out.String(), want)
+		}
+		var a, b any
+		if json.Unmarshal([]byte(in), &a) != nil || json.Unmarshal([]byte(out.String()), &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("split at %d: the JSON changed meaning", split)
+		}
+	}
+}
