@@ -110,6 +110,22 @@ func (term *terminal) waitFor(t *testing.T, s string) {
 // first words: they must reach the terminal before the rest exists. The
 // commentary before a tool call is shown there too and, stderr not being
 // a terminal, written to stderr; the answer appears on the terminal once.
+// ptyRunCmd is "mecha run" of the test binary (it runs as mecha: TestMain)
+// in ws against an Anthropic-wire server at url.
+func ptyRunCmd(t *testing.T, ws, url string, stdout io.Writer, stderr *bytes.Buffer) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "run", "-p", "anthropic", "-w", ws, "what is here?")
+	cmd.Args[0] = "mecha"
+	cmd.Env = append(os.Environ(), "MECHA_HOME="+filepath.Join(ws, ".mecha-home"), "NO_COLOR=1",
+		"ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-ant-test-key")
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	return cmd
+}
+
 func TestStreamToATerminal(t *testing.T) {
 	t.Parallel()
 	g := &gate{hold: []byte(`"world."`), release: make(chan struct{})}
@@ -131,18 +147,7 @@ func TestStreamToATerminal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("milk\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mecha := func(stdout io.Writer, stderr *bytes.Buffer) *exec.Cmd {
-		exe, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(exe, "run", "-p", "anthropic", "-w", ws, "what is here?")
-		cmd.Args[0] = "mecha" // the test binary runs as mecha (TestMain)
-		cmd.Env = append(os.Environ(), "MECHA_HOME="+filepath.Join(ws, ".mecha-home"), "NO_COLOR=1",
-			"ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-test-key")
-		cmd.Stdout, cmd.Stderr = stdout, stderr
-		return cmd
-	}
+	mecha := func(stdout io.Writer, stderr *bytes.Buffer) *exec.Cmd { return ptyRunCmd(t, ws, srv.URL, stdout, stderr) }
 
 	ptmx, tty, err := pty.Open()
 	if err != nil {

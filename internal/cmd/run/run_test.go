@@ -133,6 +133,14 @@ func lastAttach(ws string) transcript.Config {
 
 // TestResumeInheritance checks what a resumed run takes from the session's
 // last config and what the command line overrides.
+// inheritCase is one resume-inheritance case: flags given beside
+// --resume, and what the resolved config must then hold.
+type inheritCase struct {
+	name  string
+	args  []string
+	check func(t *testing.T, rc transcript.Config)
+}
+
 func TestResumeInheritance(t *testing.T) {
 	t.Parallel()
 	ws, other := t.TempDir(), t.TempDir()
@@ -143,11 +151,24 @@ func TestResumeInheritance(t *testing.T) {
 	}
 	last := lastAttach(ws)
 	prompt := *last.SystemPrompt
-	for _, tc := range []struct {
-		name  string
-		args  []string
-		check func(t *testing.T, rc transcript.Config)
-	}{
+	for _, tc := range append(promptCases(ws, other, prompt), budgetCases()...) {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parse(t, append(tc.args, "--resume", "x", "go on")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := buildRunConfig(o, &config.Config{}, recorded(last))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, rc)
+		})
+	}
+}
+
+// promptCases: what is inherited, the provider and model, the prompt.
+func promptCases(ws, other, prompt string) []inheritCase {
+	return []inheritCase{
 		{"nothing given: everything inherited but permission", nil, func(t *testing.T, rc transcript.Config) {
 			if rc.Provider != "local" || rc.Model != "qwen" || rc.Workspace != ws || *rc.SystemPrompt != prompt ||
 				strings.Join(rc.Tools, ",") != "fs_read" || *rc.Effort != "high" || *rc.Temperature != 0.5 || *rc.Seed != 9 ||
@@ -189,6 +210,12 @@ func TestResumeInheritance(t *testing.T) {
 				t.Errorf("prompt %q", p)
 			}
 		}},
+	}
+}
+
+// budgetCases: budgets, sampling, the tool surface, the permission mode.
+func budgetCases() []inheritCase {
+	return []inheritCase{
 		{"given budgets override", []string{"--max-turns", "9", "--max-tokens", "50", "--compact-keep-recent", "2"}, func(t *testing.T, rc transcript.Config) {
 			if rc.MaxTurns != 9 || rc.MaxTokens != 50 || rc.CompactKeepRecent != 2 || *rc.MaxOutputTokens != 1000 {
 				t.Errorf("budgets %+v", rc)
@@ -214,18 +241,6 @@ func TestResumeInheritance(t *testing.T) {
 				t.Errorf("permission %q", rc.PermissionMode)
 			}
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			o, err := parse(t, append(tc.args, "--resume", "x", "go on")...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rc, err := buildRunConfig(o, &config.Config{}, recorded(last))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.check(t, rc)
-		})
 	}
 }
 

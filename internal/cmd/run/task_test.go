@@ -134,17 +134,19 @@ func TestTitleIsTheTaskWithoutStdin(t *testing.T) {
 	}
 }
 
+// write writes text to path, making its directory.
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestProjectInstructions(t *testing.T) {
 	t.Parallel()
-	write := func(t *testing.T, path, text string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 	t.Run("none", func(t *testing.T) {
 		name, text, err := projectInstructions(t.TempDir())
 		if name != "" || text != "" || err != nil {
@@ -176,30 +178,6 @@ func TestProjectInstructions(t *testing.T) {
 			t.Errorf("%q %q %v", name, text, err)
 		}
 	})
-	for _, target := range []string{"abs", "../secret", "sub/../../secret"} {
-		t.Run("a link out of the workspace is refused: "+target, func(t *testing.T) {
-			top := t.TempDir()
-			secret := filepath.Join(top, "secret")
-			write(t, secret, "PRIVATE KEY")
-			ws := filepath.Join(top, "ws")
-			if target == "abs" {
-				target = secret
-			}
-			write(t, filepath.Join(ws, "sub", "README"), "")
-			if err := os.Symlink(target, filepath.Join(ws, "CLAUDE.md")); err != nil {
-				t.Fatal(err)
-			}
-			name, text, err := projectInstructions(ws)
-			if err == nil || strings.Contains(text, "PRIVATE") || !strings.Contains(err.Error(), "--no-project-instructions") {
-				t.Errorf("%q %q %v", name, text, err)
-			}
-			// The control: opened by its path, unconfined, the link does
-			// lead to the secret.
-			if b, err := regular.ReadFile(filepath.Join(ws, "CLAUDE.md"), maxInstructions); err != nil || string(b) != "PRIVATE KEY" {
-				t.Errorf("the link does not reach the secret: %q %v", b, err)
-			}
-		})
-	}
 	t.Run("over 256 KiB", func(t *testing.T) {
 		ws := t.TempDir()
 		write(t, filepath.Join(ws, "AGENTS.md"), strings.Repeat("x", maxInstructions+1))
@@ -225,4 +203,35 @@ func TestProjectInstructions(t *testing.T) {
 			t.Errorf("err %v", err)
 		}
 	})
+}
+
+// TestProjectInstructionsLinkOut: a link from AGENTS.md or CLAUDE.md out of
+// the workspace is refused, where the same link opened unconfined reaches
+// the secret.
+func TestProjectInstructionsLinkOut(t *testing.T) {
+	t.Parallel()
+	for _, target := range []string{"abs", "../secret", "sub/../../secret"} {
+		t.Run("a link out of the workspace is refused: "+target, func(t *testing.T) {
+			top := t.TempDir()
+			secret := filepath.Join(top, "secret")
+			write(t, secret, "PRIVATE KEY")
+			ws := filepath.Join(top, "ws")
+			if target == "abs" {
+				target = secret
+			}
+			write(t, filepath.Join(ws, "sub", "README"), "")
+			if err := os.Symlink(target, filepath.Join(ws, "CLAUDE.md")); err != nil {
+				t.Fatal(err)
+			}
+			name, text, err := projectInstructions(ws)
+			if err == nil || strings.Contains(text, "PRIVATE") || !strings.Contains(err.Error(), "--no-project-instructions") {
+				t.Errorf("%q %q %v", name, text, err)
+			}
+			// The control: opened by its path, unconfined, the link does
+			// lead to the secret.
+			if b, err := regular.ReadFile(filepath.Join(ws, "CLAUDE.md"), maxInstructions); err != nil || string(b) != "PRIVATE KEY" {
+				t.Errorf("the link does not reach the secret: %q %v", b, err)
+			}
+		})
+	}
 }
