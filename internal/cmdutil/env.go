@@ -150,6 +150,22 @@ func (e *Env) Config() (*config.Config, error) {
 	return c, nil
 }
 
+// LoadSession resolves arg (as ResolveSession does), loads the session
+// tolerantly and notes on Err a header that claims another id. It returns
+// the session and its path.
+func (e *Env) LoadSession(arg string) (*session.Session, string, error) {
+	path, err := e.ResolveSession(arg)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := session.Load(path)
+	if err != nil {
+		return nil, "", err
+	}
+	e.NoteForeignID(path, s.HeaderID)
+	return s, path, nil
+}
+
 // LastSession is the argument that names the newest session.
 const LastSession = "last"
 

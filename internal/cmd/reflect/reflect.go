@@ -75,15 +75,10 @@ func reflectRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	path, err := opts.Env.ResolveSession(opts.ID)
+	of, _, err := opts.Env.LoadSession(opts.ID)
 	if err != nil {
 		return err
 	}
-	of, err := session.Load(path)
-	if err != nil {
-		return err
-	}
-	opts.Env.NoteForeignID(path, of.HeaderID)
 	if len(of.Messages()) == 0 {
 		return fmt.Errorf("session %s holds no messages to reflect on", of.Meta.ID)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/replay"
-	"github.com/mecha-agent/mecha/session"
 )
 
 // ReplayOptions are the options of "mecha replay".
@@ -124,15 +123,10 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	path, err := opts.Env.ResolveSession(opts.ID)
+	s, path, err := opts.Env.LoadSession(opts.ID)
 	if err != nil {
 		return err
 	}
-	s, err := session.Load(path)
-	if err != nil {
-		return err
-	}
-	opts.Env.NoteForeignID(path, s.HeaderID)
 	set := Settings{
 		Provider: opts.Provider, Model: opts.Model, Mode: mode, Workspace: opts.Workspace,
 		Permission: perm, MockScript: opts.MockScript, Record: !opts.NoSession, RequestTimeout: opts.RequestTimeout,
