@@ -75,7 +75,7 @@ func checkExample(t *testing.T, c *cobra.Command, line string, args []string) {
 }
 
 // exampleArgs are the words after "mecha" in a line of an example, up to
-// a pipe, a redirection or a command substitution's end; ok is false for
+// a pipe, a redirection, a comment or a command substitution's end; ok is false for
 // a line that does not run mecha.
 func exampleArgs(line string) ([]string, bool) {
 	line = strings.NewReplacer(`"$(`, " ", `)"`, " ", "$(", " ").Replace(line)
@@ -84,7 +84,7 @@ func exampleArgs(line string) ([]string, bool) {
 		if w == "mecha" {
 			var args []string
 			for _, a := range words[i+1:] {
-				if a == "|" || a == ">" || a == "<" || a == "&&" || a == ";" || strings.HasPrefix(a, ">") {
+				if a == "|" || a == ">" || a == "<" || a == "&&" || a == ";" || strings.HasPrefix(a, ">") || strings.HasPrefix(a, "#") {
 					break
 				}
 				args = append(args, a)
