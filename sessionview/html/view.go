@@ -19,11 +19,26 @@ import (
 // DefaultCut is how much of a long text the page shows before "show all".
 const DefaultCut = 8 << 10
 
+// DefaultBudget is how many bytes of transcript text a page holds before
+// it shows only previews (chosen from measurement: docs/PERFORMANCE.md).
+const DefaultBudget = 8 << 20
+
+// Preview is how much of a long text is shown once the budget is spent.
+const Preview = 512
+
 // Options shape the page.
 type Options struct {
 	// Cut is how many bytes of a long text are shown before the rest is
 	// folded away (0: DefaultCut).
 	Cut int
+	// Budget is how many bytes of transcript text (texts shown, whole
+	// texts folded, call arguments) the page holds; past it a long text
+	// shows its first Preview bytes and its whole text goes to Files
+	// (0: DefaultBudget).
+	Budget int
+	// Files is the sidecar the whole texts past the budget are written
+	// to; nil leaves them out of the page, saying so where they are cut.
+	Files *Sidecar
 }
 
 // Write writes the session at path as a page, as it reads the file.
@@ -32,8 +47,11 @@ func Write(w io.Writer, path string, prices pricing.Table, opts Options) error {
 	if opts.Cut <= 0 {
 		opts.Cut = DefaultCut
 	}
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
+	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	r := &renderer{w: bw, cut: opts.Cut}
+	r := &renderer{w: bw, cut: opts.Cut, budget: opts.Budget, files: opts.Files}
 	t, err := sessionview.Stream(path, prices, r.item)
 	if err != nil {
 		return err
@@ -58,6 +76,9 @@ func Write(w io.Writer, path string, prices pricing.Table, opts Options) error {
 type renderer struct {
 	w        *bufio.Writer
 	cut      int
+	budget   int      // bytes of text the page may hold
+	used     int      // bytes of text written so far
+	files    *Sidecar // where whole texts past the budget go; nil: nowhere
 	err      error
 	segment  int
 	painted  [4][]int // segments by the band they get: clean, private, untrusted, both
@@ -113,24 +134,60 @@ func (r *renderer) item(it sessionview.Item) error {
 	return r.err
 }
 
-// long is a text that may be cut: Shown is its start, Full the whole
-// text when it was cut.
+// long is a text that may be cut: Shown is its start; when it was cut,
+// the whole text is Full (in the page), or the file at Href (the
+// sidecar), or neither (Omitted: past the budget with no sidecar).
 type long struct {
 	Shown, Full, Size string
+	Href              string
 	Cut               bool
+	Omitted           bool
 	Empty             bool
 }
 
+// long cuts s to what the page shows. Under the budget a text longer than
+// the cut shows its start with the whole text folded below it; the first
+// text that would take the page past the budget, and every long text
+// after it, shows a preview and leaves its whole text to the sidecar.
 func (r *renderer) long(s string) long {
+	cut := r.cut
+	if r.used >= r.budget {
+		cut = min(cut, Preview)
+	}
 	l := long{Shown: s, Empty: s == ""}
-	if len(s) > r.cut {
-		end := r.cut
+	if len(s) > cut {
+		end := cut
 		for end > 0 && !utf8.RuneStart(s[end]) {
 			end--
 		}
-		l = long{Shown: s[:end], Full: s, Cut: true, Size: textfmt.Count(len(s))}
+		l = long{Shown: s[:end], Cut: true, Size: textfmt.Count(len(s))}
+		switch {
+		case r.used+end+len(s) <= r.budget:
+			l.Full = s
+		case r.files != nil:
+			if href, err := r.files.add(s); err != nil {
+				r.err = err
+			} else {
+				l.Href = href
+			}
+		default:
+			l.Omitted = true
+		}
 	}
+	r.used += len(l.Shown) + len(l.Full)
 	return l
+}
+
+// input is a call's arguments: whole while the page is under its budget,
+// past it cut like any long text.
+func (r *renderer) input(raw json.RawMessage) (string, *long) {
+	s := prettyJSON(raw)
+	if r.used < r.budget {
+		r.used += len(s)
+		return s, nil
+	}
+	l := r.long(s)
+	return "", &l
 }
 
 type headerView struct {
@@ -265,6 +322,7 @@ type part struct {
 type callView struct {
 	Name, Args, Input string
 	Outcome, Badge    string
+	LongInput         *long // the arguments, cut, once past the budget
 	Result            *long
 	Error             bool
 }
@@ -308,7 +366,8 @@ var outcomes = map[sessionview.Outcome][2]string{
 
 func (r *renderer) call(c sessionview.Call) *callView {
 	o := outcomes[c.Outcome()]
-	v := &callView{Name: c.Name, Args: textfmt.JSON(c.Input, 200), Input: prettyJSON(c.Input), Outcome: o[0], Badge: o[1]}
+	v := &callView{Name: c.Name, Args: textfmt.JSON(c.Input, 200), Outcome: o[0], Badge: o[1]}
+	v.Input, v.LongInput = r.input(c.Input)
 	if c.Result != nil {
 		l := r.long(c.Result.Content)
 		v.Result, v.Error = &l, c.Result.IsError
@@ -351,7 +410,8 @@ func (r *renderer) served(c *transcript.ToolCall) any {
 	if len(c.ID) > 0 && string(c.ID) != "null" {
 		id = string(c.ID)
 	}
-	cv := &callView{Name: c.Tool, Args: textfmt.JSON(c.Arguments, 200), Input: prettyJSON(c.Arguments), Outcome: "ok"}
+	cv := &callView{Name: c.Tool, Args: textfmt.JSON(c.Arguments, 200), Outcome: "ok"}
+	cv.Input, cv.LongInput = r.input(c.Arguments)
 	text := sessionview.ContentText(c.Content)
 	if c.Error != "" {
 		text = "error: " + c.Error
