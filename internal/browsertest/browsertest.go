@@ -208,7 +208,9 @@ func quote(s string) string {
 // page: the page's Requests do not change.
 func (p *Page) FollowLink(t *testing.T, selector string) (url, text string) {
 	t.Helper()
-	ch := chromedp.WaitNewTarget(p.Ctx, func(info *target.Info) bool { return info.Type == "page" && info.URL != "" && info.URL != "about:blank" })
+	ch := chromedp.WaitNewTarget(p.Ctx, func(info *target.Info) bool {
+		return info.Type == "page" && info.URL != "" && info.URL != "about:blank"
+	})
 	p.Click(t, selector)
 	var id target.ID
 	select {

@@ -11,9 +11,15 @@
 // than Options.Cut shows its first Cut bytes; the whole text sits in a
 // closed <details> below it, one click away. A browser neither lays out
 // nor paints what a closed <details> holds, so the page opens as fast as
-// its visible part, and it stays one file that works without its script
-// (a second file beside it could be lost or left behind when the page is
-// mailed or attached to an issue).
+// its visible part, and it stays one file that works without its script.
+//
+// That holds while the page is under its budget (Options.Budget) of text.
+// A browser still parses every byte a closed <details> holds, so past the
+// budget a long text shows a Preview and its whole text goes to the
+// page's Sidecar, a directory of plain-text files beside the page, linked
+// from the cut: the page's size then grows by a preview per text, not by
+// the texts. A link is a navigation, not a fetch, so the policy still
+// forbids every request of the page itself.
 //
 // # Taint
 //
