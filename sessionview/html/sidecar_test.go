@@ -48,7 +48,7 @@ func TestBudgetSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer side.Cleanup()
-	r := &renderer{w: bufio.NewWriter(io.Discard), cut: 100, budget: 900, files: side}
+	r := &renderer{w: bufio.NewWriter(io.Discard), cut: 100, budget: 900, files: side, link: "p.html.files/"}
 	big := "abcd" + strings.Repeat("é</script><b>x</b>", 40) // 764 bytes; an é at bytes 99-100
 	l := r.long(big)
 	if !l.Cut || l.Full != big || l.Href != "" || len(l.Shown) != 99 {
@@ -64,16 +64,15 @@ func TestBudgetSplit(t *testing.T) {
 	if l := r.long("short again"); l.Cut {
 		t.Errorf("a short text past the budget was cut")
 	}
-	// Past the budget, a text under the cut but over the Preview is cut.
-	r.cut = DefaultCut
-	mid := strings.Repeat("m", 600)
-	if l := r.long(mid); l.Href != "p.html.files/0002.txt" || l.Shown != mid[:Preview] {
-		t.Errorf("after the budget: href %q, shown %d", l.Href, len(l.Shown))
+	// With a sidecar, past the budget a text under the cut stays whole
+	// (the page's size is bounded by its parts).
+	if l := r.long(strings.Repeat("m", 99)); l.Cut {
+		t.Errorf("a text under the cut was cut")
 	}
 	if err := side.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"0001.txt": big, "0002.txt": mid} {
+	for name, want := range map[string]string{"0001.txt": big} {
 		p := filepath.Join(dir, "p.html.files", name)
 		got, err := os.ReadFile(p)
 		if err != nil || string(got) != want {
@@ -86,10 +85,18 @@ func TestBudgetSplit(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(dir, "p.html.files")); fi.Mode().Perm() != 0o700 {
 		t.Errorf("sidecar mode %v", fi.Mode())
 	}
-	// Without a sidecar, past the budget the whole text is left out.
-	r = &renderer{w: bufio.NewWriter(io.Discard), cut: 100, budget: 10}
-	if l := r.long(big); !l.Omitted || l.Full != "" || l.Href != "" {
-		t.Errorf("no sidecar: %+v", l)
+	if _, err := os.Stat(filepath.Join(dir, "p.html.files", "0002.txt")); err == nil {
+		t.Errorf("a second file")
+	}
+	// Without a sidecar, past the budget the whole text is left out, and
+	// a text over the Preview shows just that.
+	r = &renderer{w: bufio.NewWriter(io.Discard), cut: DefaultCut, budget: 10}
+	if l := r.long(big); l.Cut || l.Shown != big {
+		t.Errorf("no sidecar, the first text was cut")
+	}
+	mid := strings.Repeat("m", 600)
+	if l := r.long(mid); !l.Omitted || l.Shown != mid[:Preview] {
+		t.Errorf("no sidecar, past the budget: shown %d, %+v", len(l.Shown), l.Omitted)
 	}
 }
 
@@ -109,37 +116,61 @@ func TestSmallPageUnchanged(t *testing.T) {
 	}
 }
 
-var hrefRE = regexp.MustCompile(`<a class="full" href="(page\.html\.files/[0-9]{4}\.txt)" target="_blank" rel="noopener">cut: ([0-9]+) of ([0-9,]+) bytes shown`)
+var hrefRE = regexp.MustCompile(`<a class="full" href="((?:page\.html\.files/)?[0-9]{4}\.txt)" target="_blank" rel="noopener">cut: ([0-9]+) of ([0-9,]+) bytes shown`)
 
-// TestSidecarPage: past the budget every cut text links its file, whose
-// content is the transcript's text (markup in it included: it is a .txt
-// file, which a browser shows as text), and the page stays inert.
+var nextRE = regexp.MustCompile(`<a href="((?:page\.html\.files/)?part-[0-9]{4}\.html)">next part →</a>`)
+
+// TestSidecarPage: past the budget the session goes on in parts, each a
+// page in the sidecar linked from the one before; every cut text links
+// its file, whose content is the transcript's text (markup in it
+// included: it is a .txt file, which a browser shows as text); every
+// part is inert and under the budget but for its last row; the totals
+// are in the last part.
 func TestSidecarPage(t *testing.T) {
 	dir := t.TempDir()
-	page, side := writePage(t, dir, Options{Cut: 16, Budget: 1})
-	links := hrefRE.FindAllStringSubmatch(page, -1)
-	if len(links) == 0 || len(links) != side.Files() || strings.Contains(page, `<details class="more"><summary>cut:`) {
-		t.Fatalf("%d links, %d files", len(links), side.Files())
-	}
-	script := false
-	for _, l := range links {
-		b, err := os.ReadFile(filepath.Join(dir, l[1]))
+	page, side := writePage(t, dir, Options{Cut: 16, Budget: 6000})
+	pages, links, script := 0, 0, false
+	for at := filepath.Join(dir, "page.html"); at != ""; pages++ {
+		b, err := os.ReadFile(at)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.ReplaceAll(l[3], ",", ""); got != fmt.Sprint(len(b)) {
-			t.Errorf("%s: %d bytes, the page says %s", l[1], len(b), l[3])
+		page = string(b)
+		if a := active(t, page); len(a) > 0 || strings.Contains(page, "<script>alert") {
+			t.Errorf("%s: active content: %q", at, a)
 		}
-		script = script || bytes.Contains(b, []byte("<script>alert(1)</script>"))
+		for _, l := range hrefRE.FindAllStringSubmatch(page, -1) {
+			links++
+			b, err := os.ReadFile(filepath.Join(filepath.Dir(at), l[1]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.ReplaceAll(l[3], ",", ""); got != fmt.Sprint(len(b)) {
+				t.Errorf("%s: %d bytes, the page says %s", l[1], len(b), l[3])
+			}
+			script = script || bytes.Contains(b, []byte("<script>alert(1)</script>"))
+		}
+		if len(b) > 6000+6000 {
+			t.Errorf("%s: %d bytes", at, len(b))
+		}
+		next := nextRE.FindStringSubmatch(page)
+		if next == nil {
+			pages++
+			break
+		}
+		if strings.Contains(page, `id="totals"`) {
+			t.Errorf("%s: totals before the last part", at)
+		}
+		at = filepath.Join(filepath.Dir(at), next[1])
+	}
+	if !strings.Contains(page, `<h2 id="totals">totals</h2>`) {
+		t.Errorf("the last part has no totals")
+	}
+	if pages < 2 || pages != side.Parts() || links == 0 || links != side.Files() {
+		t.Errorf("%d pages followed of %d, %d links of %d files", pages, side.Parts(), links, side.Files())
 	}
 	if !script {
 		t.Errorf("no sidecar file holds the fixture's <script> text as it is")
-	}
-	if a := active(t, page); len(a) > 0 {
-		t.Errorf("active content: %q", a)
-	}
-	if strings.Contains(page, "<script>alert") {
-		t.Errorf("markup unescaped in the page")
 	}
 }
 
@@ -149,10 +180,10 @@ func TestSidecarPage(t *testing.T) {
 // control: without the sidecar name taken, the same view succeeds.
 func TestSidecarReplaced(t *testing.T) {
 	dir := t.TempDir()
-	writePage(t, dir, Options{Cut: 16, Budget: 1})
+	writePage(t, dir, Options{Cut: 16, Budget: 6000})
 	stale := filepath.Join(dir, "page.html.files", "9999.txt")
 	os.WriteFile(stale, []byte("stale"), 0o600)
-	writePage(t, dir, Options{Cut: 16, Budget: 1})
+	writePage(t, dir, Options{Cut: 16, Budget: 6000})
 	if _, err := os.Stat(stale); err == nil {
 		t.Errorf("a stale file survived")
 	}
@@ -172,5 +203,5 @@ func TestSidecarReplaced(t *testing.T) {
 		t.Errorf("a directory of other files: %v", err)
 	}
 	os.RemoveAll(side)
-	writePage(t, dir, Options{Cut: 16, Budget: 1})
+	writePage(t, dir, Options{Cut: 16, Budget: 6000})
 }

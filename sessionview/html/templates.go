@@ -8,7 +8,7 @@ import "html/template"
 var tmpl = template.Must(template.New("rows").Parse(`
 {{define "long"}}{{if .Empty}}<pre class="dim">(empty)</pre>{{else}}<pre>{{.Shown}}</pre>{{if .Cut}}
 {{if .Href}}<div class="more"><a class="full" href="{{.Href}}" target="_blank" rel="noopener">cut: {{len .Shown}} of {{.Size}} bytes shown · show all (a text file beside this page)</a></div>
-{{else if .Omitted}}<div class="more dim">cut: {{len .Shown}} of {{.Size}} bytes shown · the rest is not in this page (it holds its budget of text); write the page to a file, with sessions view or export -o FILE, to have every text whole</div>
+{{else if .Omitted}}<div class="more dim">cut: {{len .Shown}} of {{.Size}} bytes shown · the rest is not in this page (it is at its budget); write the page to a file, with sessions view or export -o FILE, to have every text whole</div>
 {{else}}<details class="more"><summary>cut: {{len .Shown}} of {{.Size}} bytes shown · show all</summary><pre>{{.Full}}</pre></details>{{end}}{{end}}{{end}}{{end}}
 
 {{define "call"}}<details class="call o-{{.Outcome}}"><summary>{{if .Badge}}<span class="badge b-{{.Outcome}}">{{.Badge}}</span> {{end}}→ <b>{{.Name}}</b> <span class="args">{{.Args}}</span></summary>
@@ -97,6 +97,15 @@ compacted: the first {{.Replaces}} messages replaced by a summary ({{.Usage.Inpu
 {{define "other"}}<div class="row s{{.Seg}} other" id="line-{{.Line}}"><div class="band"></div><div class="body event">
 a {{printf "%q" .Data}} record (not known to this version of mecha)
 </div></div>
+{{end}}
+
+{{define "continued"}}</main>
+<p class="parts">The session continues in the next part: <a href="{{.Next}}">next part →</a> (its totals are at the end of the last part)</p>
+{{end}}
+
+{{define "part"}}<h1>{{.Title}} · part {{.N}}</h1>
+<p class="parts">session {{.ID}} · <a href="{{.Prev}}">← previous part</a> · <a href="{{.First}}">its beginning</a> · <button type="button" data-open="1">expand all calls</button> <button type="button" data-open="0">collapse all</button></p>
+<main>
 {{end}}
 
 {{define "totals"}}</main>

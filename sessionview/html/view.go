@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -31,13 +32,17 @@ type Options struct {
 	// Cut is how many bytes of a long text are shown before the rest is
 	// folded away (0: DefaultCut).
 	Cut int
-	// Budget is how many bytes of transcript text (texts shown, whole
-	// texts folded, call arguments) the page holds; past it a long text
-	// shows its first Preview bytes and its whole text goes to Files
-	// (0: DefaultBudget).
+	// Budget bounds a page's size in bytes (0: DefaultBudget). A cut
+	// text's whole text goes in the page if the page stays under Budget
+	// with it, else to Files. Once the page reaches Budget bytes, the
+	// session continues in a next part, a page in Files, after the next
+	// taint checkpoint (or after any row at twice the budget, if no
+	// checkpoint comes). Without Files there is one page: past Budget
+	// bytes, long texts show their first Preview bytes and the rest is
+	// left out.
 	Budget int
-	// Files is the sidecar the whole texts past the budget are written
-	// to; nil leaves them out of the page, saying so where they are cut.
+	// Files is the sidecar the whole texts and the parts past the budget
+	// are written to; nil: none (the page goes to a stream).
 	Files *Sidecar
 }
 
@@ -50,35 +55,36 @@ func Write(w io.Writer, path string, prices pricing.Table, opts Options) error {
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultBudget
 	}
-	bw := bufio.NewWriterSize(w, 256<<10)
-	r := &renderer{w: bw, cut: opts.Cut, budget: opts.Budget, files: opts.Files}
+	r := &renderer{cut: opts.Cut, budget: opts.Budget, files: opts.Files}
+	r.setOutput(w, nil)
+	if opts.Files != nil {
+		r.link = opts.Files.link + "/"
+	}
 	t, err := sessionview.Stream(path, prices, r.item)
 	if err != nil {
+		r.closePart()
 		return err
 	}
 	if r.err == nil {
 		r.totals(t)
 	}
-	if r.err == nil {
-		r.err = r.bands()
-	}
-	if r.err == nil {
-		r.err = Foot(bw)
-	}
-	if r.err != nil {
-		return r.err
-	}
-	return bw.Flush()
+	return r.endPart()
 }
 
 // renderer writes items as rows. segment counts the checkpoints read: the
 // band of a row is painted when the checkpoint after it is read.
 type renderer struct {
 	w        *bufio.Writer
+	out      *counter // what w writes to: the page, or the current part
+	file     *os.File // the current part's file (nil: the page)
+	part     int      // the current part's number (1: the page)
+	link     string   // the sidecar as the current page links it ("" in a part)
+	title    string   // the session's title, for the parts' headers
+	id       string
 	cut      int
-	budget   int      // bytes of text the page may hold
-	used     int      // bytes of text written so far
-	files    *Sidecar // where whole texts past the budget go; nil: nowhere
+	budget   int      // bytes of text, and of HTML, a page may hold
+	pending  int      // bytes of text taken for the row being built
+	files    *Sidecar // where whole texts and parts past the budget go; nil: nowhere
 	err      error
 	segment  int
 	painted  [4][]int // segments by the band they get: clean, private, untrusted, both
@@ -90,6 +96,7 @@ func (r *renderer) exec(name string, data any) {
 	if r.err == nil {
 		r.err = tmpl.ExecuteTemplate(r.w, name, data)
 	}
+	r.pending = 0
 }
 
 // row is what every row template gets: its segment and its content.
@@ -117,6 +124,8 @@ func (r *renderer) item(it sessionview.Item) error {
 		r.row("aside", it, r.aside(it))
 	case *sessionview.Checkpoint:
 		r.checkpoint(it)
+		r.maybeBreak(true)
+		return r.err
 	case *sessionview.RunEnd:
 		r.row("runend", it, runEnd(it))
 	case *sessionview.Compacted:
@@ -131,6 +140,7 @@ func (r *renderer) item(it sessionview.Item) error {
 	case *sessionview.Other:
 		r.row("other", it, it.Record.Kind())
 	}
+	r.maybeBreak(false)
 	return r.err
 }
 
@@ -151,7 +161,7 @@ type long struct {
 // after it, shows a preview and leaves its whole text to the sidecar.
 func (r *renderer) long(s string) long {
 	cut := r.cut
-	if r.used >= r.budget {
+	if r.size() >= r.budget && r.files == nil {
 		cut = min(cut, Preview)
 	}
 	l := long{Shown: s, Empty: s == ""}
@@ -162,19 +172,19 @@ func (r *renderer) long(s string) long {
 		}
 		l = long{Shown: s[:end], Cut: true, Size: textfmt.Count(len(s))}
 		switch {
-		case r.used+end+len(s) <= r.budget:
+		case r.size()+end+len(s) <= r.budget:
 			l.Full = s
 		case r.files != nil:
-			if href, err := r.files.add(s); err != nil {
+			if name, err := r.files.add(s); err != nil {
 				r.err = err
 			} else {
-				l.Href = href
+				l.Href = r.link + name
 			}
 		default:
 			l.Omitted = true
 		}
 	}
-	r.used += len(l.Shown) + len(l.Full)
+	r.pending += len(l.Shown) + len(l.Full)
 	return l
 }
 
@@ -182,8 +192,8 @@ func (r *renderer) long(s string) long {
 // past it cut like any long text.
 func (r *renderer) input(raw json.RawMessage) (string, *long) {
 	s := prettyJSON(raw)
-	if r.used < r.budget {
-		r.used += len(s)
+	if r.size() < r.budget {
+		r.pending += len(s)
 		return s, nil
 	}
 	l := r.long(s)
@@ -209,6 +219,7 @@ func (r *renderer) header(h *sessionview.Header) {
 		hv.Imported = f.Harness + " " + f.Path
 		r.imported = f.Harness
 	}
+	r.title, r.id = title, m.ID
 	if r.err = Head(r.w, "mecha session "+m.ID+" · "+title); r.err != nil {
 		return
 	}

@@ -35,9 +35,10 @@ func NewCmdExport(env *cmdutil.Env, runF func(*ExportOptions) error) *cobra.Comm
         a <details> block), the assistant's text, the answer and the usage.
         Text from the transcript sits in fences longer than any backtick run
         in it, so it cannot break the document's structure.
-  html  the page of "mecha sessions view". With -o FILE, the whole texts
-        past the page's --budget go to FILE.files/ as with view; to stdout
-        they are left out (the page says where).
+  html  the page of "mecha sessions view". With -o FILE, the texts and
+        parts past --budget go to FILE.files/ as with view; to stdout there
+        is one page, whose long texts past the budget show at most 512
+        bytes, the page saying the rest is left out.
   json  the whole session as one JSON object, the same document as
         "mecha sessions show --json": id, path, meta, every record after the
         header in file order, then taint, usage, turns, cost_usd and the
@@ -66,7 +67,7 @@ output goes to stdout, or replaces FILE whole (mode 0600).`,
 	}
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", "", "md, html or json (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of stdout")
-	cmd.Flags().StringVar(&budget, "budget", "8M", "html: bytes of transcript text the page holds (`SIZE`: 512K, 8M)")
+	cmd.Flags().StringVar(&budget, "budget", "8M", "html: keep each page to about `SIZE` bytes (512K, 8M)")
 	return cmd
 }
 

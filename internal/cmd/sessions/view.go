@@ -43,11 +43,13 @@ denials and refusals marked, compactions, each run's usage and cost, and the
 taint band beside the messages with the point where the conversation became
 armed. Long texts show their start, with the whole text one click away.
 
-A page holds up to --budget bytes of the transcript's text (8M by default,
-what a browser opens in seconds). Past it, long texts show their first 512
-bytes and their whole text is written to a directory beside the page,
-FILE.files/NNNN.txt (plain text, mode 0600), linked from where the text is
-cut; the directory exists only when the page needs it.
+A page is kept to about --budget bytes (8M by default, which a browser
+opens in seconds). A cut text whose whole text would take the page past it
+has that text in a directory beside the page, FILE.files/NNNN.txt (plain
+text, mode 0600), linked from the cut; and once the page is full, the
+session goes on in parts, FILE.files/part-0002.html and on, each page
+linking the next (the totals end the last). A session under the budget is
+one file and no directory.
 
 The page goes to $MECHA_HOME/views/<id>.html (mode 0600), or to -o FILE,
 replaced whole with its directory; its path is printed. --open then opens it with $BROWSER, or
@@ -70,7 +72,7 @@ the platform's opener (xdg-open, open).`,
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the page to `FILE` (default: $MECHA_HOME/views/<id>.html)")
 	cmd.Flags().BoolVar(&opts.Open, "open", false, "open the page once written ($BROWSER, xdg-open or open)")
-	cmd.Flags().StringVar(&budget, "budget", "8M", "bytes of transcript text the page holds (`SIZE`: 512K, 8M); past it, whole texts go beside the page")
+	cmd.Flags().StringVar(&budget, "budget", "8M", "keep each page to about `SIZE` bytes (512K, 8M); past it, texts and parts go to FILE.files/")
 	return cmd
 }
 
