@@ -20,11 +20,12 @@ import (
 // DefaultCut is how much of a long text the page shows before "show all".
 const DefaultCut = 8 << 10
 
-// DefaultBudget is how many bytes of transcript text a page holds before
-// it shows only previews (chosen from measurement: docs/PERFORMANCE.md).
+// DefaultBudget is about how many bytes a page holds (chosen from
+// measurement in Chromium: docs/PERFORMANCE.md).
 const DefaultBudget = 8 << 20
 
-// Preview is how much of a long text is shown once the budget is spent.
+// Preview is how much of a long text a page with no sidecar shows once
+// it is past its budget.
 const Preview = 512
 
 // Options shape the page.
@@ -82,7 +83,7 @@ type renderer struct {
 	title    string   // the session's title, for the parts' headers
 	id       string
 	cut      int
-	budget   int      // bytes of text, and of HTML, a page may hold
+	budget   int      // about how many bytes a page may hold
 	pending  int      // bytes of text taken for the row being built
 	files    *Sidecar // where whole texts and parts past the budget go; nil: nowhere
 	err      error
@@ -155,10 +156,11 @@ type long struct {
 	Empty             bool
 }
 
-// long cuts s to what the page shows. Under the budget a text longer than
-// the cut shows its start with the whole text folded below it; the first
-// text that would take the page past the budget, and every long text
-// after it, shows a preview and leaves its whole text to the sidecar.
+// long cuts s to what the page shows. A text longer than the cut shows
+// its start, with the whole text folded below it if the page stays under
+// its budget with it, else in a file of the sidecar, linked. With no
+// sidecar the whole text is left out, and once the page is past its
+// budget a long text shows only a Preview.
 func (r *renderer) long(s string) long {
 	cut := r.cut
 	if r.size() >= r.budget && r.files == nil {
