@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -199,4 +200,35 @@ func quote(s string) string {
 		b = append(b, c)
 	}
 	return string(append(b, '"'))
+}
+
+// FollowLink clicks, as a user would, the first element matching selector:
+// a link that opens a new tab. It returns the tab's URL and the text it
+// shows once loaded. The click is a navigation, not a request of the
+// page: the page's Requests do not change.
+func (p *Page) FollowLink(t *testing.T, selector string) (url, text string) {
+	t.Helper()
+	ch := chromedp.WaitNewTarget(p.Ctx, func(info *target.Info) bool {
+		return info.Type == "page" && info.URL != "" && info.URL != "about:blank"
+	})
+	p.Click(t, selector)
+	var id target.ID
+	select {
+	case id = <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("clicking %s opened no tab", selector)
+	}
+	tctx, cancel := chromedp.NewContext(p.Ctx, chromedp.WithTargetID(id))
+	defer cancel()
+	if err := chromedp.Do(tctx, chromedp.WaitReady("body")); err != nil {
+		t.Fatalf("the tab opened by %s: %v", selector, err)
+	}
+	url, err := chromedp.Run(tctx, chromedp.Evaluate[string](`document.URL`))
+	if err == nil {
+		text, err = chromedp.Run(tctx, chromedp.Evaluate[string](`document.body.textContent`))
+	}
+	if err != nil {
+		t.Fatalf("the tab opened by %s: %v", selector, err)
+	}
+	return url, text
 }

@@ -117,20 +117,91 @@ func TestPolicyBlocksInBrowser(t *testing.T) {
 	}
 }
 
+// TestSidecarInBrowser: past the budget a cut text's "show all" is a
+// link; clicking it opens the sidecar file in a new tab, shown as text
+// (the markup in it is text, not elements), while the page itself still
+// requested nothing but its own file. The control is the page under its
+// budget, where "show all" is a <details> in the page.
+func TestSidecarInBrowser(t *testing.T) {
+	browsertest.Chromium(t)
+	dir := t.TempDir()
+	writePage(t, dir, Options{Cut: 16, Budget: 6000})
+	pg := browsertest.Open(t, filepath.Join(dir, "page.html"))
+	browsertest.Eval[bool](t, pg, `(function(){const a=[...[...document.querySelectorAll("details.call")].find(d=>d.querySelector("a.full")).querySelectorAll("a.full")].pop();a.id="follow";a.closest("details.call").open=true;return true})()`)
+	href := browsertest.Eval[string](t, pg, `document.getElementById("follow").getAttribute("href")`)
+	url, text := pg.FollowLink(t, "#follow")
+	want, err := os.ReadFile(filepath.Join(dir, href))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(url, "/page.html.files/"+filepath.Base(href)) || text != string(want) {
+		t.Errorf("the tab shows %s: %q, want %q", url, text, want)
+	}
+	if !strings.Contains(text, "<img src=x onerror=alert(2)>") {
+		t.Errorf("the sidecar's markup is not shown as text: %q", text)
+	}
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) || len(pg.Blocked()) > 0 || len(pg.Dialogs()) > 0 {
+		t.Errorf("requests %q, blocked %q, dialogs %q", r, pg.Blocked(), pg.Dialogs())
+	}
+	// The page ends with a link to the next part, a page in the sidecar,
+	// which links back to the page.
+	next := browsertest.Eval[string](t, pg, `[...document.querySelectorAll("p.parts a")].pop().href`)
+	part := filepath.Join(dir, "page.html.files", "part-0002.html")
+	if want := "file://" + part; next != want {
+		t.Errorf("next part %q, want %q", next, want)
+	}
+	pg = browsertest.Open(t, part)
+	if title := browsertest.Eval[string](t, pg, `document.title`); !strings.HasSuffix(title, " · part 2") {
+		t.Errorf("the part's title %q", title)
+	}
+	if back := browsertest.Eval[string](t, pg, `document.querySelector("p.parts a").href`); back != "file://"+filepath.Join(dir, "page.html") {
+		t.Errorf("the part links back to %q", back)
+	}
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) || len(pg.Errors()) > 0 {
+		t.Errorf("the part: requests %q, errors %q", r, pg.Errors())
+	}
+	// Under the budget, the same text is one click away in the page.
+	writePage(t, dir, Options{Cut: 16})
+	pg = browsertest.Open(t, filepath.Join(dir, "page.html"))
+	if n := browsertest.Eval[int](t, pg, `document.querySelectorAll("a.full").length`); n != 0 {
+		t.Errorf("%d links under the budget", n)
+	}
+	full := browsertest.Eval[string](t, pg, `document.querySelector("details.call details.more pre").textContent`)
+	if full != string(want) {
+		t.Errorf("inline whole text %q, want %q", full, want)
+	}
+}
+
 // TestLargePageInBrowser loads a page written beforehand (the path in
-// $MECHA_VIEW_PAGE, such as sessions view's page of BenchmarkView's 100 MB
-// transcript), then opens its last call and checks its result shows. It
-// logs how long loading and the click took; it measures, and asserts
-// nothing about time. Without $MECHA_VIEW_PAGE it skips.
+// $MECHA_VIEW_PAGE, such as sessions view's page of a 100 MB transcript):
+// it checks that the page and each of its parts are within twice the
+// default budget (a page ends after the row that passes the budget), then
+// loads the last part and opens its last call: its arguments show and,
+// when its result was cut to the sidecar, following the link shows the
+// whole text. It logs how long loading and the clicks took; it measures,
+// and asserts nothing about time. Without $MECHA_VIEW_PAGE it skips.
 func TestLargePageInBrowser(t *testing.T) {
 	path := os.Getenv("MECHA_VIEW_PAGE")
 	if path == "" {
 		t.Skip("set MECHA_VIEW_PAGE to a page to load (docs/PERFORMANCE.md)")
 	}
 	browsertest.Chromium(t)
+	parts, _ := filepath.Glob(filepath.Join(SidecarDir(path), "part-*.html"))
+	for _, p := range append([]string{path}, parts...) {
+		if fi, err := os.Stat(p); err != nil || fi.Size() > 2*DefaultBudget {
+			t.Errorf("%s: %v, over twice the budget", p, err)
+		}
+	}
 	start := time.Now()
 	pg := browsertest.Open(t, path)
-	loaded := time.Since(start)
+	t.Logf("the page loaded in %v", time.Since(start).Round(time.Millisecond))
+	last := path
+	if len(parts) > 0 {
+		last = parts[len(parts)-1]
+		start = time.Now()
+		pg = browsertest.Open(t, last)
+		t.Logf("its last part (of %d) loaded in %v", len(parts)+1, time.Since(start).Round(time.Millisecond))
+	}
 	n := browsertest.Eval[int](t, pg, `document.querySelectorAll("details.call").length`)
 	if n == 0 {
 		t.Fatal("no calls in the page")
@@ -140,7 +211,19 @@ func TestLargePageInBrowser(t *testing.T) {
 	if !browsertest.Eval[bool](t, pg, `[...document.querySelectorAll("details.call")].pop().querySelector("pre").checkVisibility()`) {
 		t.Errorf("the last call's arguments do not show once it is opened")
 	}
-	t.Logf("%d calls; loaded in %v; the last call opened in %v", n, loaded.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	t.Logf("%d calls; the last call opened in %v", n, time.Since(start).Round(time.Millisecond))
+	if browsertest.Eval[bool](t, pg, `(function(){const l=[...document.querySelectorAll("details.call")].pop().querySelectorAll("a.full");const a=[...l].pop();if(a)a.id="follow";return !!a})()`) {
+		href := browsertest.Eval[string](t, pg, `document.getElementById("follow").getAttribute("href")`)
+		want, err := os.ReadFile(filepath.Join(filepath.Dir(last), href))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		if _, text := pg.FollowLink(t, "#follow"); text != string(want) {
+			t.Errorf("the last call's whole result: %d bytes shown, want the %d of %s", len(text), len(want), href)
+		}
+		t.Logf("its whole result (%d bytes) opened in %v", len(want), time.Since(start).Round(time.Millisecond))
+	}
 	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) {
 		t.Errorf("requests %q", r)
 	}

@@ -11,9 +11,19 @@
 // than Options.Cut shows its first Cut bytes; the whole text sits in a
 // closed <details> below it, one click away. A browser neither lays out
 // nor paints what a closed <details> holds, so the page opens as fast as
-// its visible part, and it stays one file that works without its script
-// (a second file beside it could be lost or left behind when the page is
-// mailed or attached to an issue).
+// its visible part, and it stays one file that works without its script.
+//
+// That holds while the page is under its budget (Options.Budget bytes).
+// A browser still parses every byte, folded or not, so with a Sidecar a
+// cut text whose whole text would take the page past its budget has it in
+// a plain-text file of the sidecar, linked from the cut, and a page that
+// has reached its budget ends after the next taint checkpoint (so each of
+// its rows has its band) with a link to the next part, a page of the
+// sidecar. Each page is then about Budget bytes whatever the transcript's
+// size. A link is a navigation, not a fetch, so the policy still forbids
+// every request of the page itself. Without a sidecar (a page written to a
+// stream) there is one page, whose long texts past the budget show a
+// Preview, the rest left out.
 //
 // # Taint
 //

@@ -7,10 +7,12 @@ import "html/template"
 // and fixed class names.
 var tmpl = template.Must(template.New("rows").Parse(`
 {{define "long"}}{{if .Empty}}<pre class="dim">(empty)</pre>{{else}}<pre>{{.Shown}}</pre>{{if .Cut}}
-<details class="more"><summary>cut: {{len .Shown}} of {{.Size}} bytes shown · show all</summary><pre>{{.Full}}</pre></details>{{end}}{{end}}{{end}}
+{{if .Href}}<div class="more"><a class="full" href="{{.Href}}" target="_blank" rel="noopener">cut: {{len .Shown}} of {{.Size}} bytes shown · show all (a text file beside this page)</a></div>
+{{else if .Omitted}}<div class="more dim">cut: {{len .Shown}} of {{.Size}} bytes shown · the rest is not in this page (it is at its budget); write the page to a file, with sessions view or export -o FILE, to have every text whole</div>
+{{else}}<details class="more"><summary>cut: {{len .Shown}} of {{.Size}} bytes shown · show all</summary><pre>{{.Full}}</pre></details>{{end}}{{end}}{{end}}{{end}}
 
 {{define "call"}}<details class="call o-{{.Outcome}}"><summary>{{if .Badge}}<span class="badge b-{{.Outcome}}">{{.Badge}}</span> {{end}}→ <b>{{.Name}}</b> <span class="args">{{.Args}}</span></summary>
-<div class="dim">arguments</div><pre>{{.Input}}</pre>
+<div class="dim">arguments</div>{{if .LongInput}}{{template "long" .LongInput}}{{else}}<pre>{{.Input}}</pre>{{end}}
 {{if .Result}}<div class="dim">result{{if .Error}} (error){{end}}</div>{{template "long" .Result}}{{else}}<div class="dim">no result recorded (the run ended first)</div>{{end}}
 </details>
 {{end}}
@@ -95,6 +97,15 @@ compacted: the first {{.Replaces}} messages replaced by a summary ({{.Usage.Inpu
 {{define "other"}}<div class="row s{{.Seg}} other" id="line-{{.Line}}"><div class="band"></div><div class="body event">
 a {{printf "%q" .Data}} record (not known to this version of mecha)
 </div></div>
+{{end}}
+
+{{define "continued"}}</main>
+<p class="parts">The session continues in the next part: <a href="{{.Next}}">next part →</a> (its totals are at the end of the last part)</p>
+{{end}}
+
+{{define "part"}}<h1>{{.Title}} · part {{.N}}</h1>
+<p class="parts">session {{.ID}} · <a href="{{.Prev}}">← previous part</a> · <a href="{{.First}}">its beginning</a> · <button type="button" data-open="1">expand all calls</button> <button type="button" data-open="0">collapse all</button></p>
+<main>
 {{end}}
 
 {{define "totals"}}</main>

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -19,11 +20,31 @@ import (
 // DefaultCut is how much of a long text the page shows before "show all".
 const DefaultCut = 8 << 10
 
+// DefaultBudget is about how many bytes a page holds (chosen from
+// measurement in Chromium: docs/PERFORMANCE.md).
+const DefaultBudget = 8 << 20
+
+// Preview is how much of a long text a page with no sidecar shows once
+// it is past its budget.
+const Preview = 512
+
 // Options shape the page.
 type Options struct {
 	// Cut is how many bytes of a long text are shown before the rest is
 	// folded away (0: DefaultCut).
 	Cut int
+	// Budget bounds a page's size in bytes (0: DefaultBudget). A cut
+	// text's whole text goes in the page if the page stays under Budget
+	// with it, else to Files. Once the page reaches Budget bytes, the
+	// session continues in a next part, a page in Files, after the next
+	// taint checkpoint (or after any row at twice the budget, if no
+	// checkpoint comes). Without Files there is one page: past Budget
+	// bytes, long texts show their first Preview bytes and the rest is
+	// left out.
+	Budget int
+	// Files is the sidecar the whole texts and the parts past the budget
+	// are written to; nil: none (the page goes to a stream).
+	Files *Sidecar
 }
 
 // Write writes the session at path as a page, as it reads the file.
@@ -32,32 +53,39 @@ func Write(w io.Writer, path string, prices pricing.Table, opts Options) error {
 	if opts.Cut <= 0 {
 		opts.Cut = DefaultCut
 	}
-	bw := bufio.NewWriterSize(w, 256<<10)
-	r := &renderer{w: bw, cut: opts.Cut}
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
+	}
+	r := &renderer{cut: opts.Cut, budget: opts.Budget, files: opts.Files}
+	r.setOutput(w, nil)
+	if opts.Files != nil {
+		r.link = opts.Files.link + "/"
+	}
 	t, err := sessionview.Stream(path, prices, r.item)
 	if err != nil {
+		r.closePart()
 		return err
 	}
 	if r.err == nil {
 		r.totals(t)
 	}
-	if r.err == nil {
-		r.err = r.bands()
-	}
-	if r.err == nil {
-		r.err = Foot(bw)
-	}
-	if r.err != nil {
-		return r.err
-	}
-	return bw.Flush()
+	return r.endPart()
 }
 
 // renderer writes items as rows. segment counts the checkpoints read: the
 // band of a row is painted when the checkpoint after it is read.
 type renderer struct {
 	w        *bufio.Writer
+	out      *counter // what w writes to: the page, or the current part
+	file     *os.File // the current part's file (nil: the page)
+	part     int      // the current part's number (1: the page)
+	link     string   // the sidecar as the current page links it ("" in a part)
+	title    string   // the session's title, for the parts' headers
+	id       string
 	cut      int
+	budget   int      // about how many bytes a page may hold
+	pending  int      // bytes of text taken for the row being built
+	files    *Sidecar // where whole texts and parts past the budget go; nil: nowhere
 	err      error
 	segment  int
 	painted  [4][]int // segments by the band they get: clean, private, untrusted, both
@@ -69,6 +97,7 @@ func (r *renderer) exec(name string, data any) {
 	if r.err == nil {
 		r.err = tmpl.ExecuteTemplate(r.w, name, data)
 	}
+	r.pending = 0
 }
 
 // row is what every row template gets: its segment and its content.
@@ -96,6 +125,8 @@ func (r *renderer) item(it sessionview.Item) error {
 		r.row("aside", it, r.aside(it))
 	case *sessionview.Checkpoint:
 		r.checkpoint(it)
+		r.maybeBreak(true)
+		return r.err
 	case *sessionview.RunEnd:
 		r.row("runend", it, runEnd(it))
 	case *sessionview.Compacted:
@@ -110,27 +141,65 @@ func (r *renderer) item(it sessionview.Item) error {
 	case *sessionview.Other:
 		r.row("other", it, it.Record.Kind())
 	}
+	r.maybeBreak(false)
 	return r.err
 }
 
-// long is a text that may be cut: Shown is its start, Full the whole
-// text when it was cut.
+// long is a text that may be cut: Shown is its start; when it was cut,
+// the whole text is Full (in the page), or the file at Href (the
+// sidecar), or neither (Omitted: past the budget with no sidecar).
 type long struct {
 	Shown, Full, Size string
+	Href              string
 	Cut               bool
+	Omitted           bool
 	Empty             bool
 }
 
+// long cuts s to what the page shows. A text longer than the cut shows
+// its start, with the whole text folded below it if the page stays under
+// its budget with it, else in a file of the sidecar, linked. With no
+// sidecar the whole text is left out, and once the page is past its
+// budget a long text shows only a Preview.
 func (r *renderer) long(s string) long {
+	cut := r.cut
+	if r.size() >= r.budget && r.files == nil {
+		cut = min(cut, Preview)
+	}
 	l := long{Shown: s, Empty: s == ""}
-	if len(s) > r.cut {
-		end := r.cut
+	if len(s) > cut {
+		end := cut
 		for end > 0 && !utf8.RuneStart(s[end]) {
 			end--
 		}
-		l = long{Shown: s[:end], Full: s, Cut: true, Size: textfmt.Count(len(s))}
+		l = long{Shown: s[:end], Cut: true, Size: textfmt.Count(len(s))}
+		switch {
+		case r.size()+end+len(s) <= r.budget:
+			l.Full = s
+		case r.files != nil:
+			if name, err := r.files.add(s); err != nil {
+				r.err = err
+			} else {
+				l.Href = r.link + name
+			}
+		default:
+			l.Omitted = true
+		}
 	}
+	r.pending += len(l.Shown) + len(l.Full)
 	return l
+}
+
+// input is a call's arguments: whole while the page is under its budget,
+// past it cut like any long text.
+func (r *renderer) input(raw json.RawMessage) (string, *long) {
+	s := prettyJSON(raw)
+	if r.size() < r.budget {
+		r.pending += len(s)
+		return s, nil
+	}
+	l := r.long(s)
+	return "", &l
 }
 
 type headerView struct {
@@ -152,6 +221,7 @@ func (r *renderer) header(h *sessionview.Header) {
 		hv.Imported = f.Harness + " " + f.Path
 		r.imported = f.Harness
 	}
+	r.title, r.id = title, m.ID
 	if r.err = Head(r.w, "mecha session "+m.ID+" · "+title); r.err != nil {
 		return
 	}
@@ -265,6 +335,7 @@ type part struct {
 type callView struct {
 	Name, Args, Input string
 	Outcome, Badge    string
+	LongInput         *long // the arguments, cut, once past the budget
 	Result            *long
 	Error             bool
 }
@@ -308,7 +379,8 @@ var outcomes = map[sessionview.Outcome][2]string{
 
 func (r *renderer) call(c sessionview.Call) *callView {
 	o := outcomes[c.Outcome()]
-	v := &callView{Name: c.Name, Args: textfmt.JSON(c.Input, 200), Input: prettyJSON(c.Input), Outcome: o[0], Badge: o[1]}
+	v := &callView{Name: c.Name, Args: textfmt.JSON(c.Input, 200), Outcome: o[0], Badge: o[1]}
+	v.Input, v.LongInput = r.input(c.Input)
 	if c.Result != nil {
 		l := r.long(c.Result.Content)
 		v.Result, v.Error = &l, c.Result.IsError
@@ -351,7 +423,8 @@ func (r *renderer) served(c *transcript.ToolCall) any {
 	if len(c.ID) > 0 && string(c.ID) != "null" {
 		id = string(c.ID)
 	}
-	cv := &callView{Name: c.Tool, Args: textfmt.JSON(c.Arguments, 200), Input: prettyJSON(c.Arguments), Outcome: "ok"}
+	cv := &callView{Name: c.Tool, Args: textfmt.JSON(c.Arguments, 200), Outcome: "ok"}
+	cv.Input, cv.LongInput = r.input(c.Arguments)
 	text := sessionview.ContentText(c.Content)
 	if c.Error != "" {
 		text = "error: " + c.Error

@@ -18,11 +18,13 @@ type ExportOptions struct {
 	ID     string
 	Format string
 	Output string
+	Budget int
 }
 
 // NewCmdExport builds "mecha sessions export".
 func NewCmdExport(env *cmdutil.Env, runF func(*ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{Env: env}
+	var budget string
 	cmd := &cobra.Command{
 		Use:   "export ID [--format md|html|json] [-o FILE]",
 		Short: "Write a session as Markdown, HTML or one JSON document",
@@ -33,7 +35,10 @@ func NewCmdExport(env *cmdutil.Env, runF func(*ExportOptions) error) *cobra.Comm
         a <details> block), the assistant's text, the answer and the usage.
         Text from the transcript sits in fences longer than any backtick run
         in it, so it cannot break the document's structure.
-  html  the page of "mecha sessions view".
+  html  the page of "mecha sessions view". With -o FILE, the texts and
+        parts past --budget go to FILE.files/ as with view; to stdout there
+        is one page, whose long texts past the budget show at most 512
+        bytes, the page saying the rest is left out.
   json  the whole session as one JSON object, the same document as
         "mecha sessions show --json": id, path, meta, every record after the
         header in file order, then taint, usage, turns, cost_usd and the
@@ -42,10 +47,17 @@ func NewCmdExport(env *cmdutil.Env, runF func(*ExportOptions) error) *cobra.Comm
 The format defaults to the extension of -o (.md, .html, .json), else md. The
 output goes to stdout, or replaces FILE whole (mode 0600).`,
 		Args: cmdutil.ExactArgs(1, "one session id"),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
 			if err := opts.resolveFormat(); err != nil {
 				return err
+			}
+			var err error
+			if opts.Budget, err = parseSize("--budget", budget); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("budget") && opts.Format != "html" {
+				return cmdutil.Usagef("--budget is for --format html")
 			}
 			if runF != nil {
 				return runF(opts)
@@ -55,6 +67,7 @@ output goes to stdout, or replaces FILE whole (mode 0600).`,
 	}
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", "", "md, html or json (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of stdout")
+	cmd.Flags().StringVar(&budget, "budget", "8M", "html: keep each page to about `SIZE` bytes (512K, 8M)")
 	return cmd
 }
 
@@ -89,10 +102,14 @@ func exportRun(opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
+	page := func(w io.Writer, o viewhtml.Options) error {
+		o.Budget = opts.Budget
+		return viewhtml.Write(w, path, cfg.Prices, o)
+	}
 	write := func(w io.Writer) error {
 		switch opts.Format {
 		case "html":
-			return viewhtml.Write(w, path, cfg.Prices, viewhtml.Options{})
+			return page(w, viewhtml.Options{})
 		case "json":
 			return sessionview.WriteJSON(w, path, cfg.Prices)
 		}
@@ -100,6 +117,9 @@ func exportRun(opts *ExportOptions) error {
 	}
 	if opts.Output == "" || opts.Output == "-" {
 		return write(opts.Env.Out)
+	}
+	if opts.Format == "html" {
+		return writePage(opts.Output, page)
 	}
 	return writeFile(opts.Output, write)
 }

@@ -59,3 +59,37 @@ func TestSessionsFlagsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetFlag: --budget takes a size with an optional K or M suffix
+// for view and for export's html; anything else, or --budget with another
+// format, is a usage error before the command runs.
+func TestBudgetFlag(t *testing.T) {
+	t.Parallel()
+	env := &cmdutil.Env{}
+	for arg, want := range map[string]int{"8M": 8 << 20, "512K": 512 << 10, "1000": 1000, "2MiB": 2 << 20, "64kb": 64 << 10} {
+		var v *ViewOptions
+		if err := cmdtest.Execute(NewCmdView(env, func(o *ViewOptions) error { v = o; return nil }), "--budget", arg, "x"); err != nil || v.Budget != want {
+			t.Errorf("view --budget %s: %v %+v", arg, err, v)
+		}
+	}
+	var v *ViewOptions
+	if err := cmdtest.Execute(NewCmdView(env, func(o *ViewOptions) error { v = o; return nil }), "x"); err != nil || v.Budget != 8<<20 {
+		t.Errorf("view's default budget: %v %+v", err, v)
+	}
+	var e *ExportOptions
+	if err := cmdtest.Execute(NewCmdExport(env, func(o *ExportOptions) error { e = o; return nil }), "-o", "p.html", "--budget", "1K", "x"); err != nil || e.Budget != 1<<10 {
+		t.Errorf("export --budget: %v %+v", err, e)
+	}
+	for _, args := range [][]string{{"--budget", "0"}, {"--budget", "-1K"}, {"--budget", "8G"}, {"--budget", "lots"}} {
+		err := cmdtest.Execute(NewCmdView(env, func(*ViewOptions) error { t.Error("ran"); return nil }), append(args, "x")...)
+		var ue *cmdutil.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--budget must be a positive size") {
+			t.Errorf("view %q: %v", args, err)
+		}
+	}
+	err := cmdtest.Execute(NewCmdExport(env, func(*ExportOptions) error { t.Error("ran"); return nil }), "--budget", "1K", "x")
+	var ue *cmdutil.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--budget is for --format html") {
+		t.Errorf("export md --budget: %v", err)
+	}
+}
