@@ -147,7 +147,9 @@ func TestStreamToATerminal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("milk\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mecha := func(stdout io.Writer, stderr *bytes.Buffer) *exec.Cmd { return ptyRunCmd(t, ws, srv.URL, stdout, stderr) }
+	mecha := func(stdout io.Writer, stderr *bytes.Buffer) *exec.Cmd {
+		return ptyRunCmd(t, ws, srv.URL, stdout, stderr)
+	}
 
 	ptmx, tty, err := pty.Open()
 	if err != nil {
