@@ -145,6 +145,9 @@ func (t *Tool) now() time.Time {
 
 // flowBack merges the child's taint into the parent's tracker: the
 // parent's conversation now holds what the child's answer was made from.
+// Where the parent's taint was first set by this tool's call itself (by
+// what the child could do), the child's reason replaces it: a refusal
+// later in the parent names the child's actual source.
 func (t *Tool) flowBack(c *childRun) {
 	st := c.tracker.State()
 	if st.Taint.Clean() {
@@ -154,7 +157,7 @@ func (t *Tool) flowBack(c *childRun) {
 	if id := c.session(); id != "" {
 		from += " (session " + id + ")"
 	}
-	t.tracker.Absorb(st.Taint, from+": "+st.PrivateBy, from+": "+st.UntrustedBy)
+	t.tracker.Absorb(st.Taint, from+": "+st.PrivateBy, from+": "+st.UntrustedBy, Name)
 }
 
 // result is the parent's tool result: the child's final answer and a

@@ -8,10 +8,12 @@
 // trifecta interlock) but tracked by a tracker of its own, which starts
 // from the taint the parent's conversation had when it made the call: an
 // armed parent cannot launder an exfiltration through a child. When the
-// child ends its taint flows back into the parent's tracker. The tool's
-// own capabilities are the union of the tools it can hand out, so the
-// parent's gate, tracker and interlock treat a call of it like a call of
-// any of them.
+// child ends its taint flows back into the parent's tracker. Each call's
+// capabilities (tool.CallCapabilities) are the union of the tools that
+// call gives the child, so the parent's gate, tracker and interlock treat
+// a call giving only fs_read like a call of fs_read; the tool's own
+// Capabilities, what an unreadable call is judged by, are the union of
+// every tool it can hand out.
 //
 // Budgets are carved out of the parent's (agent.Ledger): a child can never
 // be given more turns, output tokens or cost than the parent has left, and

@@ -99,16 +99,48 @@ func (t *Tool) Spec() tool.Spec {
 
 // Capabilities implements tool.Tool: the union of the capabilities of
 // every tool a child can be given, asked for now (a tool's may depend on
-// what is enforced when it is asked).
-func (t *Tool) Capabilities() tool.Capabilities {
+// what is enforced when it is asked). It is what a call that cannot be
+// judged (see CapabilitiesOf) is judged by.
+func (t *Tool) Capabilities() tool.Capabilities { return union(t.parent) }
+
+// CapabilitiesOf implements tool.CallCapabilities: the union of the
+// capabilities of the tools this call gives its child (all of them when it
+// names none), the very tools the child is then built with (given). An
+// input that does not parse, or names a tool the run does not have, is an
+// error: the caller judges the call by Capabilities.
+func (t *Tool) CapabilitiesOf(raw json.RawMessage) (tool.Capabilities, error) {
+	in, _, err := t.parse(raw)
+	if err != nil {
+		return tool.Capabilities{}, err
+	}
+	tools, err := t.given(in.Tools)
+	if err != nil {
+		return tool.Capabilities{}, err
+	}
+	return union(tools), nil
+}
+
+// given is the one place a call's tool names become the child's tools:
+// the parent's tools by those names. Both the call's capabilities and the
+// child's surface (child restricts its own registry to given's names) come
+// from it, so what the call is judged by and what the child can do cannot
+// disagree.
+func (t *Tool) given(names []string) (*tool.Registry, error) {
+	for _, n := range names {
+		if n == Name {
+			return nil, errors.New("a subagent cannot be given the agent tool: subagents do not start subagents")
+		}
+		if _, ok := t.parent.Get(n); !ok {
+			return nil, fmt.Errorf("the tool %q is not one of this run's (available: %s)", n, strings.Join(t.parent.Names(), ", "))
+		}
+	}
+	return t.parent.Restrict(names)
+}
+
+func union(r *tool.Registry) tool.Capabilities {
 	var c tool.Capabilities
-	for _, pt := range t.parent.Tools() {
-		p := pt.Capabilities()
-		c.ReadsWorkspace = c.ReadsWorkspace || p.ReadsWorkspace
-		c.ModifiesWorkspace = c.ModifiesWorkspace || p.ModifiesWorkspace
-		c.RunsCommands = c.RunsCommands || p.RunsCommands
-		c.ReachesNetwork = c.ReachesNetwork || p.ReachesNetwork
-		c.External = c.External || p.External
+	for _, pt := range r.Tools() {
+		c = c.Union(pt.Capabilities())
 	}
 	return c
 }
@@ -144,14 +176,11 @@ func (t *Tool) parse(raw json.RawMessage) (Input, agent.Budget, error) {
 	if in.Tools == nil {
 		in.Tools = t.parent.Names()
 	}
-	for _, n := range in.Tools {
-		if n == Name {
-			return in, want, errors.New("a subagent cannot be given the agent tool: subagents do not start subagents")
-		}
-		if _, ok := t.parent.Get(n); !ok {
-			return in, want, fmt.Errorf("the tool %q is not one of this run's (available: %s)", n, strings.Join(t.parent.Names(), ", "))
-		}
+	tools, err := t.given(in.Tools)
+	if err != nil {
+		return in, want, err
 	}
+	in.Tools = tools.Names()
 	if in.MaxTurns != nil {
 		want.Turns = *in.MaxTurns
 	}

@@ -9,6 +9,15 @@
 // the registry's order) and fails with ErrUnknownTool, naming the unknown
 // and the available tools, when a name is not registered.
 //
+// # Call capabilities
+//
+// A tool whose reach depends on its input (the subagent tool, which can do
+// only what the tools a call gives its child can do) also implements
+// CallCapabilities. CapabilitiesOf(t, input) is what the gate, the tracker
+// and the interlock judge a call by: the tool's answer for that input, or
+// its Capabilities when it has none or cannot judge the input. Every
+// decorator here forwards it, so the decorated stack still exposes it.
+//
 // # Permission
 //
 // Gate decorates a Tool with the run's permission Mode. A tool that can

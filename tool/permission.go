@@ -76,8 +76,11 @@ const (
 // means there is nobody to ask, and such calls are denied. An unknown mode
 // denies such calls too: the gate fails closed.
 //
-// A call that is not run returns a Result with IsError set and a message
-// starting with "denied". The returned tool has t's Spec and Capabilities.
+// A call is judged by its own capabilities (CapabilitiesOf): an "agent"
+// call whose child gets only readers needs no permission. A call that is
+// not run returns a Result with IsError set and a message starting with
+// "denied". The returned tool has t's Spec, Capabilities and call
+// capabilities.
 func Gate(t Tool, mode Mode, asker Asker) Tool {
 	if mode == "" {
 		mode = ModeAsk
@@ -94,11 +97,16 @@ type gated struct {
 func (g *gated) Spec() Spec                 { return g.inner.Spec() }
 func (g *gated) Capabilities() Capabilities { return g.inner.Capabilities() }
 
+// CapabilitiesOf forwards the wrapped tool's call capabilities.
+func (g *gated) CapabilitiesOf(input json.RawMessage) (Capabilities, error) {
+	return CapabilitiesOf(g.inner, input), nil
+}
+
 // Unwrap returns the tool the gate wraps.
 func (g *gated) Unwrap() Tool { return g.inner }
 
 func (g *gated) Run(ctx context.Context, input json.RawMessage) (Result, error) {
-	caps := g.inner.Capabilities()
+	caps := CapabilitiesOf(g.inner, input)
 	if !NeedsPermission(caps) {
 		return g.inner.Run(ctx, input)
 	}

@@ -51,6 +51,11 @@ type redacted struct {
 // Unwrap returns the tool Redact wraps.
 func (t *redacted) Unwrap() Tool { return t.Tool }
 
+// CapabilitiesOf forwards the wrapped tool's call capabilities.
+func (t *redacted) CapabilitiesOf(input json.RawMessage) (Capabilities, error) {
+	return CapabilitiesOf(t.Tool, input), nil
+}
+
 func (t *redacted) Run(ctx context.Context, input json.RawMessage) (Result, error) {
 	res, err := t.Tool.Run(ctx, input)
 	res.Content = t.r.Replace(res.Content)

@@ -39,6 +39,9 @@ type Tracker struct {
 	// turn is the state when the calls now running were made (see Turn);
 	// nil until Turn is first called.
 	turn *TaintState
+	// privateTool and untrustedTool name the tool whose call, counted at
+	// entry, gave st's reasons ("" when something else did); see Absorb.
+	privateTool, untrustedTool string
 }
 
 // Turn marks the start of a batch of calls made together (the calls of one
@@ -97,13 +100,26 @@ func (tr *Tracker) Start(t transcript.Taint, why string) {
 // state, saying what brought it in. Unlike Start it leaves the judged state
 // of the calls now running alone: calls made together are still judged by
 // what the model had seen when it made them.
-func (tr *Tracker) Absorb(t transcript.Taint, privateBy, untrustedBy string) {
+//
+// refines names the tool whose call brought this taint in ("agent"): a
+// reason that tool's call gave when it was entered (the tracker counts a
+// call at entry, by what it could do) is replaced by the absorbed one, which
+// says where the taint actually came from (the child's hostile page). The
+// taint itself only grows.
+func (tr *Tracker) Absorb(t transcript.Taint, privateBy, untrustedBy, refines string) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	if refines != "" && t.Private && tr.privateTool == refines {
+		tr.st.PrivateBy, tr.privateTool = privateBy, ""
+	}
+	if refines != "" && t.Untrusted && tr.untrustedTool == refines {
+		tr.st.UntrustedBy, tr.untrustedTool = untrustedBy, ""
+	}
 	tr.merge(t, privateBy, untrustedBy)
 }
 
-// Wrap returns t, recording its capabilities each time it runs.
+// Wrap returns t, recording the capabilities of each call that runs
+// (CapabilitiesOf: what this call's input can do).
 func (tr *Tracker) Wrap(t Tool) Tool { return &tracked{Tool: t, tr: tr} }
 
 // Taint returns the taint of the calls that ran so far.
@@ -119,7 +135,14 @@ func (tr *Tracker) State() TaintState {
 func (tr *Tracker) add(name string, c Capabilities) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.merge(TaintOf(c), name+" read the workspace", name+" brought in content from outside")
+	t := TaintOf(c)
+	if t.Private && !tr.st.Taint.Private {
+		tr.privateTool = name
+	}
+	if t.Untrusted && !tr.st.Taint.Untrusted {
+		tr.untrustedTool = name
+	}
+	tr.merge(t, name+" read the workspace", name+" brought in content from outside")
 }
 
 func (tr *Tracker) merge(t transcript.Taint, privateBy, untrustedBy string) {
@@ -140,7 +163,12 @@ type tracked struct {
 // Unwrap returns the tool the tracker wraps.
 func (t *tracked) Unwrap() Tool { return t.Tool }
 
+// CapabilitiesOf forwards the wrapped tool's call capabilities.
+func (t *tracked) CapabilitiesOf(input json.RawMessage) (Capabilities, error) {
+	return CapabilitiesOf(t.Tool, input), nil
+}
+
 func (t *tracked) Run(ctx context.Context, input json.RawMessage) (Result, error) {
-	t.tr.add(t.Spec().Name, t.Capabilities())
+	t.tr.add(t.Spec().Name, CapabilitiesOf(t.Tool, input))
 	return t.Tool.Run(ctx, input)
 }

@@ -58,3 +58,36 @@ func CallID(ctx context.Context) string {
 	id, _ := ctx.Value(callIDKey{}).(string)
 	return id
 }
+
+// CallCapabilities is implemented by a tool whose capabilities depend on
+// the call: the "agent" tool can do only what the tools a call hands its
+// child can do. Capabilities stays the widest the tool can do with any
+// input; CapabilitiesOf is what this input can do, and never more.
+type CallCapabilities interface {
+	CapabilitiesOf(input json.RawMessage) (Capabilities, error)
+}
+
+// CapabilitiesOf returns what a call of t with input can do: t's
+// CapabilitiesOf when it has one, else its Capabilities. When the input
+// cannot be judged (CapabilitiesOf returns an error: malformed, or naming
+// something unknown) it is t's Capabilities, the widest: a call nobody can
+// judge is judged by everything the tool could do.
+func CapabilitiesOf(t Tool, input json.RawMessage) Capabilities {
+	if cc, ok := t.(CallCapabilities); ok {
+		if c, err := cc.CapabilitiesOf(input); err == nil {
+			return c
+		}
+	}
+	return t.Capabilities()
+}
+
+// Union is the capabilities of a and b together.
+func (a Capabilities) Union(b Capabilities) Capabilities {
+	return Capabilities{
+		ReadsWorkspace:    a.ReadsWorkspace || b.ReadsWorkspace,
+		ModifiesWorkspace: a.ModifiesWorkspace || b.ModifiesWorkspace,
+		RunsCommands:      a.RunsCommands || b.RunsCommands,
+		ReachesNetwork:    a.ReachesNetwork || b.ReachesNetwork,
+		External:          a.External || b.External,
+	}
+}

@@ -63,8 +63,9 @@ func CanLeak(c Capabilities) string {
 //
 // The conversation's state is the tracker's Judged state: with a front end
 // that marks turns (Tracker.Turn), the state when the model made the call.
-// The tool's capabilities are asked for at each call, not when it is
-// wrapped, so a tool whose reach depends on what is enforced at the time
+// The tool's capabilities are asked for at each call, for that call's
+// input (CapabilitiesOf: an "agent" call handing its child no tool that
+// reaches the network cannot leak), not when it is wrapped, so a tool whose reach depends on what is enforced at the time
 // (a shell confined without the network) is judged by what it declares
 // then. A call not run returns an error result starting with
 // RefusalPrefix that says what made the conversation private, what made
@@ -93,11 +94,16 @@ type interlocked struct {
 func (l *interlocked) Spec() Spec                 { return l.inner.Spec() }
 func (l *interlocked) Capabilities() Capabilities { return l.inner.Capabilities() }
 
+// CapabilitiesOf forwards the wrapped tool's call capabilities.
+func (l *interlocked) CapabilitiesOf(input json.RawMessage) (Capabilities, error) {
+	return CapabilitiesOf(l.inner, input), nil
+}
+
 // Unwrap returns the tool the interlock wraps.
 func (l *interlocked) Unwrap() Tool { return l.inner }
 
 func (l *interlocked) Run(ctx context.Context, input json.RawMessage) (Result, error) {
-	caps := l.inner.Capabilities()
+	caps := CapabilitiesOf(l.inner, input)
 	leak := CanLeak(caps)
 	if l.policy == TrifectaOff || leak == "" {
 		return l.inner.Run(ctx, input)
