@@ -107,6 +107,9 @@ func Open(t *testing.T, path string) *Page {
 		chromedp.ProxyServer("http://127.0.0.1:9"), chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
 		chromedp.UserDataDir(t.TempDir()),
+		// chromedp gives a browser 20 s to print its DevTools address; a
+		// loaded two-core machine starting two at once can take longer.
+		chromedp.WSURLReadTimeout(90*time.Second),
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
