@@ -430,6 +430,24 @@ func TestChatFlags(t *testing.T) {
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
+// TestChatNewlines: Alt-Enter, Shift-Enter (on a terminal that reports
+// it) and Ctrl-J start a new line of the prompt; Enter sends the prompt.
+func TestChatNewlines(t *testing.T) {
+	c := startChat(t, []fakellm.Turn{{Text: "Three lines."}})
+	c.tm.Type("one")
+	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
+	c.tm.Type("two")
+	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift})
+	c.tm.Type("three")
+	c.tm.Send(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
+	c.prompt("four", "Three lines.")
+	c.quit()
+	msgs := c.onlySession().Messages()
+	if len(msgs) == 0 || msgs[0].Content[0].Text != "one\ntwo\nthree\nfour" {
+		t.Fatalf("the first message: %+v; want the prompt of four lines", msgs[0].Content[0])
+	}
+}
+
 // TestChatQuitWhileRunning: two Ctrl-C during a call end the chat only
 // once the run has been interrupted and its records closed.
 func TestChatQuitWhileRunning(t *testing.T) {

@@ -49,7 +49,7 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 	ta.Prompt = "│ "
 	ta.SetHeight(3)
 	ta.CharLimit = 0
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"))
 	ta.Focus()
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
 	vp := viewport.New(viewport.WithWidth(80), viewport.WithHeight(20))
