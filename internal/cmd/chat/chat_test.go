@@ -443,8 +443,11 @@ func TestChatNewlines(t *testing.T) {
 	c.prompt("four", "Three lines.")
 	c.quit()
 	msgs := c.onlySession().Messages()
-	if len(msgs) == 0 || msgs[0].Content[0].Text != "one\ntwo\nthree\nfour" {
-		t.Fatalf("the first message: %+v; want the prompt of four lines", msgs[0].Content[0])
+	if len(msgs) == 0 || len(msgs[0].Content) == 0 {
+		t.Fatal("the session has no prompt")
+	}
+	if got := msgs[0].Content[0].Text; got != "one\ntwo\nthree\nfour" {
+		t.Errorf("the prompt sent: %q; want four lines", got)
 	}
 }
 
