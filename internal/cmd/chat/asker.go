@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"

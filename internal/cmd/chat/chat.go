@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/cmd/run"
@@ -126,7 +126,7 @@ func chatRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	p := tea.NewProgram(m, tea.WithInput(opts.Env.In), tea.WithOutput(opts.Env.Out), tea.WithAltScreen(), tea.WithContext(ctx))
+	p := tea.NewProgram(m, programOptions(ctx, opts.Env)...)
 	r.attach(p.Send)
 	_, runErr := p.Run()
 	// Whatever ended the program, the run in progress ends first, its
@@ -141,6 +141,20 @@ func chatRun(ctx context.Context, opts *Options) error {
 		return &cmdutil.InterruptedError{Msg: "interrupted; the transcript keeps everything up to here"}
 	}
 	return runErr
+}
+
+// programOptions run the program on the command's terminal, with the
+// command's environment (for the terminal's type and colours): with colour
+// off (NO_COLOR, TERM=dumb) styles keep their attributes and lose colours.
+func programOptions(ctx context.Context, env *cmdutil.Env) []tea.ProgramOption {
+	o := []tea.ProgramOption{tea.WithInput(env.In), tea.WithOutput(env.Out), tea.WithContext(ctx)}
+	if e := env.Environment(); e != nil {
+		o = append(o, tea.WithEnvironment(e))
+	}
+	if !env.Color() {
+		o = append(o, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	return o
 }
 
 // setup builds the chat: its configuration, the session it resumes, the
@@ -169,11 +183,7 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	}
 	eng := &engine{env: &chatEnv, base: ctx, cfg: cfg, opts: r, given: opts.Given, overrides: map[string]bool{},
 		mcp: servers, asker: &asker{send: send}, send: send}
-	var term *lipgloss.Renderer
-	if opts.Env.Color() {
-		term = lipgloss.NewRenderer(opts.Env.Out)
-	}
-	m := newModel(eng, newStyles(term), newMarkdown(term))
+	m := newModel(eng, newStyles(opts.Env.Color()), newMarkdown(opts.Env.Color()))
 	m.status.provider, m.status.model = r.Provider, r.Model
 	if !eng.isGiven("provider") && cfg.DefaultProvider != "" {
 		m.status.provider = cfg.DefaultProvider

@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/mecha-agent/mecha/internal/cmd/run"
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -30,10 +32,12 @@ const hangGuard = 60 * time.Second
 
 type chatTest struct {
 	t *testing.T
-	// screen is what the program wrote so far; seen is how far waitFor
-	// has matched in it.
-	screen []byte
+	// frames are the screens the program drew so far; seen is how far
+	// waitFor has matched in them. screen is the bytes the program wrote
+	// to the terminal, read once it has ended.
+	frames *frameLog
 	seen   int
+	screen []byte
 	tm     *teatest.TestModel
 	eng    *engine
 	home   string
@@ -60,7 +64,8 @@ func startChat(t *testing.T, turns []fakellm.Turn, args ...string) *chatTest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 50))
+	frames := &frameLog{}
+	tm := teatest.NewTestModel(t, &recorder{model: m, log: frames}, teatest.WithInitialTermSize(120, 50))
 	r.attach(tm.Send)
 	t.Cleanup(func() {
 		eng.interrupt()
@@ -74,22 +79,69 @@ func startChat(t *testing.T, turns []fakellm.Turn, args ...string) *chatTest {
 			}
 		}
 	})
-	return &chatTest{t: t, tm: tm, eng: eng, home: home, ws: ws, env: env}
+	return &chatTest{t: t, tm: tm, frames: frames, eng: eng, home: home, ws: ws, env: env}
 }
 
-// waitFor waits until the screen shows want after what was last waited
-// for.
+// recorder is the chat's model, keeping each screen it draws: Bubble Tea
+// v2 writes only the cells that change, so the bytes on the terminal do
+// not hold a line's text whole.
+type recorder struct {
+	*model
+	log *frameLog
+}
+
+func (r *recorder) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := r.model.Update(msg)
+	return r, cmd
+}
+
+func (r *recorder) View() tea.View {
+	v := r.model.View()
+	r.log.add(ansi.Strip(v.Content))
+	return v
+}
+
+// frameLog is the screens drawn, each different from the one before, in
+// order.
+type frameLog struct {
+	mu     sync.Mutex
+	frames []byte
+	last   string
+}
+
+func (l *frameLog) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s != l.last {
+		l.last = s
+		l.frames = append(append(l.frames, s...), '\f')
+	}
+}
+
+// index is where want is in the screens from offset from, or -1.
+func (l *frameLog) index(from int, want string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i := bytes.Index(l.frames[from:], []byte(want)); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// waitFor waits until a screen shows want after what was last waited for.
 func (c *chatTest) waitFor(want string) {
 	c.t.Helper()
-	base := len(c.screen)
-	teatest.WaitFor(c.t, c.tm.Output(), func(b []byte) bool {
-		c.screen = append(c.screen[:base], b...)
-		i := bytes.Index(c.screen[c.seen:], []byte(want))
-		if i >= 0 {
-			c.seen += i + len(want)
+	for deadline := time.Now().Add(hangGuard); ; time.Sleep(5 * time.Millisecond) {
+		if i := c.frames.index(c.seen, want); i >= 0 {
+			c.seen = i + len(want)
+			return
 		}
-		return i >= 0
-	}, teatest.WithDuration(hangGuard), teatest.WithCheckInterval(5*time.Millisecond))
+		if time.Now().After(deadline) {
+			c.frames.mu.Lock()
+			defer c.frames.mu.Unlock()
+			c.t.Fatalf("no screen shows %q after %v; the last:\n%s", want, hangGuard, c.frames.last)
+		}
+	}
 }
 
 // prompt sends text and waits until the run it starts has ended and
@@ -104,15 +156,15 @@ func (c *chatTest) prompt(text, want string) {
 // enter types text and sends it.
 func (c *chatTest) enter(text string) {
 	c.tm.Type(text)
-	c.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 }
 
-func (c *chatTest) press(s string) { c.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}) }
+func (c *chatTest) press(s string) { c.tm.Type(s) }
 
 func (c *chatTest) quit() {
-	c.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	c.tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	c.waitFor("press Ctrl-C again to quit")
-	c.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	c.tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	c.tm.WaitFinished(c.t, teatest.WithFinalTimeout(hangGuard))
 	rest, _ := io.ReadAll(c.tm.FinalOutput(c.t))
 	c.screen = append(c.screen, rest...)
@@ -186,7 +238,7 @@ func TestChat(t *testing.T) {
 	// interrupts it while it waits for a file that never comes.
 	c.enter("wait forever")
 	c.waitFor("gate2")
-	c.tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	c.waitFor("interrupted; the transcript keeps everything")
 
 	c.enter("/cost")
@@ -377,6 +429,27 @@ func TestChatFlags(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// TestChatNewlines: Alt-Enter, Shift-Enter (on a terminal that reports
+// it) and Ctrl-J start a new line of the prompt; Enter sends the prompt.
+func TestChatNewlines(t *testing.T) {
+	c := startChat(t, []fakellm.Turn{{Text: "Three lines."}})
+	c.tm.Type("one")
+	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
+	c.tm.Type("two")
+	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift})
+	c.tm.Type("three")
+	c.tm.Send(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
+	c.prompt("four", "Three lines.")
+	c.quit()
+	msgs := c.onlySession().Messages()
+	if len(msgs) == 0 || len(msgs[0].Content) == 0 {
+		t.Fatal("the session has no prompt")
+	}
+	if got := msgs[0].Content[0].Text; got != "one\ntwo\nthree\nfour" {
+		t.Errorf("the prompt sent: %q; want four lines", got)
+	}
+}
 
 // TestChatQuitWhileRunning: two Ctrl-C during a call end the chat only
 // once the run has been interrupted and its records closed.

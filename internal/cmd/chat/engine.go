@@ -7,7 +7,7 @@ import (
 	"io"
 	"sync"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/internal/cmd/run"

@@ -4,7 +4,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
+
 	"github.com/mecha-agent/mecha/internal/textfmt"
 )
 
@@ -22,16 +23,16 @@ type mdStyles struct {
 	heading, bold, code, block, quote, dim lipgloss.Style
 }
 
-func newMarkdown(r *lipgloss.Renderer) *markdown {
+func newMarkdown(color bool) *markdown {
 	md := &markdown{width: 78}
-	if r != nil {
+	if color {
 		md.st = mdStyles{
-			heading: r.NewStyle().Bold(true).Foreground(lipgloss.Color("6")),
-			bold:    r.NewStyle().Bold(true),
-			code:    r.NewStyle().Foreground(lipgloss.Color("3")),
-			block:   r.NewStyle().Foreground(lipgloss.Color("3")),
-			quote:   r.NewStyle().Faint(true).Italic(true),
-			dim:     r.NewStyle().Faint(true),
+			heading: lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("6")),
+			bold:    lipgloss.NewStyle().Bold(true),
+			code:    lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
+			block:   lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
+			quote:   lipgloss.NewStyle().Faint(true).Italic(true),
+			dim:     lipgloss.NewStyle().Faint(true),
 		}
 	}
 	return md

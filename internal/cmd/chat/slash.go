@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	replaycmd "github.com/mecha-agent/mecha/internal/cmd/replay"
@@ -24,7 +24,7 @@ const slashHelp = `/resume [ID]  switch to session ID (an id, a prefix or last);
 /replay       replay this session so far against the current model, and report
 /script       write the script that redoes this session's tool calls, and say where
 /help         this list
-Enter sends; Alt-Enter or Ctrl-J starts a new line; text sent while tools run
+Enter sends; Alt-Enter, Shift-Enter or Ctrl-J starts a new line; text sent while tools run
 steers them (it goes beside their results); Esc interrupts a run; PgUp/PgDn
 scroll; Ctrl-C twice quits.`
 

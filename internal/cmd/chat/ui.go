@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/spinner"
-	"github.com/charmbracelet/bubbles/textarea"
-	"github.com/charmbracelet/bubbles/viewport"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/internal/textfmt"
@@ -49,11 +49,11 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 	ta.Prompt = "│ "
 	ta.SetHeight(3)
 	ta.CharLimit = 0
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"))
 	ta.Focus()
-	sp := spinner.New()
-	sp.Spinner = spinner.Dot
-	return &model{eng: eng, st: st, md: md, ta: ta, sp: sp, vp: viewport.New(80, 20), streaming: -1,
+	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
+	vp := viewport.New(viewport.WithWidth(80), viewport.WithHeight(20))
+	return &model{eng: eng, st: st, md: md, ta: ta, sp: sp, vp: vp, streaming: -1,
 		calls: map[string]int{}, noted: map[string]bool{}, width: 80, high: 24}
 }
 
@@ -77,7 +77,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ta.SetWidth(msg.Width)
 		m.refresh()
 		return m, nil
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case spinner.TickMsg:
 		var cmd tea.Cmd
@@ -113,12 +113,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // key handles a key press: the prompt shown first, then the keys of the
 // chat, then the input box.
-func (m *model) key(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyCtrlC {
+func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "ctrl+c" {
 		return m.ctrlc()
 	}
 	m.ctrlC = false
-	if k.Type == tea.KeyEsc {
+	if k.String() == "esc" {
 		if m.running {
 			m.eng.interrupt()
 			m.asks = nil
@@ -131,14 +131,14 @@ func (m *model) key(k tea.KeyMsg) tea.Cmd {
 		m.answer(k.String())
 		return nil
 	}
-	switch k.Type {
-	case tea.KeyPgUp:
+	switch k.String() {
+	case "pgup":
 		m.vp.PageUp()
 		return nil
-	case tea.KeyPgDown:
+	case "pgdown":
 		m.vp.PageDown()
 		return nil
-	case tea.KeyEnter:
+	case "enter":
 		return m.submit()
 	}
 	var cmd tea.Cmd

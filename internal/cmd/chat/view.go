@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/pricing"
@@ -46,19 +47,19 @@ type styles struct {
 	user, dim, ok, bad, steer, status, ask lipgloss.Style
 }
 
-// newStyles styles for r's terminal (nil: no colour).
-func newStyles(r *lipgloss.Renderer) styles {
-	if r == nil {
+// newStyles are the chat's styles, plain without colour.
+func newStyles(color bool) styles {
+	if !color {
 		return styles{}
 	}
 	return styles{
-		user:   r.NewStyle().Bold(true),
-		dim:    r.NewStyle().Faint(true),
-		ok:     r.NewStyle().Foreground(lipgloss.Color("2")),
-		bad:    r.NewStyle().Foreground(lipgloss.Color("1")),
-		steer:  r.NewStyle().Foreground(lipgloss.Color("5")),
-		status: r.NewStyle().Reverse(true),
-		ask:    r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("3")),
+		user:   lipgloss.NewStyle().Bold(true),
+		dim:    lipgloss.NewStyle().Faint(true),
+		ok:     lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		bad:    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
+		steer:  lipgloss.NewStyle().Foreground(lipgloss.Color("5")),
+		status: lipgloss.NewStyle().Reverse(true),
+		ask:    lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("3")),
 	}
 }
 
@@ -208,14 +209,15 @@ func (m *model) layout() {
 	if h < 3 {
 		h = 3
 	}
-	m.vp.Width, m.vp.Height = m.width, h
+	m.vp.SetWidth(m.width)
+	m.vp.SetHeight(h)
 }
 
 // refresh lays the conversation out again, following its end unless the
 // person scrolled up.
 func (m *model) refresh() {
 	m.layout()
-	follow := m.vp.AtBottom() || m.vp.TotalLineCount() <= m.vp.Height
+	follow := m.vp.AtBottom() || m.vp.TotalLineCount() <= m.vp.Height()
 	parts := make([]string, 0, len(m.entries))
 	for i := range m.entries {
 		e := &m.entries[i]
@@ -233,7 +235,8 @@ func (m *model) refresh() {
 	}
 }
 
-func (m *model) View() string {
+// View is the screen, on the alternate screen as a full-window program.
+func (m *model) View() tea.View {
 	parts := []string{m.vp.View()}
 	if a := m.askView(); a != "" {
 		parts = append(parts, a)
@@ -243,5 +246,7 @@ func (m *model) View() string {
 		line = m.sp.View() + line
 	}
 	parts = append(parts, m.st.status.Render(textfmt.Clip(line, m.width)), m.ta.View())
-	return strings.Join(parts, "\n")
+	v := tea.NewView(strings.Join(parts, "\n"))
+	v.AltScreen = true
+	return v
 }
