@@ -71,8 +71,8 @@ func ReadDirTotals(dir string, keep func(transcript.Meta) bool, limit int) (read
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return newerFirst(out[i].Meta, out[j].Meta) })
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
+	if limit > 0 {
+		out = out[:min(limit, len(out))]
 		Parallel(len(out), func(i int) { readTail(&out[i]) })
 	}
 	return out, skippedFiles, nil
