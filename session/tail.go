@@ -13,10 +13,16 @@ import (
 	"github.com/mecha-agent/mecha/transcript"
 )
 
-// tailSize is how much of the end of a transcript ReadDirTotals reads
-// looking for its last summary: enough for any summary line mecha writes,
-// small enough that a session costs about the same whatever its size.
-const tailSize = 64 << 10
+// tailSize is how much of the end of a transcript ReadDirTotals reads at
+// most looking for its last summary: enough for any summary line mecha
+// writes, small enough that a session costs about the same whatever its
+// size. It first reads tailFirst bytes, a page, which hold a summary line
+// as mecha writes it (a few hundred bytes); only a longer last line makes
+// it read the rest.
+const (
+	tailSize  = 64 << 10
+	tailFirst = 4 << 10
+)
 
 var tailBufs = sync.Pool{New: func() any { b := make([]byte, tailSize); return &b }}
 
@@ -143,13 +149,38 @@ func sumTotals(sums []*transcript.Summary) (turns int, stop string, finished boo
 	return turns, stop, len(sums) > 0
 }
 
-// tailSummary reads the last len(buf) bytes of a file of size bytes (or
-// all of it, when shorter) with pread and returns its last line when that
-// is a complete summary record carrying session_turns. It returns nil
+// tailSummary reads the end of a file of size bytes with pread (its last
+// page, then, when the last line is longer, its last len(buf) bytes, or
+// all of it when shorter) and returns its last line when that is a
+// complete summary record carrying session_turns. It returns nil
 // when the answer needs the whole file: the file does not end with a
 // newline (a torn or growing last line), the last line starts before the
 // bytes read, or it is anything else.
 func tailSummary(fd int, size int64, buf []byte) (*transcript.Summary, error) {
+	line, err := lastLine(fd, size, buf[:min(tailFirst, len(buf))])
+	if err == nil && line == nil && size > tailFirst && len(buf) > tailFirst {
+		line, err = lastLine(fd, size, buf)
+	}
+	if line == nil || err != nil {
+		return nil, err
+	}
+	if summary, known := canonicalKind(line); !summary || !known {
+		return nil, nil
+	}
+	rec, err := transcript.Decode(line)
+	if err != nil {
+		return nil, nil
+	}
+	if s, ok := rec.(*transcript.Summary); ok && s.SessionTurns != nil {
+		return s, nil
+	}
+	return nil, nil
+}
+
+// lastLine reads the last len(buf) bytes of a file of size bytes (or all
+// of it) and returns its last line without the newline, or nil when the
+// file does not end with one or the line starts before the bytes read.
+func lastLine(fd int, size int64, buf []byte) ([]byte, error) {
 	if size <= 0 {
 		return nil, nil
 	}
@@ -167,18 +198,7 @@ func tailSummary(fd int, size int64, buf []byte) (*transcript.Summary, error) {
 	if i < 0 {
 		return nil, nil // the whole tail is one line: the header, or longer
 	}
-	line := buf[i+1 : n-1]
-	if summary, known := canonicalKind(line); !summary || !known {
-		return nil, nil
-	}
-	rec, err := transcript.Decode(line)
-	if err != nil {
-		return nil, nil
-	}
-	if s, ok := rec.(*transcript.Summary); ok && s.SessionTurns != nil {
-		return s, nil
-	}
-	return nil, nil
+	return buf[i+1 : n-1], nil
 }
 
 // errShrunk is a file that became shorter than fstat said while it was read.

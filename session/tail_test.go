@@ -43,6 +43,7 @@ func TestReadDirTotalsTail(t *testing.T) {
 	}{
 		{"summary last, file shorter than the tail", head + early + last, true, 99, "max_turns"},
 		{"summary last, tail starts mid-line", head + early + big + last, true, 99, "max_turns"},
+		{"summary longer than the first read", head + early + big + strings.TrimSuffix(last, "}\n") + `,"model":"` + strings.Repeat("m", 2*tailFirst) + "\"}\n", true, 99, "max_turns"},
 		{"summary then a running attach's config", head + early + big + last + config, false, 3, "max_turns"},
 		{"no summary", head + big + config, false, 0, ""},
 		{"header only", head, false, 0, ""},
