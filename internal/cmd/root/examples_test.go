@@ -84,7 +84,7 @@ func exampleArgs(line string) ([]string, bool) {
 		if w == "mecha" {
 			var args []string
 			for _, a := range words[i+1:] {
-				if a == "|" || a == ">" || a == "<" || a == "&&" || a == ";" || strings.HasPrefix(a, ">") {
+				if a == "|" || a == ">" || a == "<" || a == "&&" || a == ";" || strings.HasPrefix(a, ">") || strings.HasPrefix(a, "#") {
 					break
 				}
 				args = append(args, a)
