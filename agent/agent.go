@@ -49,6 +49,9 @@ type History struct {
 	Taint transcript.Taint
 	// TaintWhy says where Taint came from, for the interlock's messages.
 	TaintWhy string
+	// Turns is the turns of the session's earlier runs (its summaries'
+	// sum), which the run's summary adds its own to as session_turns.
+	Turns int
 }
 
 // HistoryOf is what a run resumed from s starts from: the conversation as
@@ -63,8 +66,11 @@ func HistoryOf(s *session.Session) History {
 			uncovered, textfmt.Plural(uncovered, "message", "messages"))
 	}
 	for _, r := range s.Records {
-		if _, ok := r.(*transcript.Compaction); ok {
+		switch r := r.(type) {
+		case *transcript.Compaction:
 			h.Compacted = true
+		case *transcript.Summary:
+			h.Turns = transcript.AddTurns(h.Turns, r.Turns)
 		}
 	}
 	return h
@@ -169,6 +175,8 @@ func Run(ctx context.Context, opts Options, prompt string) (*Result, error) {
 	}
 	sum := &transcript.Summary{Usage: r.res.Usage, Turns: r.res.Turns, Provider: r.cfg.Provider, Model: r.cfg.Model,
 		StopReason: r.res.StopReason, At: r.now()}
+	total := transcript.AddTurns(opts.History.Turns, r.res.Turns)
+	sum.SessionTurns = &total
 	if err != nil {
 		sum.Error = textfmt.OneLine(err.Error())
 	}

@@ -72,18 +72,39 @@ func body(size, line int) []byte {
 	return []byte(sb.String())
 }
 
+// withTotal returns a body whose closing summary carries session_turns, as
+// agent.Run writes it since listing reads it from the last line.
+func withTotal(body []byte) []byte {
+	old, err := transcript.Encode(&transcript.Summary{Usage: transcript.Usage{InputTokens: 1000, OutputTokens: 200}, Turns: 3,
+		Provider: "anthropic", Model: "claude-opus-5"})
+	if err != nil || !strings.HasSuffix(string(body), string(old)) {
+		panic("the body does not end with its summary")
+	}
+	turns := 3
+	line, _ := transcript.Encode(&transcript.Summary{Usage: transcript.Usage{InputTokens: 1000, OutputTokens: 200}, Turns: 3,
+		Provider: "anthropic", Model: "claude-opus-5", SessionTurns: &turns})
+	return append(body[:len(body)-len(old):len(body)-len(old)], line...)
+}
+
 // store returns a directory of n sessions of about size bytes each,
 // creating it the first time.
-func store(b *testing.B, n, size int) string {
+func store(b *testing.B, n, size int) string { return storeOf(b, n, size, false) }
+
+// storeOf is store, with session_turns in the summaries when total.
+func storeOf(b *testing.B, n, size int, total bool) string {
 	b.Helper()
-	dir := filepath.Join(benchDir(b), fmt.Sprintf("store-%d-%d", n, size))
+	name := fmt.Sprintf("store-%d-%d", n, size)
+	if total {
+		name += "-total"
+	}
+	dir := filepath.Join(benchDir(b), name)
 	done := filepath.Join(dir, ".complete")
 	if _, err := os.Stat(done); err == nil {
 		return dir
 	}
 	b.Logf("writing %d sessions of %d bytes to %s (once)", n, size, dir)
 	os.RemoveAll(dir)
-	if err := writeStore(dir, n, size, 64<<10); err != nil {
+	if err := writeStoreOf(dir, n, size, 64<<10, total); err != nil {
 		b.Fatal(err)
 	}
 	if err := os.WriteFile(done, nil, 0o600); err != nil {
@@ -94,11 +115,18 @@ func store(b *testing.B, n, size int) string {
 
 // writeStore writes n sessions of about size bytes, whose tool results are
 // about line bytes each, into dir.
-func writeStore(dir string, n, size, line int) error {
+func writeStore(dir string, n, size, line int) error { return writeStoreOf(dir, n, size, line, false) }
+
+// writeStoreOf is writeStore, with session_turns in the summaries when
+// total.
+func writeStoreOf(dir string, n, size, line int, total bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	rest := body(size, line)
+	if total {
+		rest = withTotal(rest)
+	}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	errs := make([]error, n)
 	Parallel(n, func(i int) {
@@ -143,6 +171,43 @@ func BenchmarkList(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/session")
 		})
+	}
+}
+
+// listShapes are the stores listing with turns and stop reasons is
+// measured on: the shapes the listing figures were first quoted for, and
+// many mid-sized transcripts.
+var listShapes = []struct{ n, size int }{{1000, 1 << 10}, {1000, 1 << 20}, {10000, 8 << 10}}
+
+// BenchmarkListTotals lists with turns and stop reasons as sessions list
+// does (ReadDirTotals) on stores whose summaries carry session_turns (the
+// last line answers: "tail") and on the same stores written before the
+// field (every file read whole: "full"), against head -qn1 over the same
+// files in the same run.
+func BenchmarkListTotals(b *testing.B) {
+	for _, sh := range listShapes {
+		for _, total := range []bool{true, false} {
+			dir := storeOf(b, sh.n, sh.size, total)
+			files := sessionFiles(b, dir)
+			path := map[bool]string{true: "tail", false: "full"}[total]
+			b.Run(fmt.Sprintf("n=%d/size=%s/%s", sh.n, human(sh.size), path), func(b *testing.B) {
+				for b.Loop() {
+					read, _, err := ReadDirTotals(dir, nil, 0)
+					if err != nil || len(read) != sh.n || read[0].Tail != total || read[0].Turns != 3 {
+						b.Fatalf("%v: %d sessions, %+v", err, len(read), read[0])
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(sh.n), "ns/session")
+			})
+			b.Run(fmt.Sprintf("n=%d/size=%s/%s-head-qn1", sh.n, human(sh.size), path), func(b *testing.B) {
+				for b.Loop() {
+					if err := exec.Command("head", append([]string{"-qn1"}, files...)...).Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(sh.n), "ns/session")
+			})
+		}
 	}
 }
 

@@ -43,6 +43,12 @@ func peekMeta(path string) (transcript.Meta, string, error) {
 		return transcript.Meta{}, "", fmt.Errorf("session: %w", err)
 	}
 	defer syscall.Close(fd)
+	return headerFD(fd, path)
+}
+
+// headerFD reads the header from an open descriptor at its current offset
+// (the start), usually in one small read.
+func headerFD(fd int, path string) (transcript.Meta, string, error) {
 	bp := headerBufs.Get().(*[]byte)
 	defer headerBufs.Put(bp)
 	buf := (*bp)[:cap(*bp)]

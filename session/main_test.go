@@ -134,7 +134,8 @@ func childWriteStore() int {
 		}
 		nums[i] = n
 	}
-	if err := writeStore(os.Getenv("MECHA_STORE_DIR"), nums[0], nums[1], nums[2]); err != nil {
+	total := os.Getenv("MECHA_STORE_TOTAL") == "1" // summaries with session_turns
+	if err := writeStoreOf(os.Getenv("MECHA_STORE_DIR"), nums[0], nums[1], nums[2], total); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -155,9 +155,15 @@
 // summary, written when a run finishes: the tokens it used and how many
 // model turns it took, with the provider and model they were spent on and
 // why the run stopped. The usage of a session is the sum of its summaries; a
-// session that died before writing one totals zero.
+// session that died before writing one totals zero. A run's summary also
+// carries session_turns: the turns of the whole session so far, its own
+// included (a running total over the runs of a resumed session). It lets a
+// lister take the session's turns from the last line of the file without
+// reading the rest; it is redundant, never added up (totals add turns),
+// and absent from summaries written before it existed, which readers
+// then count the long way.
 //
-//	{"record":"summary","usage":{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":0,"cache_write_tokens":0},"turns":3,"provider":"anthropic","model":"claude-opus-5","stop_reason":"end_turn"}
+//	{"record":"summary","usage":{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":0,"cache_write_tokens":0},"turns":3,"provider":"anthropic","model":"claude-opus-5","stop_reason":"end_turn","session_turns":5}
 //
 // compaction, written when the conversation grew past the configured size
 // and older messages were summarised by the model. From that point the model

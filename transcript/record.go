@@ -292,6 +292,13 @@ type Summary struct {
 	StopReason string    `json:"stop_reason,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	At         time.Time `json:"at,omitzero"`
+	// SessionTurns is the session's turns up to and including this run
+	// (the earlier summaries' Turns plus this one's), so that a reader
+	// can take a session's total from its last summary alone. Nil in
+	// transcripts that predate it and in summaries written by something
+	// other than a run. Only for that shortcut: sums over summaries add
+	// Turns, never this.
+	SessionTurns *int `json:"session_turns,omitempty"`
 }
 
 // Compaction records that the conversation the model sees was compacted:

@@ -48,8 +48,8 @@ why the last run stopped, and title. A session with no stop reason is
 running, or died before its run finished.
 
 The filters read only each transcript's first line; the turns and the stop
-reason come from the summary records of the sessions kept, read in the same
-pass. Kinds are run, replay, rerun, reflection, serve (mcp serve), proxy
+reason of the sessions shown come from their last summary record, usually
+read from the end of the file alone. Kinds are run, replay, rerun, reflection, serve (mcp serve), proxy
 (mcp proxy) and imported; --kind takes several, comma-separated or repeated.
 --no-replays hides replays and reruns (sessions that redo another one),
 --no-children the child runs subagents start.`,
@@ -179,10 +179,8 @@ func (opts *ListOptions) keep() (func(transcript.Meta) bool, error) {
 
 // listed is one row of the listing.
 type listed struct {
-	session.Summarized
-	kind  string
-	turns int
-	stop  string
+	session.Totals
+	kind string
 }
 
 type listJSON struct {
@@ -212,9 +210,9 @@ func listRun(opts *ListOptions) error {
 	// less often while it runs (the heap stays small: a few hundred bytes a
 	// session).
 	defer opts.Env.TuneGC(800)()
-	// One pass: each header is filtered as it is read, and only the
-	// sessions kept are read on for their summaries.
-	read, skipped, err := session.ReadDirSummaries(dir, keep)
+	// Each header is filtered as it is read; the sessions shown are read
+	// on for their totals, usually from their last line alone.
+	read, skipped, err := session.ReadDirTotals(dir, keep, opts.Limit)
 	if err != nil {
 		return err
 	}
@@ -222,15 +220,7 @@ func listRun(opts *ListOptions) error {
 	rows := make([]listed, 0, len(read))
 	for _, s := range read {
 		opts.Env.NoteForeignID(s.Path, s.HeaderID)
-		row := listed{Summarized: s, kind: session.Kind(&s.Meta)}
-		for _, sum := range s.Summaries {
-			row.turns = transcript.AddTurns(row.turns, sum.Turns)
-			row.stop = sum.StopReason
-		}
-		rows = append(rows, row)
-	}
-	if opts.Limit > 0 && len(rows) > opts.Limit {
-		rows = rows[:opts.Limit]
+		rows = append(rows, listed{Totals: s, kind: session.Kind(&s.Meta)})
 	}
 	if opts.JSON {
 		return writeListJSON(opts.Env, rows)
@@ -260,7 +250,7 @@ func writeListJSON(env *cmdutil.Env, rows []listed) error {
 	for i, r := range rows {
 		m := r.Meta
 		line.Reset()
-		if err := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.turns, r.stop, m.Parent, r.Path}); err != nil {
+		if err := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, r.Path}); err != nil {
 			return err
 		}
 		if i > 0 {

@@ -19,12 +19,12 @@ func writeListTable(env *cmdutil.Env, rows []listed) error {
 	idW, modelW, turnsW, stopW := len("ID"), len("PROVIDER/MODEL"), len("TURNS"), len("STOP")
 	for i, r := range rows {
 		m := r.Meta
-		c := cells{id: textfmt.VisibleLine(m.ID), model: textfmt.VisibleLine(m.Provider + "/" + m.Model), turns: textfmt.Count(r.turns), stop: "—"}
-		if len(r.Summaries) == 0 {
+		c := cells{id: textfmt.VisibleLine(m.ID), model: textfmt.VisibleLine(m.Provider + "/" + m.Model), turns: textfmt.Count(r.Turns), stop: "—"}
+		if !r.Finished {
 			c.turns = "—"
 		}
-		if r.stop != "" {
-			c.stop = textfmt.Clip(textfmt.VisibleLine(r.stop), 20)
+		if r.Stop != "" {
+			c.stop = textfmt.Clip(textfmt.VisibleLine(r.Stop), 20)
 		}
 		all[i] = c
 		idW = max(idW, width(c.id))
