@@ -247,8 +247,9 @@ func Write(store *session.Store, id, source string, created time.Time, c *Conver
 	// What another harness let in has unknown provenance: armed.
 	recs = append(recs, &transcript.Taint{Private: true, Untrusted: true})
 	if c.HasUsage || c.Turns > 0 {
+		turns := c.Turns // the whole session is this one summary's
 		recs = append(recs, &transcript.Summary{Usage: c.Usage, Turns: c.Turns, Provider: c.Provider, Model: c.Model,
-			StopReason: "imported"})
+			StopReason: "imported", SessionTurns: &turns})
 	}
 	return w.Append(recs...)
 }

@@ -210,7 +210,7 @@ func TestFileIsIdempotentAndArmed(t *testing.T) {
 	if taint == nil || !taint.Private || !taint.Untrusted {
 		t.Fatalf("taint %+v: imported content must be armed", taint)
 	}
-	if sum == nil || sum.Usage.OutputTokens != 66 {
+	if sum == nil || sum.Usage.OutputTokens != 66 || sum.SessionTurns == nil || *sum.SessionTurns != sum.Turns {
 		t.Fatalf("summary %+v", sum)
 	}
 	raw, _ := os.ReadFile(ents[0])

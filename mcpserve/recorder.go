@@ -148,7 +148,8 @@ func (r *Recorder) Close() error {
 	if r.w == nil {
 		return nil
 	}
-	sum := &transcript.Summary{Provider: r.Meta.Provider, StopReason: "closed", At: r.now()}
+	none := 0 // a server's session has no model turns: listing reads it from the tail
+	sum := &transcript.Summary{Provider: r.Meta.Provider, StopReason: "closed", At: r.now(), SessionTurns: &none}
 	if r.err == nil {
 		r.appendLocked(sum)
 		if err := r.w.Close(); err != nil {

@@ -177,7 +177,7 @@ func TestServeRecordsEveryCall(t *testing.T) {
 			t.Errorf("call %d content %s started %v took %v", i, c.Content, c.StartedAt, c.DurationMS)
 		}
 	}
-	if s, ok := l.Records[len(l.Records)-1].(*transcript.Summary); !ok || s.StopReason != "closed" {
+	if s, ok := l.Records[len(l.Records)-1].(*transcript.Summary); !ok || s.StopReason != "closed" || s.SessionTurns == nil || *s.SessionTurns != 0 {
 		t.Errorf("last record %#v", l.Records[len(l.Records)-1])
 	}
 }

@@ -161,7 +161,8 @@
 // lister take the session's turns from the last line of the file without
 // reading the rest; it is redundant, never added up (totals add turns),
 // and absent from summaries written before it existed, which readers
-// then count the long way.
+// then count the long way. An import's one summary and an MCP server's or
+// proxy's closing summary (0: no model turns) carry it too.
 //
 //	{"record":"summary","usage":{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":0,"cache_write_tokens":0},"turns":3,"provider":"anthropic","model":"claude-opus-5","stop_reason":"end_turn","session_turns":5}
 //
