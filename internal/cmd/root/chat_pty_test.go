@@ -5,12 +5,15 @@ package root
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
@@ -18,15 +21,19 @@ import (
 	"github.com/mecha-agent/mecha/session"
 )
 
-// ptyScreen is a command on a pseudo-terminal, and what it wrote there.
+// ptyScreen is a command on a pseudo-terminal, what it wrote there, and
+// the screen a terminal would show for it: the chat redraws only the cells
+// that change, so a line of text may arrive in pieces, wherever the
+// cursor is sent; only the screen holds it whole.
 type ptyScreen struct {
-	t    *testing.T
-	ptmx *os.File
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	seen int
-	done chan int
-	err  bytes.Buffer
+	t      *testing.T
+	ptmx   *os.File
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	screen *vt.Emulator
+	seen   int
+	done   chan int
+	err    bytes.Buffer
 }
 
 // onPTY runs "mecha ARGS" on a fresh pseudo-terminal, as a person would.
@@ -40,7 +47,11 @@ func onPTY(t *testing.T, vars map[string]string, args ...string) *ptyScreen {
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 30, Cols: 100}); err != nil {
 		t.Fatal(err)
 	}
-	s := &ptyScreen{t: t, ptmx: ptmx, done: make(chan int, 1)}
+	s := &ptyScreen{t: t, ptmx: ptmx, done: make(chan int, 1), screen: vt.NewEmulator(100, 30)}
+	// The emulator answers the program's queries through its reader; a
+	// terminal's answers are not needed here, so they are dropped (unread,
+	// they would block its writes).
+	go io.Copy(io.Discard, s.screen)
 	env := &cmdutil.Env{In: tty, Out: tty, Err: &s.err, InTTY: true, OutTTY: true, Getenv: func(k string) string { return vars[k] }}
 	go func() {
 		buf := make([]byte, 4096)
@@ -48,6 +59,7 @@ func onPTY(t *testing.T, vars map[string]string, args ...string) *ptyScreen {
 			n, err := ptmx.Read(buf)
 			s.mu.Lock()
 			s.buf.Write(buf[:n])
+			s.screen.Write(buf[:n])
 			s.mu.Unlock()
 			if err != nil {
 				return
@@ -58,23 +70,31 @@ func onPTY(t *testing.T, vars map[string]string, args ...string) *ptyScreen {
 	return s
 }
 
-// waitFor waits until the terminal shows want after what was last waited
-// for (the time limit only guards against a hang).
+// waitFor waits until the terminal shows want: a control sequence (one
+// starting with ESC) among the bytes written after what was last waited
+// for, any other text on the screen (the time limit only guards against a
+// hang).
 func (s *ptyScreen) waitFor(want string) {
 	s.t.Helper()
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		s.mu.Lock()
 		b := s.buf.Bytes()
-		i := bytes.Index(b[s.seen:], []byte(want))
-		if i >= 0 {
-			s.seen += i + len(want)
+		found := false
+		if strings.HasPrefix(want, "\x1b") {
+			if i := bytes.Index(b[s.seen:], []byte(want)); i >= 0 {
+				s.seen += i + len(want)
+				found = true
+			}
+		} else {
+			found = strings.Contains(s.screen.String(), want)
 		}
+		screen := s.screen.String()
 		s.mu.Unlock()
-		if i >= 0 {
+		if found {
 			return
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("the terminal never showed %q; it shows %q", want, b[max(0, len(b)-2000):])
+			s.t.Fatalf("the terminal never showed %q; the screen:\n%s\nthe last bytes: %q", want, screen, b[max(0, len(b)-2000):])
 		}
 	}
 }
