@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mecha-agent/mecha/internal/config"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/sandbox"
 	"github.com/mecha-agent/mecha/session"
 )
@@ -148,6 +149,17 @@ func (e *Env) Config() (*config.Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// ForOut is text as Out may be given it: on a terminal, with every control
+// character and escape sequence made visible (textfmt.Visible), so nothing
+// a model, a tool or a server wrote acts on it; to a pipe or a file, byte
+// for byte.
+func (e *Env) ForOut(text string) string {
+	if e.OutTTY {
+		return textfmt.Visible(text)
+	}
+	return text
 }
 
 // LoadSession resolves arg (as ResolveSession does), loads the session

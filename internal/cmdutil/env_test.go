@@ -39,3 +39,15 @@ func TestConfigDefaultProvider(t *testing.T) {
 		}
 	}
 }
+
+// TestForOut: text for a terminal is made visible, for a pipe left whole.
+func TestForOut(t *testing.T) {
+	t.Parallel()
+	hostile := "a\x1b]0;t\x07b\n"
+	if got := (&Env{OutTTY: true}).ForOut(hostile); got != `a\x1b]0;t\x07b`+"\n" {
+		t.Errorf("terminal: %q", got)
+	}
+	if got := (&Env{}).ForOut(hostile); got != hostile {
+		t.Errorf("pipe: %q", got)
+	}
+}

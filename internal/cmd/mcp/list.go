@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/internal/cmdutil"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/tool/mcp"
 )
 
@@ -79,17 +80,20 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		fmt.Fprintln(opts.Env.Out, "no MCP servers configured ([mcp.servers.NAME] in config.toml, or --mcp-config FILE)")
 		return nil
 	}
+	// What a server says of itself (its name, version, tool names, errors)
+	// is shown on one line each, made visible: a server may be hostile.
+	show := func(s string) string { return textfmt.VisibleLine(s) }
 	for i, l := range out {
-		fmt.Fprintf(opts.Env.Out, "%s  %s  %s", l.Name, describeServer(set.Servers()[i]), l.Status)
+		fmt.Fprintf(opts.Env.Out, "%s  %s  %s", l.Name, show(describeServer(set.Servers()[i])), l.Status)
 		switch l.Status {
 		case "connected":
-			fmt.Fprintf(opts.Env.Out, "  %s %s (protocol %s)", l.ServerName, l.ServerVersion, l.ProtocolVersion)
+			fmt.Fprintf(opts.Env.Out, "  %s %s (protocol %s)", show(l.ServerName), show(l.ServerVersion), show(l.ProtocolVersion))
 		case "failed":
-			fmt.Fprintf(opts.Env.Out, ": %s", l.Error)
+			fmt.Fprintf(opts.Env.Out, ": %s", show(l.Error))
 		}
 		fmt.Fprintln(opts.Env.Out)
 		for _, t := range l.Tools {
-			fmt.Fprintf(opts.Env.Out, "  %s  %s\n", t.Name, strings.Join(t.Capabilities, ", "))
+			fmt.Fprintf(opts.Env.Out, "  %s  %s\n", show(t.Name), strings.Join(t.Capabilities, ", "))
 		}
 	}
 	return nil

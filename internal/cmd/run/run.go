@@ -541,14 +541,3 @@ func finish(opts *Options, out *output, rec *session.Lazy, res *agent.Result, ru
 	}
 	return nil
 }
-
-// terminalText is the answer as it is printed: through textfmt.Visible
-// when standard output is a terminal, which must not act on what a model
-// wrote; untouched when it is a pipe or a file, which get the model's
-// text byte for byte.
-func terminalText(env *cmdutil.Env, text string) string {
-	if env.OutTTY {
-		return textfmt.Visible(text)
-	}
-	return text
-}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -96,7 +97,9 @@ func scriptRun(opts *Options) error {
 		return err
 	}
 	if opts.Output == "-" {
-		_, err := opts.Env.Out.Write(buf.Bytes())
+		// On a terminal the script is for reading: what a session recorded
+		// (a here-document's text) must not act on it. A pipe gets it whole.
+		_, err := io.WriteString(opts.Env.Out, opts.Env.ForOut(buf.String()))
 		return err
 	}
 	out, err := outputPath(opts, calls.Meta.ID)

@@ -164,7 +164,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if opts.JSON {
 		err = cmdutil.WriteJSON(opts.Env.Out, callResult{opts.Name, input, res.Content, res.IsError})
 	} else {
-		err = writeContent(opts.Env.Out, res.Content)
+		err = writeContent(opts.Env.Out, opts.Env.ForOut(res.Content))
 	}
 	if err != nil {
 		return err

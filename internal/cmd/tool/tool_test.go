@@ -96,3 +96,28 @@ func TestCallRuns(t *testing.T) {
 		t.Errorf("stdin not an object: %v, want a usage error", err)
 	}
 }
+
+// TestCallOutputOnATerminal: a result holding a set-title sequence is
+// shown escaped on a terminal and passed byte for byte to a pipe (the
+// control: the bytes are there to escape).
+func TestCallOutputOnATerminal(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	hostile := "before\x1b]0;pwned\x07after\n"
+	if err := os.WriteFile(filepath.Join(ws, "evil.txt"), []byte(hostile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tty := range []bool{true, false} {
+		var out bytes.Buffer
+		env := &cmdutil.Env{In: strings.NewReader(""), Out: &out, OutTTY: tty, Err: &bytes.Buffer{}}
+		if err := cmdtest.Execute(NewCmdCall(env, nil), "fs_read", `{"path":"evil.txt"}`, "-w", ws); err != nil {
+			t.Fatal(err)
+		}
+		switch got := out.String(); {
+		case tty && got != `before\x1b]0;pwned\x07after`+"\n":
+			t.Errorf("terminal: %q", got)
+		case !tty && got != hostile:
+			t.Errorf("pipe: %q", got)
+		}
+	}
+}
