@@ -19,24 +19,9 @@
 # written under a temporary directory (TMPDIR) and removed at exit.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-7}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-bins=("$@")
-if [ ${#bins[@]} -eq 0 ]; then
-	(cd "$root" && go build -o "$tmp/mecha" ./cmd/mecha)
-	bins=("$tmp/mecha")
-fi
-# The session package's test binary writes the stores (its write-store
-# child mode), with the same generator as BenchmarkListTotals.
-(cd "$root" && go test -c -o "$tmp/session.test" ./session)
-mkdir -p "$tmp/home"
-
-now() { date +%s%N; }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# shellcheck source=scripts/bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"
 
 run() { # run INDEX DIR: 0 is head, i > 0 is bins[i-1]
 	if [ "$1" -eq 0 ]; then
@@ -56,16 +41,7 @@ for shape in "1000 1024" "1000 1048576" "10000 8192"; do
 		what=full
 		[ "$total" = 1 ] && what=tail
 		echo "== $n sessions x $((size / 1024)) KB, $what ($(du -sh "$dir" | cut -f1)), $rounds rounds"
-		for i in "${!names[@]}"; do run "$i" "$dir"; done # warm the cache
-		for i in "${!names[@]}"; do : >"$tmp/times.$i"; done
-		for ((r = 0; r < rounds; r++)); do
-			for ((k = 0; k < ${#names[@]}; k++)); do
-				i=$(((k + r) % ${#names[@]}))
-				start=$(now)
-				run "$i" "$dir"
-				echo $(($(now) - start)) >>"$tmp/times.$i"
-			done
-		done
+		rotate "$dir" ${#names[@]}
 		base=$(median <"$tmp/times.0")
 		for i in "${!names[@]}"; do
 			m=$(median <"$tmp/times.$i")

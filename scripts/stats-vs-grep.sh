@@ -16,25 +16,9 @@
 # written under a temporary directory (TMPDIR) and removed at exit.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${ROUNDS:-5}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-bins=("$@")
-if [ ${#bins[@]} -eq 0 ]; then
-	(cd "$root" && go build -o "$tmp/mecha" ./cmd/mecha)
-	bins=("$tmp/mecha")
-fi
-# The session package's test binary writes the stores (its write-store
-# child mode), with the same generator as BenchmarkStats.
-(cd "$root" && go test -c -o "$tmp/session.test" ./session)
-mkdir -p "$tmp/home"
-
-# now prints the wall clock in nanoseconds.
-now() { date +%s%N; }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# shellcheck source=scripts/bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"
 
 run() { # run INDEX DIR: 0 is grep, i > 0 is bins[i-1]
 	if [ "$1" -eq 0 ]; then
@@ -51,16 +35,7 @@ for shape in "10000 102400 4096" "1000 1048576 65536"; do
 	MECHA_SESSION_TEST_CHILD=write-store MECHA_STORE_DIR="$dir" MECHA_STORE_N="$n" \
 		MECHA_STORE_SIZE="$size" MECHA_STORE_LINE="$line" "$tmp/session.test"
 	echo "== $n sessions x $((size / 1024)) KB of $((line / 1024)) KB lines ($(du -sh "$dir" | cut -f1)), $rounds rounds"
-	for i in "${!names[@]}"; do run "$i" "$dir"; done # warm the cache
-	for i in "${!names[@]}"; do : >"$tmp/times.$i"; done
-	for ((r = 0; r < rounds; r++)); do
-		for ((k = 0; k < ${#names[@]}; k++)); do
-			i=$(((k + r) % ${#names[@]}))
-			start=$(now)
-			run "$i" "$dir"
-			echo $(($(now) - start)) >>"$tmp/times.$i"
-		done
-	done
+	rotate "$dir" ${#names[@]}
 	base=$(median <"$tmp/times.0")
 	for i in "${!names[@]}"; do
 		m=$(median <"$tmp/times.$i")
