@@ -159,15 +159,9 @@ type refusal struct{ msg string }
 
 func (r *refusal) Error() string { return r.msg }
 
-// Check reports whether a session can be replayed with today's tools,
-// without running anything.
-func Check(s *session.Session, tools ToolsFunc) (*Trajectory, error) {
-	traj, _, err := check(s, tools)
-	return traj, err
-}
-
-// check is Check that also returns the tools whose spec changed since the
-// recording (nil when the recording has no specs to compare with).
+// check reports whether a session can be replayed with today's tools,
+// without running anything, and returns the tools whose spec changed since
+// the recording (nil when the recording has no specs to compare with).
 func check(s *session.Session, tools ToolsFunc) (*Trajectory, []SpecChange, error) {
 	traj, err := Extract(s)
 	if err != nil {

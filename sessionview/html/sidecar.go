@@ -111,9 +111,6 @@ func (s *Sidecar) Files() int { return s.n }
 // last part in the sidecar.
 func (s *Sidecar) Parts() int { return max(1, s.parts) }
 
-// Dir is the sidecar's directory.
-func (s *Sidecar) Dir() string { return s.dir }
-
 // Commit puts the new texts in place, just before the page itself is
 // renamed into place: the previous directory is moved aside (Cleanup
 // removes it), and the new one, if the page links any text, renamed to
