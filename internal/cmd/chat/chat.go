@@ -86,6 +86,7 @@ Examples:
 	cmdutil.AddMCPFlags(cmd, &r.MCP)
 	f.StringVar(&r.SystemPromptFile, "system-prompt-file", "", "use the text of `FILE` as the system prompt")
 	f.BoolVar(&r.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
+	f.BoolVar(&r.NoProjectInstructions, "no-project-instructions", false, "do not add the workspace's AGENTS.md (or CLAUDE.md) to the system prompt")
 	f.BoolVar(&r.Yes, "yes", false, "allow every tool call without asking")
 	f.BoolVar(&r.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
 	f.StringVar(&r.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")

@@ -183,6 +183,7 @@ func (e *engine) prompt(ctx context.Context, text string) (*agent.Result, error)
 	if prev != nil {
 		history = agent.HistoryOf(prev)
 	}
+	history = run.LearnedTaint(history, rc)
 	quiet := *o
 	quietEnv := *e.env
 	quietEnv.Err = io.Discard // the screen shows the session in its status line

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/mecha-agent/mecha/agent"
 	"github.com/mecha-agent/mecha/internal/cmdutil"
 	"github.com/mecha-agent/mecha/internal/config"
 	"github.com/mecha-agent/mecha/sandbox"
@@ -23,6 +24,13 @@ func NewOptions(env *cmdutil.Env) *Options {
 // resumes (nil for a new one), as "mecha run" does.
 func ResolveConfig(opts *Options, cfg *config.Config, prev *session.Session) (transcript.Config, error) {
 	return buildRunConfig(opts, cfg, prev)
+}
+
+// LearnedTaint is the history an attach continues from with the taint of
+// its system prompt's learned rules merged in: a rule learned from private
+// reflections starts the attach private, before any tool runs.
+func LearnedTaint(h agent.History, rc transcript.Config) agent.History {
+	return learnedTaint(h, rc)
 }
 
 // StartRecord opens prev (or creates a session titled from opts.Title,
