@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
-	"github.com/mecha-agent/mecha/session"
-	"github.com/mecha-agent/mecha/transcript"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // Bounds of what a distilling model is sent.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mecha-agent/mecha/session"
-	"github.com/mecha-agent/mecha/transcript"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 func text(role, s string) *transcript.Message {

@@ -3,8 +3,8 @@ package learn
 import (
 	"time"
 
-	"github.com/mecha-agent/mecha/session"
-	"github.com/mecha-agent/mecha/transcript"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // PromptCovered records like the Lazy it wraps, and appends a taint

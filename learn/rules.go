@@ -9,7 +9,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
-	"github.com/mecha-agent/mecha/transcript"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // MaxRules is the most rules one distillation yields.

@@ -17,7 +17,7 @@ if [ ${#bins[@]} -eq 0 ]; then
 	(cd "$root" && go build -o "$tmp/mecha" ./cmd/mecha)
 	bins=("$tmp/mecha")
 fi
-(cd "$root" && go test -c -o "$tmp/session.test" ./session)
+(cd "$root" && go test -c -o "$tmp/session.test" ./record/session)
 mkdir -p "$tmp/home"
 
 # now prints the wall clock in nanoseconds.

@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"github.com/mecha-agent/mecha/internal/cmd/root"
+	"github.com/mecha-agent/mecha/cli/root"
 )
 
 func main() { os.Exit(root.Main(os.Args[1:])) }

@@ -1,0 +1,145 @@
+package chatcmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+)
+
+// answer is a person's answer to a permission prompt.
+type answer int
+
+const (
+	answerDeny answer = iota
+	answerOnce
+	answerAlways // this tool, for the rest of the session
+)
+
+// askMsg puts a call to the person; the answer goes back on reply.
+type askMsg struct {
+	req    tool.Request
+	detail string // what the call would do: a diff, a command, the arguments
+	reply  chan answer
+}
+
+// asker is the chat's tool.Asker: the gate's and the interlock's
+// questions become prompts on the screen, answered inline.
+type asker struct {
+	send func(tea.Msg)
+
+	mu        sync.Mutex
+	always    map[string]bool
+	workspace string
+}
+
+func (a *asker) setWorkspace(ws string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.workspace = ws
+}
+
+// reset forgets the tools allowed for the session (a new or another one).
+func (a *asker) reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.always = nil
+}
+
+// Confirm asks the person, unless the tool was allowed for the session. An
+// interlock's question (req.Reason set) is always asked: allowing a tool
+// once it could send private data out is a decision about this call.
+func (a *asker) Confirm(ctx context.Context, req tool.Request) (bool, error) {
+	a.mu.Lock()
+	ok, ws := a.always[req.Tool], a.workspace
+	a.mu.Unlock()
+	if ok && req.Reason == "" {
+		return true, nil
+	}
+	reply := make(chan answer, 1)
+	a.send(askMsg{req: req, detail: describeCall(ws, req), reply: reply})
+	select {
+	case ans := <-reply:
+		if ans == answerAlways {
+			a.mu.Lock()
+			if a.always == nil {
+				a.always = map[string]bool{}
+			}
+			a.always[req.Tool] = true
+			a.mu.Unlock()
+		}
+		return ans != answerDeny, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// maxDetailLines bounds what a prompt shows of a call.
+const maxDetailLines = 60
+
+// describeCall says what a call would do, for a person to judge: a write
+// or an edit as a diff, a command as its text, anything else as its
+// arguments. Everything is made visible (no control characters).
+func describeCall(workspace string, req tool.Request) string {
+	var in map[string]any
+	_ = json.Unmarshal(req.Input, &in)
+	str := func(k string) (string, bool) { s, ok := in[k].(string); return s, ok }
+	path, _ := str("path")
+	var out string
+	switch req.Tool {
+	case "fs_write":
+		content, _ := str("content")
+		out = unifiedDiff(path, readCurrent(workspace, path), content)
+	case "fs_edit":
+		old, _ := str("old_string")
+		repl, _ := str("new_string")
+		out = unifiedDiff(path, old, repl)
+	case "shell":
+		cmd, _ := str("command")
+		out = "$ " + cmd
+	default:
+		out = textfmt.JSON(req.Input, 4000)
+	}
+	text, more := textfmt.Bounded(textfmt.Visible(out), maxDetailLines, 16<<10)
+	if more != "" {
+		text += "\n" + more
+	}
+	return text
+}
+
+// readCurrent is the file a write would replace ("" when there is none),
+// read inside the workspace only.
+func readCurrent(workspace, path string) string {
+	if workspace == "" || path == "" {
+		return ""
+	}
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	b, err := root.ReadFile(path)
+	if err != nil || len(b) > 1<<20 {
+		return ""
+	}
+	return string(b)
+}
+
+func unifiedDiff(path, from, to string) string {
+	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(from), B: difflib.SplitLines(to),
+		FromFile: "a/" + path, ToFile: "b/" + path, Context: 3,
+	})
+	if err != nil || d == "" {
+		return fmt.Sprintf("%s: no change", path)
+	}
+	return strings.TrimRight(d, "\n")
+}

@@ -1,0 +1,266 @@
+// Package chat is "mecha chat" (and "mecha" alone on a terminal): the
+// interactive mode, a terminal UI on bubbletea over the same recorded
+// sessions as "mecha run".
+package chatcmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/cli/runcmd"
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+)
+
+// Options are the options of "mecha chat".
+type Options struct {
+	Env *cmdkit.Env
+	// Run holds the run flags a chat takes; each prompt is an attach
+	// resolved from them as "mecha run --resume" resolves one.
+	Run      *runcmd.Options
+	Resume   string
+	Continue bool
+	// Prompt, when given, is sent as the chat opens.
+	Prompt string
+	Given  func(name string) bool
+}
+
+// NewCmdChat builds "mecha chat". runF, when not nil, runs in place of the
+// command once its flags are parsed and checked (tests use it).
+func NewCmdChat(env *cmdkit.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Env: env, Run: runcmd.NewOptions(env)}
+	cmd := &cobra.Command{
+		Use:   `chat [--resume ID | -c] ["<prompt>"]`,
+		Short: "Talk to an agent in the terminal, every turn recorded as a session",
+		Long: `Open the interactive mode: a conversation above an input box, the model's
+text as it streams, each tool call as a line with its outcome, and a status
+line with the session, model, tokens, cost and taint. "mecha" alone on a
+terminal does the same.
+
+Each prompt is one run over the same session, recorded exactly as mecha run
+records it, so a chat can be listed, shown, resumed, replayed and scripted
+like any session. Calls that need permission are put to you inline (allow
+once, deny, or allow the tool for the rest of the session); a write or an
+edit shows its diff. What you send while tools run is steering: it goes to
+the model beside those tools' results. Esc interrupts a run; Ctrl-C twice
+quits. Type /help in the chat for its commands.
+
+Examples:
+  mecha chat
+  mecha chat -c                       # continue this workspace's newest session
+  mecha chat --resume last -m claude-opus-4-1
+  mecha chat -p local --read-only "what does this project do?"`,
+		Args: cmdkit.RangeArgs(0, 1, "the first prompt, if any (quote it)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Prompt = args[0]
+			}
+			opts.Given = cmdkit.Changed(cmd)
+			opts.Run.Given = opts.Given
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return chatRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	r := opts.Run
+	f.StringVarP(&r.Provider, "provider", "p", "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)")
+	f.StringVarP(&r.Model, "model", "m", "", "model (default: config.toml's [providers.NAME] model, else the provider's own)")
+	f.StringVarP(&r.Workspace, "workspace", "w", "", "the directory the tools work in (default: the current directory)")
+	f.StringVar(&opts.Resume, "resume", "", "continue the session `ID` (an id, a prefix or last)")
+	f.BoolVarP(&opts.Continue, "continue", "c", false, "continue the newest session of this workspace that is not a replay, rerun or reflection")
+	f.StringVar(&r.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
+	f.StringArrayVar(&r.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools)")
+	cmdkit.AddMCPFlags(cmd, &r.MCP)
+	f.StringVar(&r.SystemPromptFile, "system-prompt-file", "", "use the text of `FILE` as the system prompt")
+	f.BoolVar(&r.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
+	f.BoolVar(&r.NoProjectInstructions, "no-project-instructions", false, "do not add the workspace's AGENTS.md (or CLAUDE.md) to the system prompt")
+	f.BoolVar(&r.Yes, "yes", false, "allow every tool call without asking")
+	f.BoolVar(&r.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
+	f.StringVar(&r.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
+	r.Sandbox.Register(cmd)
+	cmdkit.RequestTimeoutFlag(cmd, &r.RequestTimeout)
+	return cmd
+}
+
+// validate checks the flags before anything is opened.
+func (o *Options) validate() error {
+	switch {
+	case o.Resume != "" && o.Continue:
+		return cmdkit.Usagef("--resume and -c both name the session to continue; give one")
+	case o.Resume == "" && o.Given != nil && o.Given("resume"):
+		return cmdkit.Usagef("--resume needs a session id (or %s)", cmdkit.LastSession)
+	}
+	if _, err := tool.ParseTrifecta(o.Run.Trifecta); err != nil || o.Run.Trifecta == "" {
+		return cmdkit.Usagef("--trifecta must be refuse, ask or off, not %q", o.Run.Trifecta)
+	}
+	if err := o.Run.Sandbox.Validate(); err != nil {
+		return err
+	}
+	_, err := cmdkit.PermissionMode(o.Run.Yes, o.Run.ReadOnly)
+	return err
+}
+
+// Interactive is "mecha" alone on a terminal: a chat with the defaults.
+func Interactive(ctx context.Context, env *cmdkit.Env) error {
+	return chatRun(ctx, &Options{Env: env, Run: runcmd.NewOptions(env)})
+}
+
+func chatRun(ctx context.Context, opts *Options) error {
+	if !opts.Env.InTTY || !opts.Env.OutTTY {
+		return cmdkit.Usagef("mecha chat needs a terminal on stdin and stdout (mecha run takes a task in scripts)")
+	}
+	var r relay
+	eng, m, err := setup(ctx, opts, r.send)
+	if err != nil {
+		return err
+	}
+	p := tea.NewProgram(m, programOptions(ctx, opts.Env)...)
+	r.attach(p.Send)
+	_, runErr := p.Run()
+	// Whatever ended the program, the run in progress ends first, its
+	// records closed, and the session is let go.
+	eng.interrupt()
+	eng.wait()
+	eng.close()
+	if _, id := eng.current(); id != "" {
+		fmt.Fprintf(opts.Env.Err, "session: %s (mecha chat --resume %s)\n", id, id)
+	}
+	if runErr != nil && ctx.Err() != nil {
+		return &cmdkit.InterruptedError{Msg: "interrupted; the transcript keeps everything up to here"}
+	}
+	return runErr
+}
+
+// programOptions run the program on the command's terminal, with the
+// command's environment (for the terminal's type and colours): with colour
+// off (NO_COLOR, TERM=dumb) styles keep their attributes and lose colours.
+func programOptions(ctx context.Context, env *cmdkit.Env) []tea.ProgramOption {
+	o := []tea.ProgramOption{tea.WithInput(env.In), tea.WithOutput(env.Out), tea.WithContext(ctx)}
+	if e := env.Environment(); e != nil {
+		o = append(o, tea.WithEnvironment(e))
+	}
+	if !env.Color() {
+		o = append(o, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	return o
+}
+
+// setup builds the chat: its configuration, the session it resumes, the
+// MCP servers, the engine and the screen. send delivers messages to the
+// program (the real one, or a test's).
+func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *model, error) {
+	cfg, err := opts.Env.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	path, err := sessionToResume(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	chatEnv := *opts.Env
+	chatEnv.Err = &noteWriter{send: send}
+	r := opts.Run
+	ws, err := cmdkit.WorkspaceDir(r.Workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmdkit.WorkspaceMCPNote(&chatEnv, ws, r.MCP)
+	servers, err := cmdkit.StartMCPFor(ctx, &chatEnv, cfg, r.MCP, ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng := &engine{env: &chatEnv, base: ctx, cfg: cfg, opts: r, given: opts.Given, overrides: map[string]bool{},
+		mcp: servers, asker: &asker{send: send}, send: send}
+	m := newModel(eng, newStyles(opts.Env.Color()), newMarkdown(opts.Env.Color()))
+	m.status.provider, m.status.model = r.Provider, r.Model
+	if !eng.isGiven("provider") && cfg.DefaultProvider != "" {
+		m.status.provider = cfg.DefaultProvider
+	}
+	if m.status.model == "" {
+		m.status.model = cmdkit.DefaultModel(cfg, m.status.provider)
+	}
+	m.first = strings.TrimSpace(opts.Prompt)
+	if path != "" {
+		s, err := eng.switchTo(path)
+		if err != nil {
+			eng.close()
+			return nil, nil, err
+		}
+		m.showSession(s)
+	}
+	return eng, m, nil
+}
+
+// sessionToResume is the session --resume or -c names ("" for a new one).
+func sessionToResume(opts *Options) (string, error) {
+	switch {
+	case opts.Resume != "":
+		return opts.Env.ResolveSession(opts.Resume)
+	case opts.Continue:
+		return opts.Env.ContinueID(opts.Run.Workspace)
+	}
+	return "", nil
+}
+
+// relay delivers messages to the program, keeping those sent before it
+// exists (notes written while the chat is set up).
+type relay struct {
+	mu      sync.Mutex
+	to      func(tea.Msg)
+	pending []tea.Msg
+}
+
+func (r *relay) send(msg tea.Msg) {
+	r.mu.Lock()
+	to := r.to
+	if to == nil {
+		r.pending = append(r.pending, msg)
+	}
+	r.mu.Unlock()
+	if to != nil {
+		to(msg)
+	}
+}
+
+// attach delivers to to (a program's Send) from now on, and sends what
+// was kept once the program reads its messages.
+func (r *relay) attach(to func(tea.Msg)) {
+	r.mu.Lock()
+	r.to = to
+	pending := r.pending
+	r.pending = nil
+	r.mu.Unlock()
+	go func() {
+		for _, msg := range pending {
+			to(msg)
+		}
+	}()
+}
+
+// noteWriter shows what the chat's commands write to their error stream
+// as lines of the conversation.
+type noteWriter struct {
+	send func(tea.Msg)
+}
+
+func (w *noteWriter) Write(p []byte) (int, error) {
+	if s := strings.TrimRight(string(p), "\n"); s != "" {
+		w.send(noteMsg(textfmt.Visible(s)))
+	}
+	return len(p), nil
+}
+
+var _ io.Writer = (*noteWriter)(nil)

@@ -1,0 +1,257 @@
+package chatcmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/cli/replaycmd"
+	"github.com/mecha-agent/mecha/cli/scriptcmd"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+const slashHelp = `/resume [ID]  switch to session ID (an id, a prefix or last); alone, list this workspace's sessions
+/new          start a new session with the next prompt
+/model NAME   use model NAME from the next prompt on (alone: say which)
+/cost         tokens and cost of this session so far
+/replay       replay this session so far against the current model, and report
+/script       write the script that redoes this session's tool calls, and say where
+/help         this list
+Enter sends; Alt-Enter, Shift-Enter or Ctrl-J starts a new line; text sent while tools run
+steers them (it goes beside their results); Esc interrupts a run; PgUp/PgDn
+scroll; Ctrl-C twice quits.`
+
+// slash runs a slash command.
+func (m *model) slash(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case "/help":
+		m.note(slashHelp)
+	case "/cost":
+		m.note(m.cost())
+	case "/model":
+		m.model(arg)
+	case "/new", "/resume", "/replay", "/script":
+		if m.running {
+			m.note(name + " waits for the run to end (Esc interrupts it)")
+			break
+		}
+		return m.sessionCommand(name, arg)
+	default:
+		m.note(fmt.Sprintf("unknown command %s; /help lists the commands", textfmt.Visible(textfmt.Clip(name, 40))))
+	}
+	m.refresh()
+	return nil
+}
+
+func (m *model) note(text string) { m.add(entry{kind: kNote, text: text}) }
+
+// sessionCommand runs the commands that need no run in progress.
+func (m *model) sessionCommand(name, arg string) tea.Cmd {
+	path, id := m.eng.current()
+	switch name {
+	case "/new":
+		if _, err := m.eng.switchTo(""); err != nil {
+			m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
+			break
+		}
+		m.entries, m.calls = nil, map[string]int{}
+		m.status = status{provider: m.status.provider, model: m.status.model}
+		m.note("new session: it is recorded with the first prompt")
+	case "/resume":
+		m.resume(arg)
+	case "/replay", "/script":
+		if path == "" {
+			m.note("nothing is recorded yet: send a prompt first")
+			break
+		}
+		m.note(name[1:] + " of " + id + "…")
+		m.refresh()
+		return m.background(name, id)
+	}
+	m.refresh()
+	return nil
+}
+
+// model changes the model of the next prompts' attaches.
+func (m *model) model(name string) {
+	if name == "" {
+		m.note(fmt.Sprintf("model: %s/%s", textfmt.Visible(m.status.provider), textfmt.Visible(m.status.model)))
+		return
+	}
+	m.eng.setModel(name)
+	m.status.model = name
+	m.note("model: " + textfmt.Visible(name) + " from the next prompt on")
+}
+
+// cost says the session's usage and cost so far.
+func (m *model) cost() string {
+	u, cost := m.status.totals(m.eng.cfg.Prices)
+	if cost == "—" {
+		cost += " (no price for it in config.toml)"
+	}
+	return fmt.Sprintf("tokens: %s in, %s out, %s cache read, %s cache write\ncost: %s",
+		textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), textfmt.Count(u.CacheReadTokens),
+		textfmt.Count(u.CacheWriteTokens), cost)
+}
+
+// resume switches to another session, or lists this workspace's.
+func (m *model) resume(arg string) {
+	if arg == "" {
+		m.note(m.eng.listSessions())
+		return
+	}
+	path, err := m.eng.env.ResolveSession(arg)
+	if cur, _ := m.eng.current(); err == nil && cur != "" && path == cur {
+		m.note("this chat is in that session already")
+		return
+	}
+	var s *session.Session
+	if err == nil {
+		s, err = m.eng.switchTo(path)
+	}
+	if err != nil {
+		m.add(entry{kind: kError, text: textfmt.Visible(textfmt.OneLine(err.Error()))})
+		return
+	}
+	m.showSession(s)
+}
+
+// showSession replaces the conversation with a session's.
+func (m *model) showSession(s *session.Session) {
+	m.entries, m.calls, m.streaming = nil, map[string]int{}, -1
+	m.status = status{id: s.Meta.ID, provider: s.Meta.Provider, model: s.Meta.Model}
+	if cs := s.Configs(); len(cs) > 0 {
+		m.status.provider, m.status.model = cs[len(cs)-1].Provider, cs[len(cs)-1].Model
+	}
+	if m.eng.isGiven("model") {
+		m.status.model = m.eng.opts.Model
+	}
+	m.status.fromSession(m.eng.cfg.Prices, s.Summaries())
+	m.status.taint = s.Taint()
+	for _, msg := range s.Messages() {
+		m.replayMessage(msg)
+	}
+	m.note(fmt.Sprintf("resumed %s: %s", textfmt.Visible(s.Meta.ID), textfmt.Visible(textfmt.Clip(textfmt.OneLine(s.Meta.Title), 80))))
+}
+
+// replayMessage shows a recorded message as the chat showed it live.
+func (m *model) replayMessage(msg *transcript.Message) {
+	switch msg.Role {
+	case "assistant":
+		m.message(msg)
+		for i := range msg.Content {
+			if b := &msg.Content[i]; b.Type == transcript.BlockToolUse {
+				m.calls[b.ID] = m.add(entry{kind: kTool, call: b, took: -1})
+			}
+		}
+	case "user":
+		for _, b := range msg.Content {
+			if b.Type != transcript.BlockToolResult {
+				continue
+			}
+			if i, ok := m.calls[b.ToolUseID]; ok {
+				e := &m.entries[i]
+				e.done, e.failed, e.size = true, b.IsError, len(b.Content)
+				if b.IsError {
+					e.text = textfmt.Clip(textfmt.OneLine(b.Content), 100)
+				}
+			}
+		}
+		if !hasResults(msg) {
+			for _, b := range msg.Content {
+				if b.Type == transcript.BlockText {
+					m.add(entry{kind: kUser, text: textfmt.Visible(b.Text)})
+				}
+			}
+		}
+		m.message(msg)
+	}
+}
+
+func hasResults(msg *transcript.Message) bool {
+	for _, b := range msg.Content {
+		if b.Type == transcript.BlockToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+// background runs "mecha replay" or "mecha script" on the session, their
+// output shown in the conversation when they are done.
+func (m *model) background(name, id string) tea.Cmd {
+	env := *m.eng.env
+	var out bytes.Buffer
+	env.Out, env.Err, env.OutTTY, env.InTTY = &out, &out, false, false
+	var cmd *cobra.Command
+	args := []string{id}
+	if name == "/replay" {
+		cmd = replaycmd.NewCmdReplay(&env, nil)
+		args = append(args, "-p", m.status.provider, "-m", m.status.model)
+		if m.eng.opts.MockScript != "" {
+			args = append(args, "--mock-script", m.eng.opts.MockScript)
+		}
+	} else {
+		cmd = scriptcmd.NewCmdScript(&env, nil)
+	}
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	ctx := m.eng.base
+	return func() tea.Msg {
+		err := cmd.ExecuteContext(ctx)
+		text := strings.TrimRight(textfmt.Visible(out.String()), "\n")
+		if err != nil {
+			text = strings.TrimLeft(text+"\n"+name[1:]+": "+textfmt.Visible(textfmt.OneLine(err.Error())), "\n")
+		}
+		return slashDoneMsg{text: text}
+	}
+}
+
+// listSessions lists the newest sessions of the chat's workspace.
+func (e *engine) listSessions() string {
+	ws, err := cmdkit.WorkspaceDir(e.opts.Workspace)
+	if err != nil {
+		return err.Error()
+	}
+	dir, err := e.env.SessionDir()
+	if err != nil {
+		return err.Error()
+	}
+	l, err := session.List(dir)
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	n := 0
+	for _, s := range l.Sessions {
+		if s.Meta.Workspace != ws || n == 10 {
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "%s  %s\n", textfmt.Visible(s.Meta.ID), textfmt.Visible(textfmt.Clip(textfmt.OneLine(s.Meta.Title), 70)))
+	}
+	if n == 0 {
+		return "no sessions of " + textfmt.Visible(ws) + " yet"
+	}
+	return "sessions of " + textfmt.Visible(ws) + " (/resume ID):\n" + strings.TrimRight(b.String(), "\n")
+}
+
+// setModel makes name the model of the next attaches.
+func (e *engine) setModel(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.opts.Model = name
+	e.overrides["model"] = true
+}
+
+var _ = context.Background

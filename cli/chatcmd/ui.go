@@ -1,0 +1,326 @@
+package chatcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mecha-agent/mecha/engine/agent"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// model is the screen: the conversation in a viewport, the prompts put to
+// the person, a status line and the input box.
+type model struct {
+	eng   *engine
+	st    styles
+	vp    viewport.Model
+	ta    textarea.Model
+	sp    spinner.Model
+	md    *markdown
+	width int
+	high  int
+
+	entries   []entry
+	streaming int            // the entry the model's text streams into, -1 for none
+	calls     map[string]int // call id → its entry
+	asks      []askMsg       // permission prompts waiting, the first shown
+
+	running  bool
+	quitting bool
+	ctrlC    bool   // Ctrl-C pressed once: the next one quits
+	first    string // the prompt given on the command line, sent at the start
+	noted    map[string]bool
+	status   status
+}
+
+func newModel(eng *engine, st styles, md *markdown) *model {
+	ta := textarea.New()
+	ta.Placeholder = "Ask mecha to do something (/help for commands)"
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.SetHeight(3)
+	ta.CharLimit = 0
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"))
+	ta.Focus()
+	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
+	vp := viewport.New(viewport.WithWidth(80), viewport.WithHeight(20))
+	return &model{eng: eng, st: st, md: md, ta: ta, sp: sp, vp: vp, streaming: -1,
+		calls: map[string]int{}, noted: map[string]bool{}, width: 80, high: 24}
+}
+
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{textarea.Blink, m.sp.Tick}
+	if m.first != "" {
+		first := m.first
+		cmds = append(cmds, func() tea.Msg { return firstMsg(first) })
+	}
+	return tea.Batch(cmds...)
+}
+
+// firstMsg sends the prompt given on the command line.
+type firstMsg string
+
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.high = msg.Width, msg.Height
+		m.md.setWidth(msg.Width - 2)
+		m.ta.SetWidth(msg.Width)
+		m.refresh()
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case spinner.TickMsg:
+		var cmd tea.Cmd
+		m.sp, cmd = m.sp.Update(msg)
+		if m.running {
+			m.refresh()
+		}
+		return m, cmd
+	case eventMsg:
+		m.event(msg)
+	case runDoneMsg:
+		return m, m.runDone(msg)
+	case askMsg:
+		m.asks = append(m.asks, msg)
+		m.layout()
+	case configMsg:
+		m.status.provider, m.status.model = msg.rc.Provider, msg.rc.Model
+	case firstMsg:
+		m.startPrompt(string(msg))
+	case noteMsg:
+		// A setting's note (a sandbox the kernel lacks) would come with
+		// every prompt: once is enough.
+		if !m.noted[string(msg)] {
+			m.noted[string(msg)] = true
+			m.add(entry{kind: kNote, text: string(msg)})
+		}
+	case slashDoneMsg:
+		m.add(entry{kind: kNote, text: msg.text})
+	}
+	m.refresh()
+	return m, nil
+}
+
+// key handles a key press: the prompt shown first, then the keys of the
+// chat, then the input box.
+func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "ctrl+c" {
+		return m.ctrlc()
+	}
+	m.ctrlC = false
+	if k.String() == "esc" {
+		if m.running {
+			m.eng.interrupt()
+			m.asks = nil
+			m.add(entry{kind: kNote, text: "interrupting…"})
+			m.refresh()
+		}
+		return nil
+	}
+	if len(m.asks) > 0 {
+		m.answer(k.String())
+		return nil
+	}
+	switch k.String() {
+	case "pgup":
+		m.vp.PageUp()
+		return nil
+	case "pgdown":
+		m.vp.PageDown()
+		return nil
+	case "enter":
+		return m.submit()
+	}
+	var cmd tea.Cmd
+	m.ta, cmd = m.ta.Update(k)
+	m.layout()
+	return cmd
+}
+
+// ctrlc quits on the second press in a row; a run in progress is
+// interrupted first and its records closed before the program ends.
+func (m *model) ctrlc() tea.Cmd {
+	if !m.ctrlC {
+		m.ctrlC = true
+		m.add(entry{kind: kNote, text: "press Ctrl-C again to quit (Esc interrupts a run)"})
+		m.refresh()
+		return nil
+	}
+	m.quitting = true
+	if m.running {
+		m.eng.interrupt()
+		m.asks = nil
+		return nil // runDone quits
+	}
+	return tea.Quit
+}
+
+// answer answers the prompt shown with y, n or a.
+func (m *model) answer(k string) {
+	a := m.asks[0]
+	var ans answer
+	var said string
+	switch strings.ToLower(k) {
+	case "y":
+		ans, said = answerOnce, "allowed once"
+	case "a":
+		ans, said = answerAlways, "allowed for the rest of the session"
+	case "n":
+		ans, said = answerDeny, "denied"
+	default:
+		return
+	}
+	a.reply <- ans
+	m.asks = m.asks[1:]
+	m.add(entry{kind: kNote, text: fmt.Sprintf("%s: %s", textfmt.Visible(a.req.Tool), said)})
+	m.refresh()
+}
+
+// submit sends what was typed: a slash command, steering while a run
+// works, or the next prompt.
+func (m *model) submit() tea.Cmd {
+	text := strings.TrimSpace(m.ta.Value())
+	if text == "" {
+		return nil
+	}
+	m.ta.Reset()
+	m.layout()
+	if strings.HasPrefix(text, "/") {
+		return m.slash(text)
+	}
+	if m.running {
+		m.eng.queueSteering(text)
+		m.add(entry{kind: kSteer, text: "(queued; sent with the results of the calls running now) " + textfmt.Visible(text)})
+		m.refresh()
+		return nil
+	}
+	m.startPrompt(text)
+	return nil
+}
+
+func (m *model) startPrompt(text string) {
+	m.add(entry{kind: kUser, text: textfmt.Visible(text)})
+	m.running = true
+	m.status.run = transcript.Usage{}
+	m.eng.start(text)
+	m.refresh()
+}
+
+// event shows one event of the run.
+func (m *model) event(msg eventMsg) {
+	ev := msg.ev
+	m.status.taint = msg.taint
+	switch ev.Kind {
+	case agent.EventDelta:
+		if ev.Delta.Kind != "text" || ev.Delta.Text == "" {
+			return
+		}
+		if m.streaming < 0 {
+			m.streaming = m.add(entry{kind: kStream})
+		}
+		m.entries[m.streaming].text += ev.Delta.Text
+	case agent.EventMessage:
+		m.message(ev.Message)
+	case agent.EventToolStart:
+		m.calls[ev.Call.ID] = m.add(entry{kind: kTool, call: ev.Call})
+	case agent.EventToolDone:
+		if i, ok := m.calls[ev.Call.ID]; ok && ev.Result != nil {
+			e := &m.entries[i]
+			e.done, e.failed, e.size, e.took = true, ev.Result.IsError, len(ev.Result.Content), ev.Took
+			if ev.Result.IsError {
+				e.text = textfmt.Clip(textfmt.OneLine(ev.Result.Content), 100)
+			}
+		}
+	case agent.EventTurn:
+		m.status.run = ev.Usage
+	}
+}
+
+// message shows a recorded message: an answer replaces the text streamed
+// for it with its Markdown; steering beside results is shown as sent.
+func (m *model) message(msg *transcript.Message) {
+	switch msg.Role {
+	case "assistant":
+		var text []string
+		for _, b := range msg.Content {
+			if b.Type == transcript.BlockText && b.Text != "" {
+				text = append(text, b.Text)
+			}
+		}
+		answer := entry{kind: kAssistant, text: strings.Join(text, "\n\n")}
+		switch {
+		case m.streaming >= 0 && len(text) > 0: // in place, before anything said meanwhile
+			m.entries[m.streaming] = answer
+		case m.streaming >= 0:
+			m.entries[m.streaming] = entry{kind: kNote} // only calls: nothing to show
+		case len(text) > 0:
+			m.add(answer)
+		}
+		m.streaming = -1
+	case "user":
+		results := false
+		for _, b := range msg.Content {
+			switch {
+			case b.Type == transcript.BlockToolResult:
+				results = true
+			case b.Type == transcript.BlockText && results:
+				m.add(entry{kind: kSteer, text: "sent beside the results: " + textfmt.Visible(b.Text)})
+			}
+		}
+	}
+}
+
+// runDone ends a prompt: its outcome, the usage so far, then steering
+// typed too late for any call goes as the next prompt.
+func (m *model) runDone(msg runDoneMsg) tea.Cmd {
+	m.running = false
+	m.asks = nil
+	if m.streaming >= 0 {
+		m.entries[m.streaming].kind = kAssistant
+		m.streaming = -1
+	}
+	if msg.res != nil {
+		m.status.addRun(m.eng.cfg.Prices, msg.res.Usage)
+	}
+	m.status.run = transcript.Usage{}
+	_, m.status.id = m.eng.current()
+	switch {
+	case errors.Is(msg.err, context.Canceled):
+		m.add(entry{kind: kNote, text: "interrupted; the transcript keeps everything up to here"})
+	case msg.err != nil:
+		m.add(entry{kind: kError, text: textfmt.Visible(textfmt.OneLine(msg.err.Error()))})
+	case msg.res != nil && msg.res.StopReason != agent.StopEndTurn:
+		m.add(entry{kind: kNote, text: "stopped: " + msg.res.StopReason})
+	}
+	if m.quitting {
+		return tea.Quit
+	}
+	if left := m.eng.takeSteering(); len(left) > 0 {
+		m.startPrompt(strings.Join(left, "\n\n"))
+	}
+	m.refresh()
+	return nil
+}
+
+// add appends an entry and returns its index.
+func (m *model) add(e entry) int {
+	m.entries = append(m.entries, e)
+	return len(m.entries) - 1
+}
+
+// noteMsg is a line for the conversation (what the chat's commands write
+// to their error stream).
+type noteMsg string
+
+// slashDoneMsg is the outcome of a slash command that ran in the background.
+type slashDoneMsg struct{ text string }

@@ -1,0 +1,130 @@
+package chatcmd
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+func TestVisible(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain\ttext\nlines": "plain\ttext\nlines",
+		"\x1b]0;title\x07":   `\x1b]0;title\x07`,
+		"\x1b[2J":            `\x1b[2J`,
+		"csi \u009b1m":       `csi \u009b1m`,
+		"bad \xff byte":      `bad \xff byte`,
+		"bidi \u202e":        `bidi \u202e`,
+		"del \x7f, é ok":     `del \x7f, é ok`,
+	} {
+		if got := textfmt.Visible(in); got != want {
+			t.Errorf("textfmt.Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDescribeCall: a write is shown as a diff against the file it
+// replaces, an edit as old → new, a command as its text; escape sequences
+// in any of them are made visible.
+func TestDescribeCall(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\ntwo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	req := func(name string, in map[string]string) tool.Request {
+		b, _ := json.Marshal(in)
+		return tool.Request{Tool: name, Input: b}
+	}
+	for _, tc := range []struct {
+		req       tool.Request
+		want, not []string
+	}{
+		{req("fs_write", map[string]string{"path": "a.txt", "content": "one\nthree\n"}),
+			[]string{"--- a/a.txt", "+++ b/a.txt", " one", "-two", "+three"}, []string{`\n`}},
+		{req("fs_write", map[string]string{"path": "new.txt", "content": "fresh\n"}), []string{"+fresh"}, nil},
+		{req("fs_write", map[string]string{"path": "../a.txt", "content": "x"}), []string{"+x"}, []string{"-one"}},
+		{req("fs_edit", map[string]string{"path": "a.txt", "old_string": "two", "new_string": "2\x1b[31m"}),
+			[]string{"-two", `+2\x1b[31m`}, []string{"\x1b"}},
+		{req("shell", map[string]string{"command": "ls -l"}), []string{"$ ls -l"}, nil},
+		{req("web_fetch", map[string]string{"url": "https://x"}), []string{`"url":"https://x"`}, nil},
+	} {
+		got := describeCall(ws, tc.req)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", tc.req.Tool, got, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%s: %q has %q", tc.req.Tool, got, n)
+			}
+		}
+	}
+}
+
+// TestContinueSession: -c picks the newest session of the workspace that a
+// person ran, passing over newer replays, reruns and reflections and other
+// workspaces' sessions.
+func TestContinueSession(t *testing.T) {
+	t.Parallel()
+	home, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
+	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
+		if k == "MECHA_HOME" {
+			return home
+		}
+		return ""
+	}}
+	dir, _ := env.SessionDir()
+	store := &session.Store{Dir: dir}
+	create := func(m transcript.Meta) string {
+		w, err := store.Create(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		return w.ID()
+	}
+	if _, err := env.ContinueID(ws); err == nil {
+		t.Error("-c with no session: no error")
+	}
+	want := create(transcript.Meta{Workspace: ws, Title: "mine"})
+	create(transcript.Meta{Workspace: other, Title: "elsewhere"})
+	create(transcript.Meta{Workspace: ws, Title: "a replay", ReplayOf: want})
+	create(transcript.Meta{Workspace: ws, Title: "a rerun", RerunOf: want})
+	create(transcript.Meta{Workspace: ws, Title: "a reflection", ReflectsOn: want})
+	got, err := env.ContinueID(ws)
+	if err != nil || filepath.Base(got) != want+".jsonl" {
+		t.Errorf("-c = %s, %v; want %s", got, err, want)
+	}
+}
+
+// TestMarkdown: without colour the markers go and the text stays; with
+// colour bold and code are styled; a fence's body is kept as written,
+// escape sequences inside it made visible.
+func TestMarkdown(t *testing.T) {
+	t.Parallel()
+	in := "# Title\nSome **bold** and `code`.\n- one\n> quoted\n```go\nx := **y**\n\x1b[2J\n```\nafter"
+	want := "Title\nSome bold and code.\n• one\n│ quoted\n  go\n  x := **y**\n  \\x1b[2J\nafter"
+	if got := newMarkdown(false).render(in); got != want {
+		t.Errorf("plain:\n%s\nwant:\n%s", got, want)
+	}
+	got := newMarkdown(true).render("Some **bold** text")
+	if !strings.Contains(got, "\x1b[1mbold\x1b[") {
+		t.Errorf("coloured: %q has no bold", got)
+	}
+	md := newMarkdown(false)
+	md.setWidth(20)
+	if got := md.render(strings.Repeat("word ", 10)); strings.Count(got, "\n") < 2 {
+		t.Errorf("not wrapped at 20: %q", got)
+	}
+}

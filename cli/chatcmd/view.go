@@ -1,0 +1,252 @@
+package chatcmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/pricing"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+type entryKind int
+
+const (
+	kUser entryKind = iota
+	kAssistant
+	kStream
+	kTool
+	kSteer
+	kNote
+	kError
+)
+
+// entry is one item of the conversation. Text is already made visible,
+// except an answer's, which the Markdown renderer gets escaped.
+type entry struct {
+	kind entryKind
+	text string
+	// A tool call: the call, and once done its outcome.
+	call   *transcript.Block
+	done   bool
+	failed bool
+	size   int
+	took   time.Duration
+	// rendered caches an answer's Markdown at width.
+	rendered string
+	width    int
+}
+
+// styles are the chat's colours; plain when colour is off.
+type styles struct {
+	user, dim, ok, bad, steer, status, ask lipgloss.Style
+}
+
+// newStyles are the chat's styles, plain without colour.
+func newStyles(color bool) styles {
+	if !color {
+		return styles{}
+	}
+	return styles{
+		user:   lipgloss.NewStyle().Bold(true),
+		dim:    lipgloss.NewStyle().Faint(true),
+		ok:     lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		bad:    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
+		steer:  lipgloss.NewStyle().Foreground(lipgloss.Color("5")),
+		status: lipgloss.NewStyle().Reverse(true),
+		ask:    lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("3")),
+	}
+}
+
+// status is what the status line shows.
+type status struct {
+	id, provider, model string
+	// usage and cost are the session's before the run in progress; run
+	// is that run's so far.
+	usage  transcript.Usage
+	cost   float64
+	priced bool
+	run    transcript.Usage
+	taint  transcript.Taint
+}
+
+// addRun counts a finished run's usage into the session's.
+func (s *status) addRun(prices pricing.Table, u transcript.Usage) {
+	s.usage = s.usage.Add(u)
+	if c, ok := prices.Cost(s.provider, s.model, u); ok {
+		s.cost += c
+		s.priced = true
+	}
+}
+
+// fromSession sets the usage and cost a session recorded.
+func (s *status) fromSession(prices pricing.Table, sums []*transcript.Summary) {
+	s.usage, s.cost, s.priced, s.run = transcript.Usage{}, 0, false, transcript.Usage{}
+	for _, sum := range sums {
+		s.usage = s.usage.Add(sum.Usage)
+		if c, ok := prices.Cost(sum.Provider, sum.Model, sum.Usage); ok {
+			s.cost += c
+			s.priced = true
+		}
+	}
+}
+
+// totals are the usage and cost so far, the run in progress included.
+func (s *status) totals(prices pricing.Table) (transcript.Usage, string) {
+	u, cost, priced := s.usage.Add(s.run), s.cost, s.priced
+	if c, ok := prices.Cost(s.provider, s.model, s.run); ok {
+		cost += c
+		priced = true
+	}
+	if !priced {
+		return u, "—"
+	}
+	return u, textfmt.Dollars(cost)
+}
+
+func (s *status) line(prices pricing.Table, running bool) string {
+	id := s.id
+	if id == "" {
+		id = "new session"
+	}
+	u, cost := s.totals(prices)
+	state := "ready"
+	if running {
+		state = "working (Esc interrupts)"
+	}
+	return fmt.Sprintf(" %s · %s · %s · %s/%s · %s in / %s out · cost %s ", state, taintState(s.taint), textfmt.Visible(id),
+		textfmt.Visible(s.provider), textfmt.Visible(s.model), textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), cost)
+}
+
+// renderEntry renders one entry of the conversation.
+func (m *model) renderEntry(e *entry) string {
+	switch e.kind {
+	case kUser:
+		return m.st.user.Render("> " + e.text)
+	case kAssistant:
+		if e.rendered == "" || e.width != m.md.width {
+			e.rendered, e.width = m.md.render(e.text), m.md.width
+		}
+		return e.rendered
+	case kStream:
+		return textfmt.Visible(e.text)
+	case kTool:
+		return m.toolLine(e)
+	case kSteer:
+		return m.st.steer.Render("↳ steering " + e.text)
+	case kError:
+		return m.st.bad.Render("error: " + e.text)
+	}
+	return m.st.dim.Render(e.text)
+}
+
+// toolLine is a call as one line: a spinner while it runs, then ✓ or ✗,
+// the result's size and the time it took.
+func (m *model) toolLine(e *entry) string {
+	what := textfmt.Visible(e.call.Name) + " " + m.st.dim.Render(textfmt.Visible(callSummary(e.call)))
+	if !e.done {
+		return m.sp.View() + " " + what
+	}
+	took := "" // unknown for a call shown from the record
+	if e.took >= 0 {
+		took = " · " + e.took.Round(time.Millisecond).String()
+	}
+	if e.failed {
+		return m.st.bad.Render("✗") + " " + what + m.st.dim.Render(took+" · "+textfmt.Visible(e.text))
+	}
+	return m.st.ok.Render("✓") + " " + what + m.st.dim.Render(" · "+textfmt.Count(e.size)+" B"+took)
+}
+
+// callSummary is a call's input in a few words: the command, the path, or
+// its arguments clipped.
+func callSummary(b *transcript.Block) string {
+	in := b.Input
+	var fields map[string]any
+	if err := json.Unmarshal(in, &fields); err == nil {
+		for _, k := range []string{"command", "path", "url"} {
+			if s, ok := fields[k].(string); ok {
+				return textfmt.Clip(textfmt.OneLine(s), 70)
+			}
+		}
+	}
+	return textfmt.JSON(in, 70)
+}
+
+// askView is the permission prompt shown first, "" for none.
+func (m *model) askView() string {
+	if len(m.asks) == 0 {
+		return ""
+	}
+	a := m.asks[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s wants to run", textfmt.Visible(a.req.Tool))
+	if a.req.Reason != "" {
+		fmt.Fprintf(&b, " (%s)", textfmt.Visible(a.req.Reason))
+	}
+	fmt.Fprintf(&b, ":\n%s\n", a.detail)
+	b.WriteString("[y] allow once  [n] deny  [a] allow " + textfmt.Visible(a.req.Tool) + " for the rest of the session  [esc] interrupt")
+	if more := len(m.asks) - 1; more > 0 {
+		fmt.Fprintf(&b, "  (%d more waiting)", more)
+	}
+	w := m.width - 2
+	if w < 20 {
+		w = 20
+	}
+	return m.st.ask.Width(w).Render(b.String())
+}
+
+// layout sizes the viewport to what the other parts leave.
+func (m *model) layout() {
+	h := m.high - m.ta.Height() - 1
+	if a := m.askView(); a != "" {
+		h -= lipgloss.Height(a)
+	}
+	if h < 3 {
+		h = 3
+	}
+	m.vp.SetWidth(m.width)
+	m.vp.SetHeight(h)
+}
+
+// refresh lays the conversation out again, following its end unless the
+// person scrolled up.
+func (m *model) refresh() {
+	m.layout()
+	follow := m.vp.AtBottom() || m.vp.TotalLineCount() <= m.vp.Height()
+	parts := make([]string, 0, len(m.entries))
+	for i := range m.entries {
+		e := &m.entries[i]
+		if e.kind == kNote && e.text == "" {
+			continue
+		}
+		if e.kind == kUser && len(parts) > 0 {
+			parts = append(parts, "") // a blank line before each prompt
+		}
+		parts = append(parts, m.renderEntry(e))
+	}
+	m.vp.SetContent(lipgloss.NewStyle().Width(m.width).Render(strings.Join(parts, "\n")))
+	if follow {
+		m.vp.GotoBottom()
+	}
+}
+
+// View is the screen, on the alternate screen as a full-window program.
+func (m *model) View() tea.View {
+	parts := []string{m.vp.View()}
+	if a := m.askView(); a != "" {
+		parts = append(parts, a)
+	}
+	line := m.status.line(m.eng.cfg.Prices, m.running)
+	if m.running { // alive while the model thinks and nothing streams yet
+		line = m.sp.View() + line
+	}
+	parts = append(parts, m.st.status.Render(textfmt.Clip(line, m.width)), m.ta.View())
+	v := tea.NewView(strings.Join(parts, "\n"))
+	v.AltScreen = true
+	return v
+}

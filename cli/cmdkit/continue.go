@@ -1,0 +1,70 @@
+package cmdkit
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// ContinueID returns the path of the session "--continue" resumes: the
+// newest session whose workspace is dir (both compared absolute, cleaned
+// and with symbolic links resolved) and that a person started as a run of
+// their own. Replays, reruns, reflections and distillations, imports,
+// MCP server and proxy sessions and subagents' child runs are passed
+// over: continuing one of them is never what "carry on here" means. Only
+// headers are read. No such session is an error wrapping
+// session.ErrNotFound that names the workspace.
+func (e *Env) ContinueID(dir string) (string, error) {
+	want, err := WorkspaceDir(dir)
+	if err != nil {
+		return "", err
+	}
+	want = canonical(want)
+	sdir, err := e.SessionDir()
+	if err != nil {
+		return "", err
+	}
+	l, err := session.List(sdir)
+	if err != nil {
+		return "", err
+	}
+	e.NoteSkipped(l.NotSessions)
+	seen := map[string]string{} // a header's workspace -> its canonical form
+	for _, s := range l.Sessions {
+		if !Continuable(s.Meta) {
+			continue
+		}
+		c, ok := seen[s.Meta.Workspace]
+		if !ok {
+			c = canonical(s.Meta.Workspace)
+			seen[s.Meta.Workspace] = c
+		}
+		if c == want {
+			return s.Path, nil
+		}
+	}
+	return "", fmt.Errorf("%w: no session to continue in the workspace %s (mecha sessions list shows them all)", session.ErrNotFound, want)
+}
+
+// Continuable reports whether a session is one "--continue" may pick: a
+// run a person started, not one that redoes, reads, serves or answers
+// another.
+func Continuable(m transcript.Meta) bool {
+	return session.Kind(&m) == session.KindRun && m.Parent == nil
+}
+
+// canonical is a workspace path as --continue compares it: absolute,
+// cleaned, its symbolic links resolved (left as it is where they cannot
+// be, a workspace since removed).
+func canonical(p string) string {
+	if p == "" {
+		return ""
+	}
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}

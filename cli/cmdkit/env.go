@@ -1,0 +1,215 @@
+package cmdkit
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/harness/config"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/session"
+)
+
+// Env is what commands get from the world. Main builds the real one with
+// System; tests build one with fixed values. A nil function field means
+// "nothing": no variables, the real clock, UTC, no GC tuning.
+type Env struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// OutTTY is true when Out is a terminal (colour, progress lines).
+	OutTTY bool
+	// ErrTTY is true when Err is a terminal.
+	ErrTTY bool
+	// InTTY is true when In is a terminal a person can answer prompts on.
+	InTTY bool
+
+	Getenv func(string) string
+	// Environ is the environment handed on to the commands tools run.
+	Environ func() []string
+	Now     func() time.Time
+	// Location is the time zone times are shown in (nil: UTC).
+	Location *time.Location
+	// HTTPClient makes every HTTP request of a command, the providers'
+	// included (nil: a client of our own, never http.DefaultClient).
+	HTTPClient *http.Client
+	// SetGCPercent tunes the collector for a command that allocates a
+	// lot and keeps it; it returns the previous setting. Nil: no tuning.
+	SetGCPercent func(int) int
+	// Executable is mecha's own executable, which the shell re-executes
+	// as the sandbox helper (nil: os.Executable).
+	Executable func() (string, error)
+	// SandboxSupport is what this kernel offers the sandbox (nil: probe
+	// the kernel).
+	SandboxSupport func() sandbox.Support
+	// GOOS picks the platform's opener for OpenFile ("": runtime.GOOS).
+	GOOS string
+}
+
+// System returns the Env of the real process.
+func System() *Env {
+	return &Env{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		OutTTY:         term.IsTerminal(int(os.Stdout.Fd())),
+		ErrTTY:         term.IsTerminal(int(os.Stderr.Fd())),
+		InTTY:          term.IsTerminal(int(os.Stdin.Fd())),
+		Getenv:         os.Getenv,
+		Environ:        os.Environ,
+		Now:            time.Now,
+		Location:       time.Local,
+		HTTPClient:     &http.Client{Transport: transport()},
+		SetGCPercent:   debug.SetGCPercent,
+		Executable:     os.Executable,
+		SandboxSupport: sandbox.Probe,
+	}
+}
+
+// Var returns an environment variable ("" when unset or no Getenv).
+func (e *Env) Var(k string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(k)
+}
+
+// Environment returns the environment handed on to tools.
+func (e *Env) Environment() []string {
+	if e.Environ == nil {
+		return nil
+	}
+	return e.Environ()
+}
+
+// Time returns the current time.
+func (e *Env) Time() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
+}
+
+// Zone returns the time zone times are shown in.
+func (e *Env) Zone() *time.Location {
+	if e.Location == nil {
+		return time.UTC
+	}
+	return e.Location
+}
+
+// Client returns the HTTP client for requests that are not a provider's.
+func (e *Env) Client() *http.Client {
+	if e.HTTPClient == nil {
+		e.HTTPClient = &http.Client{}
+	}
+	return e.HTTPClient
+}
+
+// TuneGC sets the collector's target percentage for the rest of a command
+// and returns what restores the previous one.
+func (e *Env) TuneGC(percent int) (restore func()) {
+	if e.SetGCPercent == nil {
+		return func() {}
+	}
+	old := e.SetGCPercent(percent)
+	return func() { e.SetGCPercent(old) }
+}
+
+// Color reports whether output to Out may use colour.
+func (e *Env) Color() bool {
+	return e.OutTTY && e.Var("NO_COLOR") == "" && e.Var("TERM") != "dumb"
+}
+
+// Home returns $MECHA_HOME (default ~/.mecha).
+func (e *Env) Home() (string, error) { return config.Home(e.Var) }
+
+// SessionDir returns the session store's directory.
+func (e *Env) SessionDir() (string, error) { return config.SessionDir(e.Var) }
+
+// Config loads $MECHA_HOME/config.toml. A default_provider that is not a
+// provider is an error of the file, as an unknown key is, rather than an
+// unknown -p that the person never typed.
+func (e *Env) Config() (*config.Config, error) {
+	home, err := e.Home()
+	if err != nil {
+		return nil, err
+	}
+	c, err := config.Load(home + "/config.toml")
+	if err != nil {
+		return nil, err
+	}
+	if c.DefaultProvider != "" {
+		if ok, want := knownProvider(c.DefaultProvider); !ok {
+			return nil, fmt.Errorf("config: %s: default_provider = %q is not a provider (want one of %s)", c.Path, c.DefaultProvider, want)
+		}
+	}
+	return c, nil
+}
+
+// ForOut is text as Out may be given it: on a terminal, with every control
+// character and escape sequence made visible (textfmt.Visible), so nothing
+// a model, a tool or a server wrote acts on it; to a pipe or a file, byte
+// for byte.
+func (e *Env) ForOut(text string) string {
+	if e.OutTTY {
+		return textfmt.Visible(text)
+	}
+	return text
+}
+
+// LoadSession resolves arg (as ResolveSession does), loads the session
+// tolerantly and notes on Err a header that claims another id. It returns
+// the session and its path.
+func (e *Env) LoadSession(arg string) (*session.Session, string, error) {
+	path, err := e.ResolveSession(arg)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := session.Load(path)
+	if err != nil {
+		return nil, "", err
+	}
+	e.NoteForeignID(path, s.HeaderID)
+	return s, path, nil
+}
+
+// LastSession is the argument that names the newest session.
+const LastSession = "last"
+
+// ResolveSession turns an argument into a transcript path: an id, a unique
+// prefix, a path to a .jsonl file, or "last" for the newest session (with
+// a note on Err for each file the listing passed over).
+func (e *Env) ResolveSession(arg string) (string, error) {
+	dir, err := e.SessionDir()
+	if err != nil {
+		return "", err
+	}
+	if arg == LastSession {
+		l, err := session.List(dir)
+		if err != nil {
+			return "", err
+		}
+		e.NoteSkipped(l.NotSessions)
+		if len(l.Sessions) == 0 {
+			return "", fmt.Errorf("%w: there are no sessions in %s", session.ErrNotFound, dir)
+		}
+		return l.Sessions[0].Path, nil
+	}
+	return session.Resolve(dir, arg)
+}
+
+// transport is Go's default transport without its own 30-second dial and
+// 10-second TLS limits: a provider's connect timeout (configurable, see
+// provider.Timeouts) bounds both, and a longer one must be able to apply.
+// Requests that are not a provider's carry a deadline in their context.
+func transport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext
+	tr.TLSHandshakeTimeout = 0
+	return tr
+}

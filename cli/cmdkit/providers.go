@@ -1,0 +1,133 @@
+package cmdkit
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mecha-agent/mecha/engine/provider"
+	"github.com/mecha-agent/mecha/engine/provider/anthropic"
+	"github.com/mecha-agent/mecha/engine/provider/mock"
+	"github.com/mecha-agent/mecha/engine/provider/openai"
+	"github.com/mecha-agent/mecha/harness/config"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+)
+
+// providerNames are the values -p accepts.
+var providerNames = []string{anthropic.Name, openai.NameOpenAI, openai.NameLocal, mock.Name}
+
+// knownProvider reports whether -p accepts name; want lists, sorted, the
+// names it accepts.
+func knownProvider(name string) (ok bool, want string) {
+	names := append([]string(nil), providerNames...)
+	sort.Strings(names)
+	return slices.Contains(names, name), strings.Join(names, ", ")
+}
+
+// KnownProvider reports whether -p accepts name: a provider mecha can call.
+func KnownProvider(name string) bool {
+	ok, _ := knownProvider(name)
+	return ok
+}
+
+// DefaultModel returns the model a provider uses when -m is not given:
+// config.toml's [providers.NAME] model, else the provider's own default.
+func DefaultModel(cfg *config.Config, name string) string {
+	if m := cfg.Model(name); m != "" {
+		return m
+	}
+	switch name {
+	case anthropic.Name:
+		return anthropic.DefaultModel
+	case openai.NameOpenAI:
+		return openai.DefaultModel
+	case openai.NameLocal:
+		return openai.LocalDefaultModel
+	case mock.Name:
+		return mock.DefaultModel
+	}
+	return ""
+}
+
+// ProviderSetup is what building a provider needs besides its name.
+type ProviderSetup struct {
+	MockScript string       // --mock-script
+	HTTPClient *http.Client // nil: the Env's
+	// Config gives each provider its [providers.NAME] timeouts (nil: none).
+	Config *config.Config
+	// RequestTimeout is --request-timeout: when set, every timeout of
+	// every provider, over config.toml's (0: not given).
+	RequestTimeout time.Duration
+}
+
+// Timeouts returns the timeouts of the named provider: --request-timeout,
+// else config.toml's, else (zero fields) the provider's defaults. They
+// bound waits, not what is asked, so no record keeps them.
+func (s ProviderSetup) Timeouts(name string) provider.Timeouts {
+	if d := s.RequestTimeout; d > 0 {
+		return provider.Timeouts{Connect: d, FirstByte: d, Idle: d}
+	}
+	t := s.Config.Timeouts(name)
+	return provider.Timeouts{Connect: t.Connect, FirstByte: t.FirstByte, Idle: t.Idle}
+}
+
+// NewProvider builds a provider by name, wrapped in retries that say on
+// stderr when they wait. Credentials come from the environment and never
+// leave the client.
+func NewProvider(env *Env, name string, setup ProviderSetup) (provider.Provider, error) {
+	if setup.HTTPClient == nil {
+		setup.HTTPClient = env.Client()
+	}
+	var p provider.Provider
+	switch name {
+	case anthropic.Name:
+		key := env.Var("ANTHROPIC_API_KEY")
+		if key == "" {
+			return nil, fmt.Errorf("anthropic: ANTHROPIC_API_KEY is not set")
+		}
+		p = anthropic.New(anthropic.Options{BaseURL: env.Var("ANTHROPIC_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient,
+			Timeouts: setup.Timeouts(name)})
+	case openai.NameOpenAI:
+		key := env.Var("OPENAI_API_KEY")
+		if key == "" {
+			return nil, fmt.Errorf("openai: OPENAI_API_KEY is not set")
+		}
+		c, err := openai.New(openai.Options{Name: openai.NameOpenAI, BaseURL: env.Var("OPENAI_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient,
+			Timeouts: setup.Timeouts(name)})
+		if err != nil {
+			return nil, err
+		}
+		p = c
+	case openai.NameLocal:
+		c, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: env.Var("MECHA_LOCAL_URL"), HTTPClient: setup.HTTPClient,
+			Timeouts: setup.Timeouts(name)})
+		if err != nil {
+			return nil, err
+		}
+		p = c
+	case mock.Name:
+		var script *mock.Script
+		if setup.MockScript != "" {
+			s, err := mock.LoadScript(setup.MockScript)
+			if err != nil {
+				return nil, err
+			}
+			script = s
+		}
+		return mock.New(script), nil
+	default:
+		_, want := knownProvider(name)
+		return nil, Usagef("unknown provider %q (want one of %s)", name, want)
+	}
+	if setup.MockScript != "" {
+		return nil, Usagef("--mock-script goes with -p mock")
+	}
+	return provider.WithRetry(p, provider.RetryOptions{
+		OnRetry: func(attempt int, err error, wait time.Duration) {
+			fmt.Fprintf(env.Err, "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, textfmt.OneLine(err.Error()))
+		},
+	}), nil
+}

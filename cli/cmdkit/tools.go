@@ -1,0 +1,283 @@
+package cmdkit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mecha-agent/mecha/engine/subagent"
+
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/engine/tool/builtin"
+	"github.com/mecha-agent/mecha/mcp/mcpclient"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// PermissionMode is the mode --yes and --read-only ask for; "" when
+// neither is given (ask, or whatever was recorded).
+func PermissionMode(yes, readOnly bool) (tool.Mode, error) {
+	switch {
+	case yes && readOnly:
+		return "", Usagef("--yes and --read-only contradict each other")
+	case yes:
+		return tool.ModeYes, nil
+	case readOnly:
+		return tool.ModeReadOnly, nil
+	}
+	return "", nil
+}
+
+// ToolSetup is what building the tool surface needs besides the config.
+type ToolSetup struct {
+	// Only restricts the surface to these names, in registry order; empty
+	// means rc.Tools when it is set (a recorded empty list: no tool at all),
+	// else every tool. mcp__<server>
+	// stands for all of that server's tools.
+	Only []string
+	// MCP are the tools of the connected MCP servers, offered after the
+	// built-ins.
+	MCP []*mcpclient.Tool
+	// Subagent is how the "agent" tool runs a child (see package
+	// subagent). The tool is offered, after every other, when the names
+	// the surface is restricted to include "agent", or when none are
+	// given and Subagents is set (config.toml's subagents = true). Nil:
+	// never offered, and a surface that names it is refused.
+	Subagent *subagent.Setup
+	// Subagents offers "agent" beside every tool when no names are given.
+	Subagents bool
+	// Asker, when set, is who the gate and the interlock ask (the
+	// interactive mode's inline prompt); nil asks on the terminal when In
+	// is one, else nobody.
+	Asker tool.Asker
+}
+
+// Workspaces opens each workspace directory once, however many tool
+// surfaces are built on it (a replay builds one per turn), and closes them
+// all when the command is done. The zero value is ready to use.
+type Workspaces struct {
+	open map[string]builtin.Workspace
+	// sandboxNoted is whether the sandbox's note was written: once a
+	// command, however many surfaces it builds.
+	sandboxNoted bool
+}
+
+// Open returns the workspace rooted at dir, opening it the first time.
+func (w *Workspaces) Open(dir string) (builtin.Workspace, error) {
+	if ws, ok := w.open[dir]; ok {
+		return ws, nil
+	}
+	ws, err := builtin.NewWorkspace(dir)
+	if err != nil {
+		return ws, err
+	}
+	if w.open == nil {
+		w.open = map[string]builtin.Workspace{}
+	}
+	w.open[dir] = ws
+	return ws, nil
+}
+
+// Close closes every workspace opened.
+func (w *Workspaces) Close() error {
+	var errs []error
+	for dir, ws := range w.open {
+		errs = append(errs, ws.Close())
+		delete(w.open, dir)
+	}
+	return errors.Join(errs...)
+}
+
+// BuildTools builds the tools of a run: the built-ins confined to the
+// workspace (the shell by the sandbox rc records, as far as this kernel
+// enforces it: one note on Err when it enforces less), their results
+// cleared of secret values (Secrets), each tracked for taint, gated by the
+// permission mode, and held by the trifecta interlock (rc.Trifecta; "" is
+// refuse). From the tool outwards:
+//
+//	Interlock(Gate(tracker.Wrap(Redact(t))))
+//
+// so a call the interlock refuses is neither asked about nor counted, and a
+// call the gate denies is not counted. The "agent" tool, when offered
+// (ToolSetup.Subagent), is decorated the same way; its children's tools
+// are the same tools decorated for a child's own tracker.
+func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
+	d, base, err := baseTools(env, wss, rc, setup)
+	if err != nil {
+		return nil, nil, err
+	}
+	tracker := &tool.Tracker{}
+	only := setup.Only
+	if len(only) == 0 {
+		only = rc.Tools
+	}
+	// A recorded empty list (not a missing one) offered no tool at all: a
+	// reflection or a distillation, replayed.
+	if only != nil && len(only) == 0 {
+		return &tool.Registry{}, tracker, nil
+	}
+	wantAgent := slices.Contains(only, subagent.Name) || len(only) == 0 && setup.Subagents
+	only = slices.DeleteFunc(slices.Clone(only), func(n string) bool { return n == subagent.Name })
+	surface := func(tr *tool.Tracker) (*tool.Registry, error) { return d.registry(base, tr, only, setup.MCP) }
+	reg, err := surface(tracker)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !wantAgent {
+		return reg, tracker, nil
+	}
+	if setup.Subagent == nil {
+		return nil, nil, Usagef("the %s tool cannot be offered here", subagent.Name)
+	}
+	others, _ := reg.Restrict(reg.Names()) // a copy: the tools a child can be given
+	at := subagent.New(*setup.Subagent, rc, others, tracker, surface)
+	if err := reg.Register(d.decorate(at, tracker)); err != nil {
+		return nil, nil, err
+	}
+	return reg, tracker, nil
+}
+
+// decoration is how each tool of a surface is wrapped.
+type decoration struct {
+	secrets []tool.Secret
+	mode    tool.Mode
+	policy  tool.Trifecta
+	asker   tool.Asker
+}
+
+func (d decoration) decorate(t tool.Tool, tr *tool.Tracker) tool.Tool {
+	gated := tool.Gate(tr.Wrap(tool.Redact(t, d.secrets)), d.mode, d.asker)
+	return tool.Interlock(gated, d.policy, tr, d.asker)
+}
+
+// registry decorates base for tr and restricts it to only (nil: all).
+func (d decoration) registry(base []tool.Tool, tr *tool.Tracker, only []string, mcpTools []*mcpclient.Tool) (*tool.Registry, error) {
+	reg := &tool.Registry{}
+	for _, t := range base {
+		if err := reg.Register(d.decorate(t, tr)); err != nil {
+			return nil, err
+		}
+	}
+	if only == nil {
+		return reg, nil
+	}
+	reg, err := reg.Restrict(mcpclient.ExpandNames(only, mcpTools))
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	return reg, nil
+}
+
+// baseTools are the undecorated tools of a surface (the built-ins, then
+// the MCP tools) and the decoration rc asks for.
+func baseTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (decoration, []tool.Tool, error) {
+	var d decoration
+	ws, err := wss.Open(rc.Workspace)
+	if err != nil {
+		return d, nil, err
+	}
+	if d.mode, err = tool.ParseMode(rc.PermissionMode); err != nil {
+		return d, nil, err
+	}
+	if d.policy, err = tool.ParseTrifecta(rc.Trifecta); err != nil {
+		return d, nil, err
+	}
+	d.asker = setup.Asker
+	if d.asker == nil && env.InTTY {
+		d.asker = tool.NewTerminalAsker(env.In, env.Err)
+	}
+	d.secrets = Secrets(env)
+	opts := builtin.Options{Env: ScrubbedEnv(env.Environment())}
+	var note string
+	opts.Sandbox, note = env.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	if note != "" && !wss.sandboxNoted && env.Err != nil {
+		fmt.Fprintln(env.Err, "mecha: "+note)
+		wss.sandboxNoted = true
+	}
+	if opts.Sandbox.Confined() {
+		if opts.Self, err = env.executable(); err != nil {
+			return d, nil, err
+		}
+		opts.SelfName = HelperName
+	}
+	all := builtin.All(ws, opts)
+	for _, t := range setup.MCP {
+		all = append(all, t)
+	}
+	return d, all, nil
+}
+
+// ScrubbedEnv is the environment of shell commands: mecha's own, less
+// anything that looks like a credential, so a model that runs env cannot
+// copy a key into the transcript.
+func ScrubbedEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if CredentialName(name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// CredentialName reports whether an environment variable's name says it
+// holds a credential: it contains API_KEY, APIKEY, SECRET, TOKEN, PASSWORD
+// or CREDENTIAL, in any case.
+func CredentialName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, w := range []string{"API_KEY", "APIKEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// providerKeys are the variables providers read their keys from.
+var providerKeys = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}
+
+// Secrets are the values no tool result may carry: the providers' keys and
+// every variable of the environment handed on to tools whose name is a
+// CredentialName (the ones ScrubbedEnv withholds). A command can still
+// reach them by other routes (mecha's /proc/PID/environ as root, a file,
+// another process), so BuildTools redacts them from every result; values
+// shorter than tool.MinSecretLen are not redacted.
+func Secrets(env *Env) []tool.Secret {
+	var out []tool.Secret
+	for _, name := range providerKeys {
+		if v := env.Var(name); v != "" {
+			out = append(out, tool.Secret{Name: name, Value: v})
+		}
+	}
+	for _, kv := range env.Environment() {
+		name, v, _ := strings.Cut(kv, "=")
+		if v != "" && CredentialName(name) {
+			out = append(out, tool.Secret{Name: name, Value: v})
+		}
+	}
+	return out
+}
+
+// WorkspaceDir resolves -w (or the current directory) to an absolute,
+// existing directory.
+func WorkspaceDir(arg string) (string, error) {
+	if arg == "" {
+		arg = "."
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("workspace: %s is not a directory", abs)
+	}
+	return abs, nil
+}

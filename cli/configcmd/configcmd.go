@@ -1,0 +1,145 @@
+// Package configcmd holds "mecha config": where config.toml is, and the
+// configuration mecha runs with (built-in defaults, config.toml and the
+// environment), with every secret left out.
+package configcmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+)
+
+// NewCmdConfig builds "mecha config" and its subcommands.
+func NewCmdConfig(env *cmdkit.Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show where config.toml is and the configuration mecha runs with",
+		Long: `mecha reads its settings from $MECHA_HOME/config.toml (default
+~/.mecha/config.toml) and from the environment. "config path" prints where the
+file is; "config show" prints every setting as mecha would use it, secrets
+left out: API keys are only said to be set or not, and the env values and
+headers of MCP servers, passwords and query values in URLs, and values of
+credential-like arguments are replaced by <redacted>.`,
+		Example: `  mecha config path
+  $EDITOR "$(mecha config path)"
+  mecha config show
+  mecha config show --json`,
+		Args: cmdkit.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(NewCmdPath(env, nil), NewCmdShow(env, nil))
+	return cmd
+}
+
+// PathOptions are the options of "config path".
+type PathOptions struct {
+	Env *cmdkit.Env
+}
+
+// NewCmdPath builds "mecha config path".
+func NewCmdPath(env *cmdkit.Env, runF func(*PathOptions) error) *cobra.Command {
+	opts := &PathOptions{Env: env}
+	return &cobra.Command{
+		Use:   "path",
+		Short: "Print the path of config.toml, whether or not it exists",
+		Long: `Print the path mecha reads config.toml from. When there is no file there, a
+note on stderr says so (mecha then runs on its defaults); the exit status is
+0 either way.`,
+		Example: `  mecha config path
+  MECHA_HOME=/tmp/mecha mecha config path`,
+		Args: cmdkit.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return pathRun(opts)
+		},
+	}
+}
+
+func pathRun(opts *PathOptions) error {
+	p, err := configPath(opts.Env)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.Env.Out, p)
+	if _, err := os.Stat(p); err != nil {
+		fmt.Fprintf(opts.Env.Err, "note: %s does not exist: mecha runs on its defaults\n", p)
+	}
+	return nil
+}
+
+// configPath is where config.toml is read from.
+func configPath(env *cmdkit.Env) (string, error) {
+	home, err := env.Home()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "config.toml"), nil
+}
+
+// ShowOptions are the options of "config show".
+type ShowOptions struct {
+	Env  *cmdkit.Env
+	JSON bool
+}
+
+// NewCmdShow builds "mecha config show".
+func NewCmdShow(env *cmdkit.Env, runF func(*ShowOptions) error) *cobra.Command {
+	opts := &ShowOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print the effective configuration as TOML (or JSON), secrets left out",
+		Long: `Print the configuration mecha runs with: its home, the session store, the
+default provider, each provider's model, address and timeouts, whether its API
+key is set, prices, and the MCP servers with their effective timeouts. Built-in
+defaults are merged with config.toml and the environment. No secret is
+printed: keys show as "set" or "not set", and MCP servers' env values and
+headers, URL passwords and query values, and the values of arguments named
+like a credential (--token, --api-key=...) as <redacted>.
+
+A config.toml that does not parse is an error (exit 1) naming the line.`,
+		Example: `  mecha config show
+  mecha config show --json | jq .providers.anthropic`,
+		Args: cmdkit.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return showRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the configuration as JSON")
+	return cmd
+}
+
+func showRun(opts *ShowOptions) error {
+	cfg, err := opts.Env.Config()
+	if err != nil {
+		return err
+	}
+	eff, err := Build(opts.Env, cfg)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.Env.Out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(eff)
+	}
+	b, err := toml.Marshal(eff)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.Env.Out, "# mecha's effective configuration: built-in defaults, config.toml, the environment.")
+	fmt.Fprintln(opts.Env.Out, "# Secrets are not shown.")
+	_, err = opts.Env.Out.Write(b)
+	return err
+}

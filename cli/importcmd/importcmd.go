@@ -1,0 +1,148 @@
+// Package importcmd is "mecha import": Claude Code transcripts and Codex
+// rollouts converted into mecha sessions.
+package importcmd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/record/importer"
+	"github.com/mecha-agent/mecha/record/session"
+)
+
+// Options are the options of "mecha import".
+type Options struct {
+	Env     *cmdkit.Env
+	Harness string
+	Paths   []string
+	All     bool
+	DryRun  bool
+	JSON    bool
+}
+
+// NewCmdImport builds "mecha import".
+func NewCmdImport(env *cmdkit.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Env: env}
+	cmd := &cobra.Command{
+		Use:   "import claude-code|codex [PATH ...] [--all] [--dry-run]",
+		Short: "Import Claude Code transcripts or Codex rollouts as mecha sessions",
+		Long: `Convert another harness's transcripts into mecha sessions, which "sessions
+show", "script" and "replay" then work on. claude-code reads
+~/.claude/projects/<dir>/<session>.jsonl, codex reads
+~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl; name files as PATHs, or give
+--all to import every file of the harness's directory under $HOME.
+
+An imported session names its source in its header (imported_from), holds
+a config record with what the source knew (model, workspace, the tools
+called) and null for the rest, and is armed: its content has unknown
+provenance. Tools map onto mecha's where they mean the same (Read, Write,
+Edit, Bash; Codex's shell and exec_command), approximately where they do
+not quite (Glob and Grep as shell commands; apply_patch), which makes a
+script of them "reconstructed"; others keep their names, and a replay
+refuses them, naming them.
+
+Importing a file again finds the session it made ("already imported").
+Lines that are not understood (a torn last line, a record type not known)
+are skipped and counted. --dry-run parses and reports, writing nothing.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmdkit.Usagef("import: name the harness: claude-code or codex")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Harness, opts.Paths = args[0], args[1:]
+			if opts.Harness != importer.ClaudeCode && opts.Harness != importer.Codex {
+				return cmdkit.Usagef("import: unknown harness %q: claude-code or codex", opts.Harness)
+			}
+			if opts.All == (len(opts.Paths) > 0) {
+				return cmdkit.Usagef("import: name the files to import, or give --all (not both)")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return importRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.All, "all", false, "import every transcript of the harness's directory under $HOME")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "parse and report, writing nothing")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print one {"source","harness","id","status","messages","calls","approximate","skipped"} per file`)
+	cmd.ValidArgsFunction = completeImport
+	return cmd
+}
+
+// Sources returns the files --all imports for a harness under home.
+func Sources(harness, home string) ([]string, error) {
+	pattern := filepath.Join(home, ".claude", "projects", "*", "*.jsonl")
+	if harness == importer.Codex {
+		pattern = filepath.Join(home, ".codex", "sessions", "[0-9]*", "[0-9]*", "[0-9]*", "rollout-*.jsonl")
+	}
+	m, err := filepath.Glob(pattern)
+	sort.Strings(m)
+	return m, err
+}
+
+func importRun(opts *Options) error {
+	env := opts.Env
+	paths := opts.Paths
+	if opts.All {
+		home := env.Var("HOME")
+		if home == "" {
+			return fmt.Errorf("import: --all needs $HOME")
+		}
+		var err error
+		if paths, err = Sources(opts.Harness, home); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		if len(paths) == 0 {
+			fmt.Fprintf(env.Err, "import: no %s transcripts under %s\n", opts.Harness, home)
+			return nil
+		}
+	}
+	dir, err := env.SessionDir()
+	if err != nil {
+		return err
+	}
+	store := &session.Store{Dir: dir, Now: env.Now}
+	failed := 0
+	for _, p := range paths {
+		res, err := importer.File(store, opts.Harness, p, opts.DryRun)
+		if err != nil {
+			// One file that cannot be read does not stop the others.
+			failed++
+			fmt.Fprintf(env.Err, "import: %s: %v\n", p, err)
+			continue
+		}
+		if opts.JSON {
+			if err := cmdkit.WriteJSON(env.Out, res); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(env.Out, "%s %s: %s (%d messages, %d calls", res.ID, res.Status, res.Source, res.Messages, res.Calls)
+		if res.Approximate > 0 {
+			fmt.Fprintf(env.Out, ", %d mapped approximately", res.Approximate)
+		}
+		if res.Skipped > 0 {
+			fmt.Fprintf(env.Out, ", %d lines skipped", res.Skipped)
+		}
+		fmt.Fprintln(env.Out, ")")
+	}
+	if failed > 0 {
+		return fmt.Errorf("import: %d of %d files could not be imported", failed, len(paths))
+	}
+	return nil
+}
+
+// completeImport completes the harness, then transcript files.
+func completeImport(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return []cobra.Completion{"claude-code\tClaude Code transcripts (~/.claude/projects)", "codex\tCodex rollouts (~/.codex/sessions)"}, cobra.ShellCompDirectiveNoFileComp
+	}
+	return []cobra.Completion{"jsonl"}, cobra.ShellCompDirectiveFilterFileExt
+}

@@ -1,0 +1,120 @@
+package mcpcmd
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/mcp/mcpproxy"
+	"github.com/mecha-agent/mecha/mcp/mcpserve"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// ProxyOptions are the options of "mecha mcp proxy".
+type ProxyOptions struct {
+	Env  *cmdkit.Env
+	Name string
+	HTTP string
+	URL  string
+	// Command and Args start the upstream (everything after --).
+	Command string
+	Args    []string
+}
+
+// NewCmdProxy builds "mecha mcp proxy".
+func NewCmdProxy(env *cmdkit.Env, runF func(context.Context, *ProxyOptions) error) *cobra.Command {
+	opts := &ProxyOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "proxy [--name NAME] [--http ADDR] (--url URL | -- COMMAND [ARGS...])",
+		Short: "Put a recording proxy in front of any MCP server",
+		Long: `Forward everything, both ways, between an MCP client and one upstream MCP
+server (a command started with its arguments, or --url for streamable
+HTTP), and record every tools/call and its result in a session of its own.
+The upstream's command or URL, serverInfo and negotiated protocol version
+go in the session's config; the client's name in its header.
+
+The proxy is transparent: tools, resources, prompts, completions, logging,
+notifications, progress and cancellation pass through, and the client sees
+the upstream's serverInfo. It listens on stdio, or on streamable HTTP with
+--http (loopback unless ADDR names a host; DNS rebinding protection on).
+The upstream's stderr goes to the proxy's.
+
+In a client's MCP config, put "mecha mcp proxy --name NAME --" before the
+server's command.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			switch {
+			case opts.URL != "" && len(args) > 0:
+				return cmdkit.Usagef("give either --url or a command after --, not both")
+			case opts.URL == "" && len(args) == 0:
+				return cmdkit.Usagef("no upstream: give --url URL or -- COMMAND [ARGS...]")
+			case opts.URL == "" && dash != 0:
+				return cmdkit.Usagef("put the upstream's command after --: mecha mcp proxy -- %s", strings.Join(args, " "))
+			}
+			if len(args) > 0 {
+				opts.Command, opts.Args = args[0], args[1:]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return proxyRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Name, "name", "", "what to call the upstream server in the session")
+	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on `ADDR` ([HOST:]PORT) instead of stdio")
+	f.StringVar(&opts.URL, "url", "", "the upstream's streamable HTTP `URL`")
+	return cmd
+}
+
+func proxyRun(ctx context.Context, opts *ProxyOptions) error {
+	env := opts.Env
+	up := transcript.MCPUpstream{Name: opts.Name, Transport: "stdio", Command: opts.Command, Args: opts.Args}
+	connect := func(context.Context) (mcp.Transport, error) {
+		c := exec.Command(opts.Command, opts.Args...)
+		c.Env = env.Environment()
+		c.Stderr = env.Err
+		return &mcp.CommandTransport{Command: c}, nil
+	}
+	if opts.URL != "" {
+		up = transcript.MCPUpstream{Name: opts.Name, Transport: "http", URL: opts.URL}
+		connect = func(context.Context) (mcp.Transport, error) {
+			return &mcp.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: env.Client()}, nil
+		}
+	}
+	dir, err := env.SessionDir()
+	if err != nil {
+		return err
+	}
+	title := "mcp proxy"
+	if opts.Name != "" {
+		title += ": " + opts.Name
+	}
+	ws, _ := cmdkit.WorkspaceDir("")
+	rec := &mcpserve.Recorder{
+		Store: &session.Store{Dir: dir, Now: env.Now},
+		Meta:  transcript.Meta{Provider: "mcp", Workspace: ws, Title: title},
+		Warn:  env.Err, Now: env.Now,
+	}
+	defer finish(env, rec)
+	ids := &mcpserve.IDs{}
+	p := mcpproxy.New(mcpproxy.Options{
+		Connect:  connect,
+		Upstream: up,
+		Config: transcript.Config{MechaVersion: cmdkit.Version(), Provider: "mcp", Workspace: ws, Tools: []string{},
+			PermissionMode: "yes", Trifecta: "off", Sandbox: "none", SandboxNetwork: true},
+		Recorder: rec, IDs: ids, Now: env.Now, Background: ctx,
+		OnError: func(err error) { fmt.Fprintln(env.Err, "mecha: "+err.Error()) },
+	})
+	defer p.Close()
+	if opts.HTTP != "" {
+		return serveHTTP(ctx, env, opts.HTTP, ids, p.Server)
+	}
+	return stdioDone(ctx, p.Server().Run(ctx, ids.WatchTransport(stdioTransport(env))))
+}

@@ -1,0 +1,118 @@
+package mcpcmd
+
+import (
+	"context"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/mcp/mcpserve"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// ServeOptions are the options of "mecha mcp serve".
+type ServeOptions struct {
+	Env           *cmdkit.Env
+	Workspace     string
+	Tools         []string
+	Yes, ReadOnly bool
+	HTTP          string
+	Sandbox       cmdkit.SandboxFlags
+}
+
+// NewCmdServe builds "mecha mcp serve".
+func NewCmdServe(env *cmdkit.Env, runF func(context.Context, *ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "serve [-w DIR] [--tool NAME ...] [--read-only | --yes] [--http ADDR]",
+		Short: "Offer mecha's built-in tools to any MCP client, recording every call",
+		Long: `Serve mecha's built-in tools (fs_read, fs_list, fs_write, fs_edit, shell) to an
+MCP client over stdio, or over streamable HTTP with --http (loopback unless
+ADDR names a host; DNS rebinding protection on). The tools are confined to
+the workspace as in a run, and the shell is sandboxed as in a run
+(--sandbox, --sandbox-network).
+
+There is no terminal to ask on, so the server is read-only unless --yes:
+calls that modify the workspace or run a command are denied with the usual
+message. Each server run is a session: its header names the client, its
+config the workspace, the tools and the permission mode, and every
+tools/call is recorded as it runs. Recording never fails a call; a write
+that fails is said once on stderr.`,
+		Args: cmdkit.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := cmdkit.PermissionMode(opts.Yes, opts.ReadOnly); err != nil {
+				return err
+			}
+			if err := opts.Sandbox.Validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return serveRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Workspace, "workspace", "w", "", "the directory the tools work in (default: the current directory)")
+	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; default: every built-in tool)")
+	f.BoolVar(&opts.Yes, "yes", false, "allow calls that modify the workspace or run a command")
+	f.BoolVar(&opts.ReadOnly, "read-only", false, "deny calls that modify the workspace or run a command (the default)")
+	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on `ADDR` ([HOST:]PORT) instead of stdio")
+	opts.Sandbox.Register(cmd)
+	return cmd
+}
+
+func serveRun(ctx context.Context, opts *ServeOptions) error {
+	env := opts.Env
+	mode := tool.ModeReadOnly
+	if opts.Yes {
+		mode = tool.ModeYes
+	}
+	ws, err := cmdkit.WorkspaceDir(opts.Workspace)
+	if err != nil {
+		return err
+	}
+	rc := transcript.Config{MechaVersion: cmdkit.Version(), Provider: "mcp", Workspace: ws,
+		PermissionMode: string(mode), Trifecta: "off"}
+	opts.Sandbox.Apply(env, &rc)
+	var wss cmdkit.Workspaces
+	defer wss.Close()
+	reg, _, err := cmdkit.BuildTools(env, &wss, rc, cmdkit.ToolSetup{Only: opts.Tools})
+	if err != nil {
+		return err
+	}
+	rc.Tools, rc.ToolSpecs = reg.Names(), reg.TranscriptSpecs()
+	dir, err := env.SessionDir()
+	if err != nil {
+		return err
+	}
+	rec := &mcpserve.Recorder{
+		Store:  &session.Store{Dir: dir, Now: env.Now},
+		Meta:   transcript.Meta{Provider: "mcp", Workspace: ws, Title: "mcp serve"},
+		Config: &rc, Warn: env.Err, Now: env.Now,
+	}
+	defer finish(env, rec)
+	ids := &mcpserve.IDs{}
+	newServer := func() *mcp.Server {
+		s := mcpserve.NewServer(mcpserve.Implementation(cmdkit.Version()), reg, nil)
+		s.AddReceivingMiddleware(mcpserve.Middleware(rec, ids, env.Now))
+		return s
+	}
+	if opts.HTTP != "" {
+		return serveHTTP(ctx, env, opts.HTTP, ids, newServer)
+	}
+	return stdioDone(ctx, newServer().Run(ctx, ids.WatchTransport(stdioTransport(env))))
+}
+
+// stdioDone is the end of a stdio server: the client closing stdin, or an
+// interrupt, is how a server stops, not a failure.
+func stdioDone(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,324 @@
+package regresscmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mecha-agent/mecha/cli/replaycmd"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/engine/provider/openai"
+	"github.com/mecha-agent/mecha/harness/config"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/redrive/replay"
+)
+
+// RegressOptions are the options of "mecha regress".
+type RegressOptions struct {
+	Env             *cmdkit.Env
+	IDs             []string
+	Pins            string
+	Provider, Model string
+	OnDivergence    string
+	JSON            bool
+	JUnit           string
+	Shard           string
+	NoSession       bool
+	SkipSlotCheck   bool
+	RequestTimeout  time.Duration
+	MCP             cmdkit.MCPFlags
+}
+
+// NewCmdRegress builds "mecha regress".
+func NewCmdRegress(env *cmdkit.Env, runF func(context.Context, *RegressOptions) error) *cobra.Command {
+	opts := &RegressOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "regress [ID...]",
+		Short: "Replay every pinned session and fail on any divergence",
+		Long: `Replay the sessions pinned in $MECHA_HOME/regression-sessions.txt (one id per
+line; # comments and blank lines are allowed), or just the ids given, against
+the current build, and fail if any of them diverges, is refused or fails.
+
+A pin that diverges means the harness (prompt assembly, tool dispatch,
+request shape) or the model changed: read the report before deciding which.
+
+Against the local provider the llama-server must run on one slot (-np 1):
+seeded replay only repeats sequentially on a single slot, because continuous
+batching lets concurrent requests perturb each other's numerics. regress
+checks GET /props and refuses otherwise.
+
+--shard I/N runs the I-th of N deterministic slices of the pins, so a CI
+matrix can split a large set across machines.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.IDs = args
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return regressRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Pins, "pins", "", "the pin `FILE` (default: $MECHA_HOME/regression-sessions.txt)")
+	f.StringVarP(&opts.Provider, "provider", "p", "", "replay against this provider (default: each session's own)")
+	f.StringVarP(&opts.Model, "model", "m", "", "replay against this model")
+	f.StringVar(&opts.OnDivergence, "on-divergence", "error", "error (any divergence fails) or stop (only structural ones fail)")
+	f.BoolVar(&opts.JSON, "json", false, "print the results as JSON")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the pins (1-based)")
+	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the replays as sessions")
+	f.BoolVar(&opts.SkipSlotCheck, "skip-slot-check", false, "do not require a single-slot llama-server for the local provider")
+	cmdkit.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
+	cmdkit.AddMCPFlags(cmd, &opts.MCP)
+	return cmd
+}
+
+// regressResult is one pin's outcome.
+type regressResult struct {
+	ID     string         `json:"id"`
+	Title  string         `json:"title,omitempty"`
+	Status string         `json:"status"` // clean, diverged, refused, failed
+	Error  string         `json:"error,omitempty"`
+	Report *replay.Report `json:"report,omitempty"`
+	Time   float64        `json:"seconds"`
+}
+
+type regressSummary struct {
+	Pins     int             `json:"pins"`
+	Clean    int             `json:"clean"`
+	Diverged int             `json:"diverged"`
+	Refused  int             `json:"refused"`
+	Failed   int             `json:"failed"`
+	Shard    string          `json:"shard,omitempty"`
+	Results  []regressResult `json:"results"`
+}
+
+// validate checks the flags before anything is read.
+func (o *RegressOptions) validate() error {
+	if mode, err := replay.ParseMode(o.OnDivergence); err != nil || mode == replay.ModeLive {
+		return cmdkit.Usagef("regress: --on-divergence must be error or stop")
+	}
+	if slices.Contains(o.IDs, "") {
+		return cmdkit.Usagef("regress: a session id is empty")
+	}
+	_, _, err := parseShard(o.Shard)
+	return err
+}
+
+func regressRun(ctx context.Context, opts *RegressOptions) error {
+	mode, _ := replay.ParseMode(opts.OnDivergence)
+	shardI, shardN, _ := parseShard(opts.Shard)
+	cfg, err := opts.Env.Config()
+	if err != nil {
+		return err
+	}
+	ids := opts.IDs
+	if len(ids) == 0 {
+		if ids, err = readPins(opts.Env, opts.Pins); err != nil {
+			return err
+		}
+	}
+	ids = shard(ids, shardI, shardN)
+	if len(ids) == 0 {
+		fmt.Fprintln(opts.Env.Err, "regress: no pinned sessions to replay")
+	}
+	sum := regressSummary{Pins: len(ids), Shard: opts.Shard, Results: []regressResult{}}
+	checked := false
+	for i, id := range ids {
+		if opts.Env.OutTTY && !opts.JSON {
+			fmt.Fprintf(opts.Env.Err, "\r\x1b[K[%d/%d] replaying %s", i+1, len(ids), id)
+		}
+		start := opts.Env.Time()
+		res := regressResult{ID: id}
+		rep, err := regressOne(ctx, opts, cfg, mode, id, &res, &checked)
+		res.Time = opts.Env.Time().Sub(start).Seconds()
+		res.Report = rep
+		switch {
+		case errors.Is(err, context.Canceled):
+			return &cmdkit.InterruptedError{Msg: "interrupted"}
+		case errors.Is(err, errSlots):
+			return err
+		case rep != nil && rep.Status == replay.StatusRefused:
+			res.Status, res.Error = "refused", textfmt.OneLine(err.Error())
+			sum.Refused++
+		case err != nil:
+			res.Status, res.Error = "failed", textfmt.OneLine(err.Error())
+			sum.Failed++
+		case fails(mode, rep):
+			res.Status = "diverged"
+			sum.Diverged++
+		default:
+			res.Status = "clean"
+			sum.Clean++
+		}
+		sum.Results = append(sum.Results, res)
+	}
+	if opts.Env.OutTTY && !opts.JSON && len(ids) > 0 {
+		fmt.Fprint(opts.Env.Err, "\r\x1b[K")
+	}
+	if opts.JUnit != "" {
+		if err := writeJUnit(opts.JUnit, sum); err != nil {
+			return err
+		}
+	}
+	if opts.JSON {
+		if err := cmdkit.WriteJSON(opts.Env.Out, sum); err != nil {
+			return err
+		}
+	} else {
+		printRegress(opts.Env.Out, cmdkit.NewStyle(opts.Env), sum)
+	}
+	if bad := sum.Diverged + sum.Refused + sum.Failed; bad > 0 {
+		return &cmdkit.DivergedError{Msg: fmt.Sprintf("regress: %d of %d pinned %s did not replay clean", bad, sum.Pins, textfmt.Plural(sum.Pins, "session", "sessions"))}
+	}
+	return nil
+}
+
+// fails reports whether a finished replay fails the check.
+func fails(mode replay.Mode, rep *replay.Report) bool {
+	if mode == replay.ModeError {
+		return len(rep.Divergences) > 0
+	}
+	return rep.Structural()
+}
+
+func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, mode replay.Mode, id string, res *regressResult, checked *bool) (*replay.Report, error) {
+	path, err := opts.Env.ResolveSession(id)
+	if err != nil {
+		return nil, err
+	}
+	s, err := session.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	opts.Env.NoteForeignID(path, s.HeaderID)
+	res.ID, res.Title = s.Meta.ID, s.Meta.Title
+	job, err := replaycmd.NewJob(ctx, opts.Env, cfg, s, replaycmd.Settings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession,
+		RequestTimeout: opts.RequestTimeout, MCP: opts.MCP})
+	if err != nil {
+		return nil, err
+	}
+	defer job.Cleanup()
+	if job.Uses(openai.NameLocal) && !*checked && !opts.SkipSlotCheck {
+		if err := checkSlots(ctx, opts.Env); err != nil {
+			return nil, err
+		}
+		*checked = true
+	}
+	return job.Run(ctx, io.Discard)
+}
+
+var errSlots = errors.New("regress: the local server must have one slot")
+
+// checkSlots refuses a llama-server that batches requests across slots.
+func checkSlots(ctx context.Context, env *cmdkit.Env) error {
+	base := env.Var("MECHA_LOCAL_URL")
+	if base == "" {
+		base = openai.LocalDefaultBaseURL
+	}
+	url := strings.TrimRight(base, "/") + "/props"
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errSlots, err)
+	}
+	resp, err := env.Client().Do(req)
+	if err != nil {
+		return fmt.Errorf("%w: cannot read %s: %v (start llama-server with -np 1, or pass --skip-slot-check for a server without /props)", errSlots, url, err)
+	}
+	defer resp.Body.Close()
+	var props struct {
+		TotalSlots *int `json:"total_slots"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&props) != nil || props.TotalSlots == nil {
+		return fmt.Errorf("%w: %s did not report total_slots (HTTP %d); is it llama-server? Pass --skip-slot-check to run anyway", errSlots, url, resp.StatusCode)
+	}
+	if *props.TotalSlots != 1 {
+		return fmt.Errorf("%w: the llama-server at %s has %d slots; seeded replay only repeats on a single slot, because continuous batching makes concurrent requests perturb each other: restart it with -np 1", errSlots, base, *props.TotalSlots)
+	}
+	return nil
+}
+
+// readPins reads the pin file, saying how to start one when there is none.
+func readPins(env *cmdkit.Env, path string) ([]string, error) {
+	path, err := env.PinsPath(path)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := cmdkit.ReadPins(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("regress: no pin file at %s: record a session with built-in tools only, check it replays clean, then append its id there", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("regress: %w", err)
+	}
+	return ids, nil
+}
+
+func parseShard(s string) (int, int, error) {
+	if s == "" {
+		return 1, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, erri := strconv.Atoi(a)
+	n, errn := strconv.Atoi(b)
+	if !ok || erri != nil || errn != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, cmdkit.Usagef("--shard must be I/N with 1 <= I <= N, not %q", s)
+	}
+	return i, n, nil
+}
+
+// shard keeps the pins of shard i of n: the pins at positions i-1, i-1+n,
+// ... of the list in file order, so every pin falls in exactly one shard.
+func shard(ids []string, i, n int) []string {
+	if n == 1 {
+		return ids
+	}
+	var out []string
+	for k, id := range ids {
+		if k%n == i-1 {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func printRegress(w io.Writer, st textfmt.Style, sum regressSummary) {
+	if len(sum.Results) == 0 {
+		return
+	}
+	t := &cmdkit.Table{Right: map[int]bool{3: true}}
+	t.Add("SESSION", "TITLE", "STATUS", "CALLS", "FIRST DIVERGENCE")
+	for _, r := range sum.Results {
+		calls, first := "", ""
+		if r.Report != nil && r.Report.Status != replay.StatusRefused {
+			calls = fmt.Sprintf("%d/%d", r.Report.CallsReplayed, r.Report.CallsExpected)
+			if len(r.Report.Divergences) > 0 {
+				d := r.Report.Divergences[0]
+				first = fmt.Sprintf("%s at call #%d", d.Kind, d.Index)
+			}
+		}
+		if r.Error != "" {
+			first = textfmt.Clip(r.Error, 80)
+		}
+		t.Add(r.ID, textfmt.Clip(textfmt.OneLine(r.Title), 40), r.Status, calls, first)
+	}
+	t.Write(w, st)
+	fmt.Fprintf(w, "\n%d pinned: %d clean, %d diverged, %d refused, %d failed\n", sum.Pins, sum.Clean, sum.Diverged, sum.Refused, sum.Failed)
+}

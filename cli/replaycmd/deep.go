@@ -1,0 +1,80 @@
+package replaycmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness/config"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/redrive/replay"
+)
+
+// maxDeep bounds how far down --deep follows children of children: mecha
+// starts none (a child is never given the agent tool), so this only
+// guards against a store whose headers make a cycle.
+const maxDeep = 8
+
+// replayChildren replays, with the same settings, each child session of s
+// (at path) found in its directory, and theirs, and adds them to rep under
+// the calls that started them. A child that cannot be replayed is reported
+// refused; an interrupt or a failure of the replay itself is returned.
+func replayChildren(ctx context.Context, env *cmdkit.Env, cfg *config.Config, set Settings, s *session.Session, path string, rep *replay.Report, depth int) error {
+	if depth >= maxDeep {
+		return nil
+	}
+	kids, err := session.Children(filepath.Dir(path), s.Meta.ID)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		child := replay.Child{CallID: k.Meta.Parent.CallID, Index: replay.CallIndex(s, k.Meta.Parent.CallID), Session: k.Meta.ID}
+		fmt.Fprintf(env.Err, "replay --deep: child session %s (call %s)\n", k.Meta.ID, child.CallID)
+		ks, err := session.Load(k.Path)
+		if err != nil {
+			child.Report = &replay.Report{Session: k.Meta.ID, Status: replay.StatusRefused, Reason: err.Error(), Divergences: []replay.Divergence{}}
+			rep.Children = append(rep.Children, child)
+			continue
+		}
+		job, err := NewJob(ctx, env, cfg, ks, set)
+		if err != nil {
+			return err
+		}
+		child.Report, err = job.Run(ctx, env.Err)
+		job.Cleanup()
+		if err != nil && (child.Report == nil || child.Report.Status != replay.StatusRefused) {
+			return err
+		}
+		if err := replayChildren(ctx, env, cfg, set, ks, k.Path, child.Report, depth+1); err != nil {
+			return err
+		}
+		rep.Children = append(rep.Children, child)
+	}
+	return nil
+}
+
+// printChildren writes each child's replay under the call that started
+// it, indented.
+func printChildren(w io.Writer, st textfmt.Style, children []replay.Child) {
+	for _, c := range children {
+		at := "call " + c.CallID
+		if c.Index >= 0 {
+			at = fmt.Sprintf("call #%d", c.Index)
+		}
+		fmt.Fprintf(w, "⤷ %s (agent): child session %s\n", at, c.Session)
+		var b bytes.Buffer
+		if c.Report.Status == replay.StatusRefused {
+			fmt.Fprintf(&b, "%s: %s\n", st.Red("refused"), c.Report.Reason)
+		} else {
+			printReport(&b, st, c.Report)
+		}
+		for line := range strings.Lines(b.String()) {
+			fmt.Fprint(w, "    "+line)
+		}
+	}
+}

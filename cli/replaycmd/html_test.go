@@ -1,0 +1,128 @@
+package replaycmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mecha-agent/mecha/redrive/replay"
+	"github.com/mecha-agent/mecha/testkit/browsertest"
+)
+
+// report is a replay of two turns: an argument difference at call 0, the
+// same call at 1, then another tool at call 2 that stopped the replay
+// before call 3. Arguments hold markup.
+func report() *replay.Report {
+	in := func(s string) json.RawMessage { return json.RawMessage(s) }
+	return &replay.Report{
+		Session: "20260805T091500-3f2a1b7c", Provider: "local", Model: "local", Mode: replay.ModeStop, Status: replay.StatusDiverged,
+		CallsExpected: 4, CallsReplayed: 2, Turns: 3,
+		Recorded: []replay.Step{
+			{Turn: 1, Index: 0, Name: "fs_read", Input: in(`{"path":"a.txt","limit":10}`)},
+			{Turn: 1, Index: 1, Name: "fs_write", Input: in(`{"path":"b.txt"}`)},
+			{Turn: 2, Index: 2, Name: "shell", Input: in(`{"command":"make <b>x</b>"}`)},
+			{Turn: 2, Index: 3, Name: "fs_read", Input: in(`{"path":"c.txt"}`)},
+		},
+		Replayed: []replay.Step{
+			{Turn: 1, Index: 0, Name: "fs_read", Input: in(`{"path":"./a.txt","limit":10}`)},
+			{Turn: 1, Index: 1, Name: "fs_write", Input: in(`{"path":"b.txt"}`)},
+			{Turn: 2, Index: 2, Name: "web_fetch", Input: in(`{"url":"<script>alert(1)</script>"}`)},
+		},
+		Divergences: []replay.Divergence{
+			{Kind: replay.KindArguments, Index: 0, Turn: 1, Expected: &replay.CallRef{Name: "fs_read", Input: in(`{"path":"a.txt","limit":10}`)}, Actual: &replay.CallRef{Name: "fs_read", Input: in(`{"path":"./a.txt","limit":10}`)}},
+			{Kind: replay.KindTool, Index: 2, Turn: 2, Structural: true, Expected: &replay.CallRef{Name: "shell"}, Actual: &replay.CallRef{Name: "web_fetch"}},
+		},
+	}
+}
+
+func TestHTMLReport(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, []*replay.Report{report()}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`<tr class="div div-arguments"><td>0</td>`,
+		`<span class="del">-  &#34;path&#34;: &#34;a.txt&#34;,</span>`,
+		`<span class="add">&#43;  &#34;path&#34;: &#34;./a.txt&#34;,</span>`,
+		`<span class="">   &#34;limit&#34;: 10</span>`,
+		`<tr><td>1</td><td class="call"><b>fs_write</b>`,
+		`<h2>turn 2</h2>`,
+		`<tr class="div div-tool"><td>2</td><td class="call"><b>shell</b> {&#34;command&#34;:&#34;make &lt;b&gt;x&lt;/b&gt;&#34;}</td><td class="call"><b>web_fetch</b> {&#34;url&#34;:&#34;&lt;script&gt;alert(1)&lt;/script&gt;&#34;}</td>`,
+		`<tr><td>3</td><td class="call"><b>fs_read</b> {&#34;path&#34;:&#34;c.txt&#34;}</td><td class="call">—</td>`,
+		"not reached: the replay stopped before it",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "<script>alert") {
+		t.Errorf("markup from an argument is live")
+	}
+}
+
+// TestHTMLReportInBrowser loads the report in Chromium with the network
+// blocked: only the file is requested; the two sequences are side by side,
+// the divergent rows highlighted with their kind, the diff shown.
+func TestHTMLReportInBrowser(t *testing.T) {
+	browsertest.Chromium(t)
+	p := filepath.Join(t.TempDir(), "report.html")
+	var b bytes.Buffer
+	if err := WriteHTML(&b, []*replay.Report{report()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pg := browsertest.Open(t, p)
+	if title := browsertest.Eval[string](t, pg, `document.title`); title != "mecha replay of 20260805T091500-3f2a1b7c" {
+		t.Errorf("title %q", title)
+	}
+	rows := browsertest.Eval[[]string](t, pg, `Array.from(document.querySelectorAll("table.side tr:has(td)")).map(r => Array.from(r.cells).slice(0, 3).map(c => c.innerText).join(" | "))`)
+	want := []string{
+		`0 | fs_read {"path":"a.txt","limit":10} | fs_read {"path":"./a.txt","limit":10}`,
+		`1 | fs_write {"path":"b.txt"} | fs_write {"path":"b.txt"}`,
+		`2 | shell {"command":"make <b>x</b>"} | web_fetch {"url":"<script>alert(1)</script>"}`,
+		`3 | fs_read {"path":"c.txt"} | —`,
+	}
+	if !slices.Equal(rows, want) {
+		t.Errorf("rows\n%q\nwant\n%q", rows, want)
+	}
+	if bg := browsertest.Eval[string](t, pg, `getComputedStyle(document.querySelector("tr.div-tool > td")).backgroundColor`); bg != "rgb(255, 235, 233)" {
+		t.Errorf("divergent row background %q", bg)
+	}
+	if kind := browsertest.Eval[string](t, pg, `document.querySelector("tr.div-tool .kind").innerText`); kind != "tool" {
+		t.Errorf("kind %q", kind)
+	}
+	if !pg.Visible(t, "pre.diff .del") || !pg.Visible(t, "pre.diff .add") {
+		t.Errorf("the argument diff is not shown")
+	}
+	if len(pg.Dialogs()) > 0 || len(pg.Errors()) > 0 {
+		t.Errorf("dialogs %q, errors %q", pg.Dialogs(), pg.Errors())
+	}
+	if r := pg.Requests(); !slices.Equal(r, []string{pg.URL}) || len(pg.Blocked()) > 0 {
+		t.Errorf("requests %q, blocked %q, want only the page", r, pg.Blocked())
+	}
+}
+
+// TestHTMLReportRepeats: --repeat N puts each replay's report on the page,
+// numbered.
+func TestHTMLReportRepeats(t *testing.T) {
+	t.Parallel()
+	clean := report()
+	clean.Status, clean.Divergences, clean.Replayed = replay.StatusClean, nil, clean.Recorded
+	var b bytes.Buffer
+	if err := WriteHTML(&b, []*replay.Report{report(), clean}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Count(page, `<section class="report">`) != 2 || !strings.Contains(page, "· repeat 2</h1>") ||
+		!strings.Contains(page, `<td class="status-clean">clean</td>`) || strings.Count(page, `class="div div-`) != 2 {
+		t.Errorf("two reports not both shown:\n%s", page)
+	}
+}

@@ -1,0 +1,268 @@
+// Package rerun is "mecha rerun": redo a session's tool calls with no model
+// and compare each result with the recorded one.
+package reruncmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/mcp/mcpclient"
+	"github.com/mecha-agent/mecha/record/transcript"
+	"github.com/mecha-agent/mecha/redrive/toolreplay"
+)
+
+// Options are the options of "mecha rerun".
+type Options struct {
+	Env           *cmdkit.Env
+	ID            string
+	Diff, JSON    bool
+	Ignore        []string
+	Yes, ReadOnly bool
+	Workspace     string
+	NoSession     bool
+	Sandbox       cmdkit.SandboxFlags
+
+	ignore []*regexp.Regexp
+}
+
+// NewCmdRerun builds "mecha rerun".
+func NewCmdRerun(env *cmdkit.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Env: env}
+	cmd := &cobra.Command{
+		Use:   "rerun ID",
+		Short: "Redo a session's tool calls with no model and compare the results",
+		Long: `Redo the session's tool calls in the order they ran, with their recorded
+arguments, against today's tools and no model, and compare each new result
+with the recorded one:
+
+  same          the same result
+  changed       another result (--diff shows a unified diff of each)
+  now fails     it succeeded in the recording and fails now
+  now succeeds  it failed in the recording and succeeds now
+  skipped       not run: it never ran in the recording (denied or refused),
+                its arguments are lost, or the permission mode refused it
+  unrecorded    run, but the recording has no result to compare with
+
+Model replay ("mecha replay") holds the tool results fixed and lets the
+model vary; rerun holds the calls fixed and lets the world vary: a changed
+file, a changed tool. Results that embed volatile values (timestamps,
+durations, temporary paths) differ honestly; --ignore REGEX (repeatable)
+masks the matches in both results before they are compared.
+
+Permissions as in a run: calls that modify the workspace or run commands
+ask, --yes allows them, --read-only skips them. -w DIR reruns in another
+directory (typically a fresh copy of the inputs); the default is the
+recorded workspace.
+
+A rerun is recorded as a session of its own, whose header names the session
+it reruns (rerun_of), with one tool_call record per call it ran; it can be
+listed, shown, scripted and rerun in turn. --no-session records nothing.
+
+Exit status: 0 when every result is the same (skipped calls aside), 1 when
+any differs, 2 on bad usage.`,
+		Args: cmdkit.ExactArgs(1, "one session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return rerunRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.Diff, "diff", false, "show a unified diff of each result that differs")
+	f.BoolVar(&opts.JSON, "json", false, `print {"session","calls","same","changed","results":[{"index","name","status","diff"}]}`)
+	opts.Sandbox.Register(cmd)
+	f.StringArrayVar(&opts.Ignore, "ignore", nil, "mask matches of `REGEX` before comparing (repeatable)")
+	f.BoolVar(&opts.Yes, "yes", false, "allow every call that modifies the workspace or runs a command")
+	f.BoolVar(&opts.ReadOnly, "read-only", false, "skip every call that modifies the workspace or runs a command")
+	f.StringVarP(&opts.Workspace, "workspace", "w", "", "rerun in this directory (default: the recorded workspace)")
+	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the rerun as a session")
+	return cmd
+}
+
+func (o *Options) validate() error {
+	if err := o.Sandbox.Validate(); err != nil {
+		return err
+	}
+	o.ignore = o.ignore[:0]
+	for _, expr := range o.Ignore {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return cmdkit.Usagef("--ignore %q: %v", expr, err)
+		}
+		o.ignore = append(o.ignore, re)
+	}
+	_, err := cmdkit.PermissionMode(o.Yes, o.ReadOnly)
+	return err
+}
+
+func rerunRun(ctx context.Context, opts *Options) error {
+	path, err := opts.Env.ResolveSession(opts.ID)
+	if err != nil {
+		return err
+	}
+	calls, err := toolreplay.Extract(path)
+	if err != nil {
+		return err
+	}
+	ws, err := rerunWorkspace(opts.Workspace, calls.Meta.Workspace)
+	if err != nil {
+		return err
+	}
+	mode, _ := cmdkit.PermissionMode(opts.Yes, opts.ReadOnly)
+	if mode == "" {
+		mode = tool.ModeAsk
+	}
+	var wss cmdkit.Workspaces
+	defer wss.Close()
+	rc := transcript.Config{MechaVersion: cmdkit.Version(), Provider: Provider, Workspace: ws, PermissionMode: string(mode),
+		Trifecta: "off"}
+	opts.Sandbox.Apply(opts.Env, &rc)
+	set, mcpTools, err := startRecorded(ctx, opts.Env, calls, ws)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	tools, _, err := cmdkit.BuildTools(opts.Env, &wss, rc, cmdkit.ToolSetup{MCP: mcpTools})
+	if err != nil {
+		return err
+	}
+	rc.Tools, rc.ToolSpecs = tools.Names(), tools.TranscriptSpecs()
+	rc.MCPServers = set.Record(rc.Tools)
+	if calls.Lossy() {
+		fmt.Fprintf(opts.Env.Err, "note: the record is damaged (%d %s); the rerun redoes what can be recovered\n",
+			len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
+	}
+	var rec *recorder
+	if !opts.NoSession {
+		rec = &recorder{env: opts.Env, of: calls.Meta, rc: rc}
+		defer rec.close()
+	}
+	rep, err := toolreplay.Rerun(ctx, calls, toolreplay.RerunOptions{Tools: tools, Ignore: opts.ignore, Now: opts.Env.Now,
+		Done: func(c toolreplay.Call, r toolreplay.Result) error {
+			if rec == nil {
+				return nil
+			}
+			return rec.record(r)
+		}})
+	if rec != nil {
+		if cerr := rec.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+		rep.Rerun = rec.id()
+	}
+	if errors.Is(err, context.Canceled) {
+		return &cmdkit.InterruptedError{Msg: "interrupted; the calls rerun so far are recorded"}
+	}
+	if err != nil {
+		return err
+	}
+	if err := report(opts, rep, ws); err != nil {
+		return err
+	}
+	if rep.Changed > 0 {
+		return &cmdkit.DivergedError{Msg: fmt.Sprintf("%d of %d %s differ from the recording", rep.Changed, rep.Calls, textfmt.Plural(rep.Calls, "call", "calls"))}
+	}
+	return nil
+}
+
+// rerunWorkspace is where the calls run: -w, else the recorded workspace.
+func rerunWorkspace(given, recorded string) (string, error) {
+	ws := given
+	if ws == "" {
+		ws = recorded
+	}
+	ws, err := cmdkit.WorkspaceDir(ws)
+	if err != nil && given == "" {
+		return "", fmt.Errorf("the recorded workspace is gone (give one with -w): %w", err)
+	}
+	return ws, err
+}
+
+// report prints the rerun's report, as JSON with --json.
+func report(opts *Options, rep *toolreplay.Report, ws string) error {
+	if opts.JSON {
+		return cmdkit.WriteJSON(opts.Env.Out, rep)
+	}
+	return printReport(opts.Env.Out, cmdkit.NewStyle(opts.Env), rep, ws, opts.Diff)
+}
+
+// startRecorded starts the MCP servers the session's calls used, as the
+// session recorded them (command and args, or URL), in ws: the same
+// servers a generated script starts, never the configured ones, so that
+// a rerun and the script redo the same thing. A server recorded twice
+// under one name but reached differently (a resume changed it) starts as
+// first recorded, with a note.
+func startRecorded(ctx context.Context, env *cmdkit.Env, calls *toolreplay.Calls, ws string) (*mcpclient.Set, []*mcpclient.Tool, error) {
+	var recorded []transcript.MCPServer
+	for _, s := range calls.Servers() {
+		if i := slices.IndexFunc(recorded, func(r transcript.MCPServer) bool { return r.Name == s.Name }); i >= 0 {
+			fmt.Fprintf(env.Err, "note: MCP server %q was recorded as %s and as %s; the rerun starts the first\n",
+				s.Name, toolreplay.ServerText(recorded[i]), toolreplay.ServerText(s))
+			continue
+		}
+		recorded = append(recorded, s)
+	}
+	if len(recorded) == 0 {
+		return &mcpclient.Set{}, nil, nil
+	}
+	configs := make([]mcpclient.ServerConfig, len(recorded))
+	for i, s := range recorded {
+		configs[i] = toolreplay.ServerConfig(s)
+		fmt.Fprintf(env.Err, "mcp: starting server %q as recorded: %s\n", s.Name, toolreplay.ServerText(s))
+	}
+	set := cmdkit.StartMCP(ctx, env, configs, ws)
+	tools, err := set.Tools()
+	if err != nil {
+		set.Close()
+		return nil, nil, err
+	}
+	return set, tools, nil
+}
+
+// printReport writes the report for a person: one line per call, the
+// diffs when asked, a summary line.
+func printReport(w io.Writer, st textfmt.Style, rep *toolreplay.Report, ws string, diffs bool) error {
+	fmt.Fprintf(w, "rerun of %s in %s, no model\n", rep.Session, ws)
+	for _, r := range rep.Results {
+		status := r.Status
+		if r.Differs() {
+			status = st.Red(status)
+		}
+		fmt.Fprintf(w, "  call %d %s: %s", r.Index, textfmt.VisibleLine(r.Name), status)
+		if r.Reason != "" {
+			fmt.Fprintf(w, " (%s)", textfmt.Clip(textfmt.VisibleLine(r.Reason), 120))
+		}
+		fmt.Fprintln(w)
+		if diffs && r.Diff != "" {
+			// The diff is of tool output: shown, never sent to the terminal.
+			for _, line := range strings.SplitAfter(strings.TrimSuffix(textfmt.Visible(r.Diff), "\n"), "\n") {
+				fmt.Fprintf(w, "    %s", line)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	head := st.Bold("same")
+	if rep.Changed > 0 {
+		head = st.Red("differs")
+	}
+	fmt.Fprintf(w, "%s: %d same, %d differ, %d skipped of %d %s\n", head, rep.Same, rep.Changed, rep.Skipped, rep.Calls, textfmt.Plural(rep.Calls, "call", "calls"))
+	if rep.Rerun != "" {
+		fmt.Fprintf(w, "recorded as session %s\n", rep.Rerun)
+	}
+	return nil
+}

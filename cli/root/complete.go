@@ -1,0 +1,58 @@
+package root
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+)
+
+// completionExamples are the install lines of each shell's script.
+var completionExamples = map[string]string{
+	"bash": `  source <(mecha completion bash)
+  mecha completion bash > ~/.local/share/bash-completion/completions/mecha`,
+	"zsh": `  mecha completion zsh > "${fpath[1]}/_mecha"
+  source <(mecha completion zsh)`,
+	"fish":       `  mecha completion fish > ~/.config/fish/completions/mecha.fish`,
+	"powershell": `  mecha completion powershell | Out-String | Invoke-Expression`,
+}
+
+// addCompletion adds cobra's completion and help commands now rather
+// than when the tree runs, so that they have examples and mecha's usage
+// errors like every other command, and registers what each argument and
+// flag of the tree completes with (cmdkit.RegisterCompletions).
+func addCompletion(root *cobra.Command, env *cmdkit.Env) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  mecha help\n  mecha help sessions show"
+			c.Run, c.RunE = nil, helpTopic(root)
+		case "completion":
+			c.Example = "  mecha completion bash\n  mecha completion zsh > \"${fpath[1]}/_mecha\""
+			c.Args = cmdkit.NoArgs
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+			for _, sh := range c.Commands() {
+				sh.Example = completionExamples[sh.Name()]
+				sh.Args = cmdkit.NoArgs
+			}
+		}
+	}
+	cmdkit.RegisterCompletions(root, env)
+	addExamples(root)
+}
+
+// helpTopic is the help command: the help of the command its arguments
+// name, or a usage error naming the nearest ones when they name none.
+func helpTopic(root *cobra.Command) func(*cobra.Command, []string) error {
+	return func(_ *cobra.Command, args []string) error {
+		found, rest, err := root.Find(args)
+		if err != nil {
+			return &cmdkit.UsageError{Err: err}
+		}
+		if len(rest) > 0 && found.HasSubCommands() {
+			return cmdkit.NoArgs(found, rest)
+		}
+		return found.Help()
+	}
+}

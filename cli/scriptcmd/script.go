@@ -1,0 +1,161 @@
+// Package script is "mecha script": a session's tool calls as a POSIX sh
+// script that redoes them with no model.
+package scriptcmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/engine/tool/builtin"
+	"github.com/mecha-agent/mecha/internal/atomicfile"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/redrive/toolreplay"
+)
+
+// Options are the options of "mecha script".
+type Options struct {
+	Env *cmdkit.Env
+	ID  string
+	// Output is -o: a file, "-" for stdout, "" for the default path.
+	Output string
+	JSON   bool
+}
+
+// NewCmdScript builds "mecha script".
+func NewCmdScript(env *cmdkit.Env, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Env: env}
+	cmd := &cobra.Command{
+		Use:   "script ID",
+		Short: "Write a session's tool calls as a shell script that redoes them with no model",
+		Long: `Write a POSIX sh script that makes the session's tool calls again, in the
+order they ran, with their recorded arguments, through "mecha tool call":
+no model, no agent loop. Run it as "sh SCRIPT [WORKSPACE]" (default: the
+recorded workspace). Calls that ran in the recording run again with --yes;
+calls that were denied or refused never ran and appear as comments. The
+script stops at the first call that fails where the recording succeeded,
+naming it; a call that failed in the recording may fail again.
+
+The header says which session it comes from and its source: "transcript"
+when every call was recovered exactly, "reconstructed" when the record is
+damaged (a call whose result never came because the process was killed, a
+torn or unparseable line, arguments that do not parse). A reconstructed
+script carries a line beginning "# LOSSY:" near the top and a "# GAP:"
+comment at the place of each loss.
+
+The script is written to $MECHA_HOME/scripts/replay_<id>.sh (or -o FILE)
+with mode 0700, since it holds transcript data, and its path is printed;
+-o - writes it to stdout. --json prints
+{"path","session","source","calls","lossy","gaps":[{"index","reason"}]}.`,
+		Args: cmdkit.ExactArgs(1, "one session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if opts.Output == "-" && opts.JSON {
+				return cmdkit.Usagef("-o - writes the script to stdout; it cannot go with --json")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return scriptRun(opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the script to `FILE` (- for stdout; default $MECHA_HOME/scripts/replay_<id>.sh)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"path","session","source","calls","lossy","gaps"}`)
+	return cmd
+}
+
+// result is the --json output.
+type result struct {
+	Path    string           `json:"path"`
+	Session string           `json:"session"`
+	Source  string           `json:"source"`
+	Calls   int              `json:"calls"`
+	Lossy   bool             `json:"lossy"`
+	Gaps    []toolreplay.Gap `json:"gaps"`
+}
+
+func scriptRun(opts *Options) error {
+	path, err := opts.Env.ResolveSession(opts.ID)
+	if err != nil {
+		return err
+	}
+	calls, err := toolreplay.Extract(path)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	err = toolreplay.WriteScript(&buf, calls, toolreplay.ScriptOptions{
+		Version: cmdkit.Version(), Caps: Capabilities()})
+	if err != nil {
+		return err
+	}
+	if opts.Output == "-" {
+		// On a terminal the script is for reading: what a session recorded
+		// (a here-document's text) must not act on it. A pipe gets it whole.
+		_, err := io.WriteString(opts.Env.Out, opts.Env.ForOut(buf.String()))
+		return err
+	}
+	out, err := outputPath(opts, calls.Meta.ID)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
+		return fmt.Errorf("script: %w", err)
+	}
+	if err := atomicfile.WriteFile(out, buf.Bytes(), 0o700); err != nil {
+		return fmt.Errorf("script: %w", err)
+	}
+	// A script replaced in place keeps no wider mode than a new one.
+	if err := os.Chmod(out, 0o700); err != nil {
+		return fmt.Errorf("script: %w", err)
+	}
+	if calls.Lossy() {
+		why := "the record is damaged"
+		if f := calls.Meta.ImportedFrom; f != nil {
+			why = "the session was imported from " + f.Harness + " and is not an exact record"
+		}
+		fmt.Fprintf(opts.Env.Err, "note: %s; the script is reconstructed, with %d %s (see its # LOSSY: line)\n",
+			why, len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
+	}
+	if opts.JSON {
+		gaps := calls.Gaps
+		if gaps == nil {
+			gaps = []toolreplay.Gap{}
+		}
+		return cmdkit.WriteJSON(opts.Env.Out, result{out, calls.Meta.ID, calls.Source, len(calls.Redone()), calls.Lossy(), gaps})
+	}
+	_, err = fmt.Fprintln(opts.Env.Out, out)
+	return err
+}
+
+func outputPath(opts *Options, id string) (string, error) {
+	if opts.Output != "" {
+		return filepath.Abs(opts.Output)
+	}
+	home, err := opts.Env.Home()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "scripts", "replay_"+id+".sh"), nil
+}
+
+// Capabilities returns what each built-in tool may do, for the script's
+// header. Capabilities are declarations that do not depend on the
+// workspace, so no workspace is opened.
+func Capabilities() func(string) (tool.Capabilities, bool) {
+	caps := map[string]tool.Capabilities{}
+	for _, t := range builtin.All(builtin.Workspace{}, builtin.Options{}) {
+		caps[t.Spec().Name] = t.Capabilities()
+	}
+	return func(name string) (tool.Capabilities, bool) {
+		c, ok := caps[name]
+		return c, ok
+	}
+}

@@ -1,0 +1,125 @@
+package sessionscmd
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/record/sessionview"
+	viewhtml "github.com/mecha-agent/mecha/record/sessionview/html"
+
+	"github.com/spf13/cobra"
+)
+
+// ExportOptions are the options of "sessions export".
+type ExportOptions struct {
+	Env    *cmdkit.Env
+	ID     string
+	Format string
+	Output string
+	Budget int
+}
+
+// NewCmdExport builds "mecha sessions export".
+func NewCmdExport(env *cmdkit.Env, runF func(*ExportOptions) error) *cobra.Command {
+	opts := &ExportOptions{Env: env}
+	var budget string
+	cmd := &cobra.Command{
+		Use:   "export ID [--format md|html|json] [-o FILE]",
+		Short: "Write a session as Markdown, HTML or one JSON document",
+		Long: `Write a session to share it:
+
+  md    Markdown to paste into a pull request or an issue: the task, each
+        tool call with its arguments and the start of its result (folded in
+        a <details> block), the assistant's text, the answer and the usage.
+        Text from the transcript sits in fences longer than any backtick run
+        in it, so it cannot break the document's structure.
+  html  the page of "mecha sessions view". With -o FILE, the texts and
+        parts past --budget go to FILE.files/ as with view; to stdout there
+        is one page, whose long texts past the budget show at most 512
+        bytes, the page saying the rest is left out.
+  json  the whole session as one JSON object, the same document as
+        "mecha sessions show --json": id, path, meta, every record after the
+        header in file order, then taint, usage, turns, cost_usd and the
+        lines skipped.
+
+The format defaults to the extension of -o (.md, .html, .json), else md. The
+output goes to stdout, or replaces FILE whole (mode 0600).`,
+		Args: cmdkit.ExactArgs(1, "one session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if err := opts.resolveFormat(); err != nil {
+				return err
+			}
+			var err error
+			if opts.Budget, err = parseSize("--budget", budget); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("budget") && opts.Format != "html" {
+				return cmdkit.Usagef("--budget is for --format html")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return exportRun(opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Format, "format", "f", "", "md, html or json (default: from -o's extension, else md)")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of stdout")
+	cmd.Flags().StringVar(&budget, "budget", "8M", "html: keep each page to about `SIZE` bytes (512K, 8M)")
+	return cmd
+}
+
+// resolveFormat checks --format, or picks it from -o's extension.
+func (o *ExportOptions) resolveFormat() error {
+	if o.Format == "" {
+		switch strings.ToLower(filepath.Ext(o.Output)) {
+		case ".html", ".htm":
+			o.Format = "html"
+		case ".json":
+			o.Format = "json"
+		default:
+			o.Format = "md"
+		}
+	}
+	switch o.Format {
+	case "md", "html", "json":
+		return nil
+	case "markdown":
+		o.Format = "md"
+		return nil
+	}
+	return cmdkit.Usagef("--format must be md, html or json, not %q", o.Format)
+}
+
+func exportRun(opts *ExportOptions) error {
+	path, err := opts.Env.ResolveSession(opts.ID)
+	if err != nil {
+		return err
+	}
+	cfg, err := opts.Env.Config()
+	if err != nil {
+		return err
+	}
+	page := func(w io.Writer, o viewhtml.Options) error {
+		o.Budget = opts.Budget
+		return viewhtml.Write(w, path, cfg.Prices, o)
+	}
+	write := func(w io.Writer) error {
+		switch opts.Format {
+		case "html":
+			return page(w, viewhtml.Options{})
+		case "json":
+			return sessionview.WriteJSON(w, path, cfg.Prices)
+		}
+		return sessionview.WriteMarkdown(w, path, cfg.Prices, sessionview.MarkdownOptions{})
+	}
+	if opts.Output == "" || opts.Output == "-" {
+		return write(opts.Env.Out)
+	}
+	if opts.Format == "html" {
+		return writePage(opts.Output, page)
+	}
+	return writeFile(opts.Output, write)
+}

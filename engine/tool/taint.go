@@ -1,0 +1,174 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// TaintOf returns the taint state of a conversation in which tools with the
+// given capabilities actually ran: private once any of them read the
+// workspace, untrusted once any of them may have brought in outside content.
+// Pass the capabilities of calls that ran, not of tools that were merely
+// offered or calls that were denied.
+func TaintOf(caps ...Capabilities) transcript.Taint {
+	var t transcript.Taint
+	for _, c := range caps {
+		t.Private = t.Private || c.ReadsWorkspace
+		t.Untrusted = t.Untrusted || c.External
+	}
+	return t
+}
+
+// Tracker accumulates the taint of the calls that actually ran, and what
+// made it so. Wrap each tool inside the permission gate, so that denied
+// calls are not counted:
+//
+//	tl = Gate(tracker.Wrap(tl), mode, asker)
+//
+// A call counts once Run was entered, whatever its result: a failing
+// command may still have printed private or outside data. Counting at
+// entry, not at the end, errs towards more taint: a call made in the same
+// answer as a slower one is judged with the slower one counted. A Tracker
+// is safe for concurrent use; its zero value is clean.
+type Tracker struct {
+	mu sync.Mutex
+	st TaintState
+	// turn is the state when the calls now running were made (see Turn);
+	// nil until Turn is first called.
+	turn *TaintState
+	// privateTool and untrustedTool name the tool whose call, counted at
+	// entry, gave st's reasons ("" when something else did); see Absorb.
+	privateTool, untrustedTool string
+}
+
+// Turn marks the start of a batch of calls made together (the calls of one
+// model answer): until the next Turn, Judged returns the state as it is
+// now. Calls made together were chosen before any of their results were
+// seen, so none of them can carry what a sibling brought in; judging them
+// by the state at the batch's start makes the interlock's decisions
+// independent of the order in which parallel calls happen to start.
+func (tr *Tracker) Turn() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	st := tr.st
+	tr.turn = &st
+}
+
+// Judged is the state the interlock judges a call by: the state at the
+// last Turn, or, if Turn was never called (a front end that hands each
+// result back as soon as it returns), the state now.
+func (tr *Tracker) Judged() TaintState {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.turn != nil {
+		return *tr.turn
+	}
+	return tr.st
+}
+
+// TaintState is a taint and what made it so.
+type TaintState struct {
+	Taint transcript.Taint
+	// PrivateBy and UntrustedBy say what first made the conversation
+	// private and untrusted ("fs_read read the workspace"); empty while it
+	// is not.
+	PrivateBy, UntrustedBy string
+}
+
+// Start merges the taint a run starts from (a resumed session's) into the
+// tracker; why says where it came from ("an earlier run of this session").
+func (tr *Tracker) Start(t transcript.Taint, why string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.merge(t, why, why)
+	if tr.turn != nil {
+		tr.turn.Taint = tr.turn.Taint.Merge(t)
+		if tr.turn.PrivateBy == "" {
+			tr.turn.PrivateBy = tr.st.PrivateBy
+		}
+		if tr.turn.UntrustedBy == "" {
+			tr.turn.UntrustedBy = tr.st.UntrustedBy
+		}
+	}
+}
+
+// Absorb merges taint that reached the conversation by another route (a
+// subagent's child run, whose results the conversation now holds) into the
+// state, saying what brought it in. Unlike Start it leaves the judged state
+// of the calls now running alone: calls made together are still judged by
+// what the model had seen when it made them.
+//
+// refines names the tool whose call brought this taint in ("agent"): a
+// reason that tool's call gave when it was entered (the tracker counts a
+// call at entry, by what it could do) is replaced by the absorbed one, which
+// says where the taint actually came from (the child's hostile page). The
+// taint itself only grows.
+func (tr *Tracker) Absorb(t transcript.Taint, privateBy, untrustedBy, refines string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if refines != "" && t.Private && tr.privateTool == refines {
+		tr.st.PrivateBy, tr.privateTool = privateBy, ""
+	}
+	if refines != "" && t.Untrusted && tr.untrustedTool == refines {
+		tr.st.UntrustedBy, tr.untrustedTool = untrustedBy, ""
+	}
+	tr.merge(t, privateBy, untrustedBy)
+}
+
+// Wrap returns t, recording the capabilities of each call that runs
+// (CapabilitiesOf: what this call's input can do).
+func (tr *Tracker) Wrap(t Tool) Tool { return &tracked{Tool: t, tr: tr} }
+
+// Taint returns the taint of the calls that ran so far.
+func (tr *Tracker) Taint() transcript.Taint { return tr.State().Taint }
+
+// State returns the taint so far and what made it so.
+func (tr *Tracker) State() TaintState {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.st
+}
+
+func (tr *Tracker) add(name string, c Capabilities) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	t := TaintOf(c)
+	if t.Private && !tr.st.Taint.Private {
+		tr.privateTool = name
+	}
+	if t.Untrusted && !tr.st.Taint.Untrusted {
+		tr.untrustedTool = name
+	}
+	tr.merge(t, name+" read the workspace", name+" brought in content from outside")
+}
+
+func (tr *Tracker) merge(t transcript.Taint, privateBy, untrustedBy string) {
+	if t.Private && !tr.st.Taint.Private {
+		tr.st.PrivateBy = privateBy
+	}
+	if t.Untrusted && !tr.st.Taint.Untrusted {
+		tr.st.UntrustedBy = untrustedBy
+	}
+	tr.st.Taint = tr.st.Taint.Merge(t)
+}
+
+type tracked struct {
+	Tool
+	tr *Tracker
+}
+
+// Unwrap returns the tool the tracker wraps.
+func (t *tracked) Unwrap() Tool { return t.Tool }
+
+// CapabilitiesOf forwards the wrapped tool's call capabilities.
+func (t *tracked) CapabilitiesOf(input json.RawMessage) (Capabilities, error) {
+	return CapabilitiesOf(t.Tool, input), nil
+}
+
+func (t *tracked) Run(ctx context.Context, input json.RawMessage) (Result, error) {
+	t.tr.add(t.Spec().Name, CapabilitiesOf(t.Tool, input))
+	return t.Tool.Run(ctx, input)
+}

@@ -1,0 +1,230 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/mecha-agent/mecha/internal/safeopen"
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/pricing"
+)
+
+// Provider holds the settings of one provider.
+type Provider struct {
+	// Model replaces the provider's built-in default model.
+	Model string `toml:"model"`
+	// RequestTimeout sets the three timeouts below at once, as mecha run's
+	// --request-timeout does; each of them, when set, overrides it.
+	RequestTimeout Duration `toml:"request_timeout"`
+	// ConnectTimeout, FirstByteTimeout and IdleTimeout bound the
+	// provider's silences (see provider.Timeouts).
+	ConnectTimeout   Duration `toml:"connect_timeout"`
+	FirstByteTimeout Duration `toml:"first_byte_timeout"`
+	IdleTimeout      Duration `toml:"idle_timeout"`
+}
+
+// Duration is a positive duration written as a string: "90s", "10m",
+// "1h30m". A bare number is refused, for it has no unit.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (write it like \"90s\" or \"10m\")", b)
+	}
+	if v <= 0 {
+		return fmt.Errorf("%q is not a positive duration", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// Timeouts are the timeouts configured for a provider; zero where none is.
+type Timeouts struct {
+	Connect, FirstByte, Idle time.Duration
+}
+
+// Config is the content of config.toml.
+type Config struct {
+	// DefaultProvider is the provider mecha run uses without -p ("mock"
+	// when unset).
+	DefaultProvider string `toml:"default_provider"`
+	// Reflect makes mecha run reflect on each session when the run closes,
+	// as --reflect does.
+	Reflect   bool                `toml:"reflect"`
+	Prices    pricing.Table       `toml:"prices"`
+	Providers map[string]Provider `toml:"providers"`
+	MCP       MCP                 `toml:"mcp"`
+	// Subagents offers the "agent" tool (a sub-task run as a child run)
+	// beside every other tool when mecha run is not given --tool.
+	Subagents bool `toml:"subagents"`
+	// Path is where the configuration was read from ("" when there was no file).
+	Path string `toml:"-"`
+}
+
+// MCP holds the MCP servers: [mcp.servers.NAME] tables.
+type MCP struct {
+	Servers map[string]MCPServer `toml:"servers"`
+}
+
+// MCPServer is one [mcp.servers.NAME] table. Values may hold ${VAR}
+// references, expanded when the server is started.
+type MCPServer struct {
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// Transport is "http" (default for a url) or "sse".
+	Transport string `toml:"transport"`
+	// Enabled = false keeps the server configured but never started.
+	Enabled *bool `toml:"enabled"`
+	// Tools offers only these of the server's tools.
+	Tools []string `toml:"tools"`
+	// Capabilities narrows what its tools declare (default: everything).
+	Capabilities     []string `toml:"capabilities"`
+	TrustAnnotations bool     `toml:"trust_annotations"`
+	StartupTimeoutS  int      `toml:"startup_timeout_s"`
+	ToolTimeoutS     int      `toml:"tool_timeout_s"`
+}
+
+// Home returns mecha's home directory: $MECHA_HOME, else ~/.mecha.
+func Home(getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if h := getenv("MECHA_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", errors.New("config: no home directory: set MECHA_HOME (or MECHA_SESSION_DIR for sessions)")
+		}
+	}
+	return filepath.Join(home, ".mecha"), nil
+}
+
+// SessionDir returns where sessions live: $MECHA_SESSION_DIR, else the
+// sessions directory in mecha's home.
+func SessionDir(getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if d := getenv("MECHA_SESSION_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	home, err := Home(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "sessions"), nil
+}
+
+// MaxFileSize bounds config.toml: a larger file is refused unread.
+const MaxFileSize = 4 << 20
+
+// Load reads the configuration file at path. A missing file is an empty
+// configuration; a malformed one is an error naming the file, line and key,
+// and one that is not a regular file (a FIFO would block the read) or is
+// larger than MaxFileSize is refused.
+func Load(path string) (*Config, error) {
+	data, err := safeopen.ReadFile(path, MaxFileSize)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("config: %s: %s", path, describe(err))
+	}
+	if err := c.Prices.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	c.Path = path
+	return &c, nil
+}
+
+// describe turns a go-toml error into one line with its position.
+func describe(err error) string {
+	var sm *toml.StrictMissingError
+	if errors.As(err, &sm) && len(sm.Errors) > 0 {
+		var keys []string
+		first := sm.Errors[0]
+		for _, e := range sm.Errors {
+			keys = append(keys, strings.Join(e.Key(), "."))
+		}
+		row, _ := first.Position()
+		return fmt.Sprintf("line %d: unknown key %s", row, strings.Join(keys, ", "))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		msg := clipQuoted(de.Error(), 40)
+		if k := de.Key(); len(k) > 0 {
+			return fmt.Sprintf("line %d column %d: %s: %s", row, col, strings.Join(k, "."), msg)
+		}
+		return fmt.Sprintf("line %d column %d: %s", row, col, msg)
+	}
+	return err.Error()
+}
+
+// clipQuoted clips each double-quoted part of msg to n runes: go-toml
+// quotes the literal it could not parse, which may be a number of
+// hundreds of digits, ahead of the reason.
+func clipQuoted(msg string, n int) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(msg, '"')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(msg[i+1:], '"')
+		if j < 0 {
+			break
+		}
+		b.WriteString(msg[:i+1])
+		b.WriteString(textfmt.Clip(msg[i+1:i+1+j], n))
+		b.WriteByte('"')
+		msg = msg[i+1+j+1:]
+	}
+	b.WriteString(msg)
+	return b.String()
+}
+
+// Timeouts returns the timeouts configured for a provider: each key, else
+// request_timeout, else zero.
+func (c *Config) Timeouts(provider string) Timeouts {
+	if c == nil {
+		return Timeouts{}
+	}
+	p := c.Providers[provider]
+	pick := func(d Duration) time.Duration {
+		if d.Duration != 0 {
+			return d.Duration
+		}
+		return p.RequestTimeout.Duration
+	}
+	return Timeouts{Connect: pick(p.ConnectTimeout), FirstByte: pick(p.FirstByteTimeout), Idle: pick(p.IdleTimeout)}
+}
+
+// Model returns the configured default model of a provider, "" if none.
+func (c *Config) Model(provider string) string {
+	if c == nil {
+		return ""
+	}
+	return c.Providers[provider].Model
+}

@@ -1,0 +1,112 @@
+package toolreplay
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mecha-agent/mecha/engine/tool"
+)
+
+// fake is a tool that answers from a table of results by input.
+type fake struct {
+	name    string
+	caps    tool.Capabilities
+	answers map[string]tool.Result
+	ran     []string
+}
+
+func (f *fake) Spec() tool.Spec                 { return tool.Spec{Name: f.name} }
+func (f *fake) Capabilities() tool.Capabilities { return f.caps }
+func (f *fake) Run(_ context.Context, in json.RawMessage) (tool.Result, error) {
+	f.ran = append(f.ran, string(in))
+	return f.answers[string(in)], nil
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	ok := func(s string) tool.Result { return tool.Result{Content: s} }
+	bad := func(s string) tool.Result { return tool.Result{Content: s, IsError: true} }
+	stamp := regexp.MustCompile(`at \d\d:\d\d`)
+	for _, tc := range []struct {
+		name     string
+		call     Call
+		now      tool.Result
+		ignore   []*regexp.Regexp
+		status   string
+		diffHas  string
+		noDiff   bool
+		reasonIs string
+	}{
+		{"same", Call{Result: "a\nb\n", HasResult: true, Expect: Succeed}, ok("a\nb\n"), nil, StatusSame, "", true, ""},
+		{"changed", Call{Index: 4, Name: "fs_read", Result: "a\nb\n", HasResult: true, Expect: Succeed}, ok("a\nc\n"), nil, StatusChanged, "--- call 4 fs_read (recorded)\n+++ call 4 fs_read (now)\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", false, ""},
+		{"now fails", Call{Result: "x", HasResult: true, Expect: Succeed}, bad("no such file"), nil, StatusNowFails, "+no such file", false, ""},
+		{"now succeeds", Call{Result: "no such file", IsError: true, HasResult: true, Expect: Fail}, ok("x"), nil, StatusNowSucceeds, "-no such file", false, ""},
+		{"failed the same", Call{Result: "no such file", IsError: true, HasResult: true, Expect: Fail}, bad("no such file"), nil, StatusSame, "", true, ""},
+		{"volatile", Call{Result: "built at 10:00", HasResult: true, Expect: Succeed}, ok("built at 11:42"), nil, StatusChanged, "+built at 11:42", false, ""},
+		{"volatile masked", Call{Result: "built at 10:00", HasResult: true, Expect: Succeed}, ok("built at 11:42"), []*regexp.Regexp{stamp}, StatusSame, "", true, ""},
+		{"refused now", Call{Result: "x", HasResult: true, Expect: Succeed}, bad("denied: fs_write modifies the workspace and the run is in read-only mode"), nil, StatusSkipped, "", true, "denied: fs_write modifies the workspace and the run is in read-only mode"},
+		{"denied now", Call{Result: "x", HasResult: true, Expect: Succeed}, bad("denied by the user"), nil, StatusSkipped, "", true, "denied by the user"},
+		{"unrecorded", Call{Expect: Unrecorded}, ok("x"), nil, StatusUnrecorded, "", true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, reason, diff := compare(tc.call, tc.now, tc.ignore)
+			if status != tc.status || reason != tc.reasonIs {
+				t.Errorf("status %q reason %q, want %q %q", status, reason, tc.status, tc.reasonIs)
+			}
+			if tc.noDiff && diff != "" {
+				t.Errorf("a diff for %s: %q", status, diff)
+			}
+			if !strings.Contains(diff, tc.diffHas) {
+				t.Errorf("diff %q lacks %q", diff, tc.diffHas)
+			}
+		})
+	}
+}
+
+func TestRerun(t *testing.T) {
+	t.Parallel()
+	read := &fake{name: "fs_read", caps: tool.Capabilities{ReadsWorkspace: true}, answers: map[string]tool.Result{
+		`{"path":"a"}`: {Content: "A"}, `{"path":"b"}`: {Content: "B2"},
+	}}
+	write := &fake{name: "fs_write", caps: tool.Capabilities{ModifiesWorkspace: true}, answers: map[string]tool.Result{
+		`{"path":"c"}`: {Content: "wrote c"},
+	}}
+	reg, err := tool.NewRegistry(read, tool.Gate(write, tool.ModeReadOnly, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Calls{Calls: []Call{
+		{Index: 1, Name: "fs_read", Input: json.RawMessage(`{"path":"a"}`), Result: "A", HasResult: true, Expect: Succeed},
+		{Index: 2, Name: "fs_read", Input: json.RawMessage(`{"path":"b"}`), Result: "B", HasResult: true, Expect: Succeed},
+		{Index: 3, Name: "fs_write", Input: json.RawMessage(`{"path":"c"}`), Result: "wrote c", HasResult: true, Expect: Succeed},
+		{Index: 4, Name: "fs_write", Input: json.RawMessage(`{"path":"d"}`), Expect: Skip, Note: "not redone: it never ran (denied by the user)"},
+		{Index: 5, Name: "web_fetch", Input: json.RawMessage(`{}`), Result: "page", HasResult: true, Expect: Succeed},
+	}}
+	var done []int
+	rep, err := Rerun(context.Background(), c, RerunOptions{Tools: reg, Done: func(call Call, r Result) error {
+		done = append(done, call.Index)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Status)
+	}
+	if want := "same,changed,skipped,skipped,now fails"; strings.Join(got, ",") != want {
+		t.Errorf("statuses %s, want %s", strings.Join(got, ","), want)
+	}
+	if rep.Same != 1 || rep.Changed != 2 || rep.Skipped != 2 || rep.Calls != 5 || len(done) != 5 {
+		t.Errorf("report %+v, done %v", rep, done)
+	}
+	if len(write.ran) != 0 {
+		t.Errorf("the write ran in read-only mode: %v", write.ran)
+	}
+	if !strings.Contains(rep.Results[4].Now.Content, `unknown tool "web_fetch"`) {
+		t.Errorf("a tool that is gone: %+v", rep.Results[4])
+	}
+}
