@@ -14,18 +14,19 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-	"github.com/mecha-agent/mecha/cli/runcmd"
-	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 )
 
 // Options are the options of "mecha chat".
 type Options struct {
 	Env *cmdkit.Env
-	// Run holds the run flags a chat takes; each prompt is an attach
-	// resolved from them as "mecha run --resume" resolves one.
-	Run      *runcmd.Options
+	// Settings are the flags that shape an attach, declared once in
+	// cli/attach and shared with run: each prompt is an attach resolved
+	// from them as "mecha run --resume" resolves one.
+	Settings harness.Settings
 	Resume   string
 	Continue bool
 	// Prompt, when given, is sent as the chat opens.
@@ -36,7 +37,7 @@ type Options struct {
 // NewCmdChat builds "mecha chat". runF, when not nil, runs in place of the
 // command once its flags are parsed and checked (tests use it).
 func NewCmdChat(env *cmdkit.Env, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Env: env, Run: runcmd.NewOptions(env)}
+	opts := &Options{Env: env, Settings: harness.DefaultSettings()}
 	cmd := &cobra.Command{
 		Use:   `chat [--resume ID | -c] ["<prompt>"]`,
 		Short: "Talk to an agent in the terminal, every turn recorded as a session",
@@ -64,7 +65,7 @@ Examples:
 				opts.Prompt = args[0]
 			}
 			opts.Given = cmdkit.Changed(cmd)
-			opts.Run.Given = opts.Given
+			opts.Settings.Given = opts.Given
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -75,23 +76,9 @@ Examples:
 		},
 	}
 	f := cmd.Flags()
-	r := opts.Run
-	f.StringVarP(&r.Provider, "provider", "p", "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)")
-	f.StringVarP(&r.Model, "model", "m", "", "model (default: config.toml's [providers.NAME] model, else the provider's own)")
-	f.StringVarP(&r.Workspace, "workspace", "w", "", "the directory the tools work in (default: the current directory)")
+	attach.Flags(cmd, &opts.Settings)
 	f.StringVar(&opts.Resume, "resume", "", "continue the session `ID` (an id, a prefix or last)")
 	f.BoolVarP(&opts.Continue, "continue", "c", false, "continue the newest session of this workspace that is not a replay, rerun or reflection")
-	f.StringVar(&r.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
-	f.StringArrayVar(&r.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools)")
-	cmdkit.AddMCPFlags(cmd, &r.MCP)
-	f.StringVar(&r.SystemPromptFile, "system-prompt-file", "", "use the text of `FILE` as the system prompt")
-	f.BoolVar(&r.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
-	f.BoolVar(&r.NoProjectInstructions, "no-project-instructions", false, "do not add the workspace's AGENTS.md (or CLAUDE.md) to the system prompt")
-	f.BoolVar(&r.Yes, "yes", false, "allow every tool call without asking")
-	f.BoolVar(&r.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
-	f.StringVar(&r.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
-	r.Sandbox.Register(cmd)
-	cmdkit.RequestTimeoutFlag(cmd, &r.RequestTimeout)
 	return cmd
 }
 
@@ -103,19 +90,12 @@ func (o *Options) validate() error {
 	case o.Resume == "" && o.Given != nil && o.Given("resume"):
 		return cmdkit.Usagef("--resume needs a session id (or %s)", cmdkit.LastSession)
 	}
-	if _, err := tool.ParseTrifecta(o.Run.Trifecta); err != nil || o.Run.Trifecta == "" {
-		return cmdkit.Usagef("--trifecta must be refuse, ask or off, not %q", o.Run.Trifecta)
-	}
-	if err := o.Run.Sandbox.Validate(); err != nil {
-		return err
-	}
-	_, err := cmdkit.PermissionMode(o.Run.Yes, o.Run.ReadOnly)
-	return err
+	return attach.Usage(o.Settings.Validate())
 }
 
 // Interactive is "mecha" alone on a terminal: a chat with the defaults.
 func Interactive(ctx context.Context, env *cmdkit.Env) error {
-	return chatRun(ctx, &Options{Env: env, Run: runcmd.NewOptions(env)})
+	return chatRun(ctx, &Options{Env: env, Settings: harness.DefaultSettings()})
 }
 
 func chatRun(ctx context.Context, opts *Options) error {
@@ -162,35 +142,31 @@ func programOptions(ctx context.Context, env *cmdkit.Env) []tea.ProgramOption {
 // MCP servers, the engine and the screen. send delivers messages to the
 // program (the real one, or a test's).
 func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *model, error) {
-	cfg, err := opts.Env.Config()
-	if err != nil {
-		return nil, nil, err
-	}
 	path, err := sessionToResume(opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	chatEnv := *opts.Env
 	chatEnv.Err = &noteWriter{send: send}
-	r := opts.Run
-	ws, err := cmdkit.WorkspaceDir(r.Workspace)
+	eng := &engine{env: &chatEnv, base: ctx, given: opts.Given, overrides: map[string]bool{},
+		asker: &asker{send: send}, send: send}
+	settings := opts.Settings
+	settings.Given = eng.isGiven
+	// The door opens on a new session; the one to resume is switched to
+	// below, as /resume switches, so that it is shown.
+	door, err := harness.Open(ctx, attach.World(&chatEnv), harness.Attach{Settings: settings, Asker: eng.asker, Quiet: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	cmdkit.WorkspaceMCPNote(&chatEnv, ws, r.MCP)
-	servers, err := cmdkit.StartMCPFor(ctx, &chatEnv, cfg, r.MCP, ws)
-	if err != nil {
-		return nil, nil, err
-	}
-	eng := &engine{env: &chatEnv, base: ctx, cfg: cfg, opts: r, given: opts.Given, overrides: map[string]bool{},
-		mcp: servers, asker: &asker{send: send}, send: send}
+	eng.door = door
+	cfg := door.Config()
 	m := newModel(eng, newStyles(opts.Env.Color()), newMarkdown(opts.Env.Color()))
-	m.status.provider, m.status.model = r.Provider, r.Model
+	m.status.provider, m.status.model = settings.Provider, settings.Model
 	if !eng.isGiven("provider") && cfg.DefaultProvider != "" {
 		m.status.provider = cfg.DefaultProvider
 	}
 	if m.status.model == "" {
-		m.status.model = cmdkit.DefaultModel(cfg, m.status.provider)
+		m.status.model = harness.DefaultModel(cfg, m.status.provider)
 	}
 	m.first = strings.TrimSpace(opts.Prompt)
 	if path != "" {
@@ -210,7 +186,7 @@ func sessionToResume(opts *Options) (string, error) {
 	case opts.Resume != "":
 		return opts.Env.ResolveSession(opts.Resume)
 	case opts.Continue:
-		return opts.Env.ContinueID(opts.Run.Workspace)
+		return opts.Env.ContinueID(opts.Settings.Workspace)
 	}
 	return "", nil
 }

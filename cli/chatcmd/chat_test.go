@@ -23,6 +23,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/cli/runcmd"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/redrive/replay"
@@ -433,11 +434,11 @@ func TestChatFlags(t *testing.T) {
 	var got *Options
 	cmd := NewCmdChat(env, func(_ context.Context, o *Options) error { got = o; return nil })
 	if err := cmdtest.Execute(cmd, "--no-project-instructions", "--no-learned-rules"); err != nil ||
-		!got.Run.NoProjectInstructions || !got.Run.NoLearnedRules || !got.Given("no-project-instructions") {
+		!got.Settings.NoProjectInstructions || !got.Settings.NoLearnedRules || !got.Given("no-project-instructions") {
 		t.Errorf("prompt flags: %v %+v", err, got)
 	}
 	// Not on a terminal: one line, exit 2, before anything is opened.
-	err := chatRun(context.Background(), &Options{Env: env, Run: runcmd.NewOptions(env)})
+	err := chatRun(context.Background(), &Options{Env: env, Settings: harness.DefaultSettings()})
 	var usage *cmdkit.UsageError
 	if !errorsAs(err, &usage) || !strings.Contains(err.Error(), "needs a terminal") {
 		t.Errorf("chat off a terminal: %v", err)

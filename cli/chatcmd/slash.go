@@ -9,10 +9,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/cli/replaycmd"
 	"github.com/mecha-agent/mecha/cli/scriptcmd"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -94,7 +95,7 @@ func (m *model) model(name string) {
 
 // cost says the session's usage and cost so far.
 func (m *model) cost() string {
-	u, cost := m.status.totals(m.eng.cfg.Prices)
+	u, cost := m.status.totals(m.eng.door.Config().Prices)
 	if cost == "—" {
 		cost += " (no price for it in config.toml)"
 	}
@@ -133,9 +134,9 @@ func (m *model) showSession(s *session.Session) {
 		m.status.provider, m.status.model = cs[len(cs)-1].Provider, cs[len(cs)-1].Model
 	}
 	if m.eng.isGiven("model") {
-		m.status.model = m.eng.opts.Model
+		m.status.model = m.eng.settings().Model
 	}
-	m.status.fromSession(m.eng.cfg.Prices, s.Summaries())
+	m.status.fromSession(m.eng.door.Config().Prices, s.Summaries())
 	m.status.taint = s.Taint()
 	for _, msg := range s.Messages() {
 		m.replayMessage(msg)
@@ -197,8 +198,8 @@ func (m *model) background(name, id string) tea.Cmd {
 	if name == "/replay" {
 		cmd = replaycmd.NewCmdReplay(&env, nil)
 		args = append(args, "-p", m.status.provider, "-m", m.status.model)
-		if m.eng.opts.MockScript != "" {
-			args = append(args, "--mock-script", m.eng.opts.MockScript)
+		if script := m.eng.settings().MockScript; script != "" {
+			args = append(args, "--mock-script", script)
 		}
 	} else {
 		cmd = scriptcmd.NewCmdScript(&env, nil)
@@ -219,7 +220,7 @@ func (m *model) background(name, id string) tea.Cmd {
 
 // listSessions lists the newest sessions of the chat's workspace.
 func (e *engine) listSessions() string {
-	ws, err := cmdkit.WorkspaceDir(e.opts.Workspace)
+	ws, err := workdir.Dir(e.settings().Workspace)
 	if err != nil {
 		return err.Error()
 	}
@@ -249,9 +250,9 @@ func (e *engine) listSessions() string {
 // setModel makes name the model of the next attaches.
 func (e *engine) setModel(name string) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.opts.Model = name
 	e.overrides["model"] = true
+	e.mu.Unlock()
+	e.door.Update(func(s *harness.Settings) { s.Model = name })
 }
 
 var _ = context.Background

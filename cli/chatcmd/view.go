@@ -241,7 +241,7 @@ func (m *model) View() tea.View {
 	if a := m.askView(); a != "" {
 		parts = append(parts, a)
 	}
-	line := m.status.line(m.eng.cfg.Prices, m.running)
+	line := m.status.line(m.eng.door.Config().Prices, m.running)
 	if m.running { // alive while the model thinks and nothing streams yet
 		line = m.sp.View() + line
 	}

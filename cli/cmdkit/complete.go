@@ -9,9 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mecha-agent/mecha/engine/tool/builtin"
+	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
-	"github.com/mecha-agent/mecha/mcp/mcpclient"
 	"github.com/mecha-agent/mecha/record/session"
 )
 
@@ -33,8 +32,38 @@ var fixedValues = map[string][]string{
 	"mcp-transport": {"http\tstreamable HTTP", "sse\tserver-sent events"},
 }
 
-// RegisterCompletions walks cmd and its subcommands.
-func RegisterCompletions(cmd *cobra.Command, env *Env) {
+// Catalog is what completion offers that only the harness knows: the
+// providers and their default models, the built-in tools and the
+// configured MCP servers. cli/root fills it from the harness, so that this
+// package builds no provider, tool or MCP client itself.
+type Catalog struct {
+	// Providers are the values -p accepts, in the order offered.
+	Providers []string
+	// DefaultModel is a provider's model when -m is not given.
+	DefaultModel func(cfg *config.Config, provider string) string
+	// Tools are the built-in tools' names and one-line descriptions.
+	Tools func() []Named
+	// MCPServers are the servers config.toml configures.
+	MCPServers func(cfg *config.Config) []Named
+}
+
+// Named is a name and what it is. For an MCP server, Prefix is the
+// prefix of its tools' names (mcp__SERVER) and Off says it is disabled.
+type Named struct {
+	Name, Desc, Prefix string
+	Off                bool
+}
+
+// catalog is the Catalog RegisterCompletions was given.
+var catalog Catalog
+
+// RegisterCompletions walks cmd and its subcommands, completing with cat.
+func RegisterCompletions(cmd *cobra.Command, env *Env, cat Catalog) {
+	catalog = cat
+	registerCompletions(cmd, env)
+}
+
+func registerCompletions(cmd *cobra.Command, env *Env) {
 	if cmd.ValidArgsFunction == nil {
 		if many, ok := takesSessionIDs(cmd.Use); ok {
 			cmd.ValidArgsFunction = CompleteSessions(env, many)
@@ -43,7 +72,7 @@ func RegisterCompletions(cmd *cobra.Command, env *Env) {
 	cmd.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) { registerFlag(cmd, env, f) })
 	cmd.PersistentFlags().VisitAll(func(f *pflag.Flag) { registerFlag(cmd, env, f) })
 	for _, c := range cmd.Commands() {
-		RegisterCompletions(c, env)
+		registerCompletions(c, env)
 	}
 }
 
@@ -181,7 +210,7 @@ func CompleteProviders(env *Env) cobra.CompletionFunc {
 		desc := map[string]string{"anthropic": "Claude (ANTHROPIC_API_KEY)", "openai": "OpenAI (OPENAI_API_KEY)",
 			"local": "llama-server or Ollama at MECHA_LOCAL_URL", "mock": "built in, no network"}
 		var out []cobra.Completion
-		for _, p := range providerNames {
+		for _, p := range catalog.Providers {
 			d := desc[p]
 			if p == def {
 				d += "; the default"
@@ -201,7 +230,7 @@ func CompleteModels(env *Env) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		providers := providerNames
+		providers := catalog.Providers
 		if f := cmd.Flags().Lookup("provider"); f != nil && (f.Changed || f.DefValue != "") {
 			p := f.Value.String()
 			if !f.Changed && cfg.DefaultProvider != "" {
@@ -218,7 +247,9 @@ func CompleteModels(env *Env) cobra.CompletionFunc {
 			}
 		}
 		for _, p := range providers {
-			add(DefaultModel(cfg, p), p+", its default")
+			if catalog.DefaultModel != nil {
+				add(catalog.DefaultModel(cfg, p), p+", its default")
+			}
 			models := make([]string, 0, len(cfg.Prices[p]))
 			for m := range cfg.Prices[p] {
 				models = append(models, m)
@@ -238,16 +269,16 @@ func CompleteModels(env *Env) cobra.CompletionFunc {
 func CompleteToolNames(env *Env) cobra.CompletionFunc {
 	return func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		var out []cobra.Completion
-		for _, t := range builtin.All(builtin.Workspace{}, builtin.Options{}) {
-			s := t.Spec()
-			desc, _, _ := strings.Cut(s.Description, ".")
-			out = append(out, cobra.CompletionWithDesc(s.Name, Printable(textfmt.Clip(textfmt.OneLine(desc), 70))))
+		if catalog.Tools != nil {
+			for _, t := range catalog.Tools() {
+				desc, _, _ := strings.Cut(t.Desc, ".")
+				out = append(out, cobra.CompletionWithDesc(t.Name, Printable(textfmt.Clip(textfmt.OneLine(desc), 70))))
+			}
 		}
-		if cfg, err := env.Config(); err == nil {
-			servers, _ := MCPServers(cfg, nil)
-			for _, s := range servers {
-				if !s.Disabled {
-					out = append(out, cobra.CompletionWithDesc(mcpclient.ServerPrefix(s.Name), "the tools of the MCP server "+s.Name+" ("+mcpclient.ServerPrefix(s.Name)+"__TOOL)"))
+		if cfg, err := env.Config(); err == nil && catalog.MCPServers != nil {
+			for _, s := range catalog.MCPServers(cfg) {
+				if !s.Off {
+					out = append(out, cobra.CompletionWithDesc(s.Prefix, "the tools of the MCP server "+s.Name+" ("+s.Prefix+"__TOOL)"))
 				}
 			}
 		}
@@ -272,10 +303,11 @@ func CompleteMCPServers(env *Env) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		servers, _ := MCPServers(cfg, nil)
 		var out []cobra.Completion
-		for _, s := range servers {
-			out = append(out, cobra.CompletionWithDesc(s.Name, s.Kind()))
+		if catalog.MCPServers != nil {
+			for _, s := range catalog.MCPServers(cfg) {
+				out = append(out, cobra.CompletionWithDesc(s.Name, s.Desc))
+			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/spf13/cobra"
 )
 
@@ -65,7 +66,7 @@ func TestRegisterCompletions(t *testing.T) {
 		t.Fatal(err)
 	}
 	root.AddCommand(show, run)
-	RegisterCompletions(root, env)
+	RegisterCompletions(root, env, testCatalog)
 
 	if show.ValidArgsFunction == nil || run.ValidArgsFunction != nil {
 		t.Error("session ids: registered where Use says ID only")
@@ -92,4 +93,30 @@ func TestRegisterCompletions(t *testing.T) {
 	if got := complete(FirstArg(CompleteToolNames(env)), run, []string{"fs_read"}, ""); got != nil {
 		t.Errorf("FirstArg past the first: %v", got)
 	}
+}
+
+// testCatalog stands for the harness's catalog (cli/root's test holds the
+// real one to the harness).
+var testCatalog = Catalog{
+	Providers: []string{"anthropic", "openai", "local", "mock"},
+	DefaultModel: func(cfg *config.Config, p string) string {
+		if m := cfg.Model(p); m != "" {
+			return m
+		}
+		return map[string]string{"mock": "mock-1", "openai": "gpt-4o"}[p]
+	},
+	Tools: func() []Named {
+		var out []Named
+		for _, n := range []string{"fs_read", "fs_list", "fs_write", "fs_edit", "shell", "web_fetch"} {
+			out = append(out, Named{Name: n, Desc: "the tool " + n + ". More."})
+		}
+		return out
+	},
+	MCPServers: func(cfg *config.Config) []Named {
+		var out []Named
+		for n := range cfg.MCP.Servers {
+			out = append(out, Named{Name: n, Desc: "stdio", Prefix: "mcp__" + n})
+		}
+		return out
+	},
 }

@@ -2,7 +2,8 @@ package cmdkit
 
 import (
 	"fmt"
-	"path/filepath"
+
+	"github.com/mecha-agent/mecha/internal/workdir"
 
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -17,11 +18,11 @@ import (
 // headers are read. No such session is an error wrapping
 // session.ErrNotFound that names the workspace.
 func (e *Env) ContinueID(dir string) (string, error) {
-	want, err := WorkspaceDir(dir)
+	want, err := workdir.Dir(dir)
 	if err != nil {
 		return "", err
 	}
-	want = canonical(want)
+	want = workdir.Canonical(want)
 	sdir, err := e.SessionDir()
 	if err != nil {
 		return "", err
@@ -38,7 +39,7 @@ func (e *Env) ContinueID(dir string) (string, error) {
 		}
 		c, ok := seen[s.Meta.Workspace]
 		if !ok {
-			c = canonical(s.Meta.Workspace)
+			c = workdir.Canonical(s.Meta.Workspace)
 			seen[s.Meta.Workspace] = c
 		}
 		if c == want {
@@ -53,18 +54,4 @@ func (e *Env) ContinueID(dir string) (string, error) {
 // another.
 func Continuable(m transcript.Meta) bool {
 	return session.Kind(&m) == session.KindRun && m.Parent == nil
-}
-
-// canonical is a workspace path as --continue compares it: absolute,
-// cleaned, its symbolic links resolved (left as it is where they cannot
-// be, a workspace since removed).
-func canonical(p string) string {
-	if p == "" {
-		return ""
-	}
-	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return p
 }

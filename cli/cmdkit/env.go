@@ -131,24 +131,13 @@ func (e *Env) Home() (string, error) { return config.Home(e.Var) }
 // SessionDir returns the session store's directory.
 func (e *Env) SessionDir() (string, error) { return config.SessionDir(e.Var) }
 
-// Config loads $MECHA_HOME/config.toml. A default_provider that is not a
-// provider is an error of the file, as an unknown key is, rather than an
-// unknown -p that the person never typed.
+// Config loads $MECHA_HOME/config.toml.
 func (e *Env) Config() (*config.Config, error) {
 	home, err := e.Home()
 	if err != nil {
 		return nil, err
 	}
-	c, err := config.Load(home + "/config.toml")
-	if err != nil {
-		return nil, err
-	}
-	if c.DefaultProvider != "" {
-		if ok, want := knownProvider(c.DefaultProvider); !ok {
-			return nil, fmt.Errorf("config: %s: default_provider = %q is not a provider (want one of %s)", c.Path, c.DefaultProvider, want)
-		}
-	}
-	return c, nil
+	return config.Load(home + "/config.toml")
 }
 
 // ForOut is text as Out may be given it: on a terminal, with every control

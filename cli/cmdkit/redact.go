@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/mecha-agent/mecha/internal/credential"
 )
 
 // Redacted stands for a secret value that is not shown.
@@ -58,7 +60,7 @@ func RedactArgs(args []string) []string {
 			continue
 		}
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !CredentialName(strings.ReplaceAll(name, "-", "_")) {
+		if !credential.Named(strings.ReplaceAll(name, "-", "_")) {
 			continue
 		}
 		if hasValue {

@@ -9,6 +9,7 @@ import (
 	"github.com/mecha-agent/mecha/engine/provider/anthropic"
 	"github.com/mecha-agent/mecha/engine/provider/mock"
 	"github.com/mecha-agent/mecha/engine/provider/openai"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 	"github.com/mecha-agent/mecha/record/pricing"
@@ -94,7 +95,7 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 func providers(env *cmdkit.Env, cfg *config.Config) map[string]Provider {
 	http := func(name, urlVar, def, keyVar string) Provider {
 		t := provider.Timeouts(cfg.Timeouts(name)).WithDefaults()
-		p := Provider{Model: cmdkit.DefaultModel(cfg, name), BaseURL: cmdkit.RedactURL(firstOf(env.Var(urlVar), def)),
+		p := Provider{Model: harness.DefaultModel(cfg, name), BaseURL: cmdkit.RedactURL(firstOf(env.Var(urlVar), def)),
 			ConnectTimeout: t.Connect.String(), FirstByteTimeout: t.FirstByte.String(), IdleTimeout: t.Idle.String()}
 		if keyVar != "" {
 			p.APIKeyEnv, p.APIKey = keyVar, "not set"
@@ -108,7 +109,7 @@ func providers(env *cmdkit.Env, cfg *config.Config) map[string]Provider {
 		anthropic.Name:    http(anthropic.Name, "ANTHROPIC_BASE_URL", anthropic.DefaultBaseURL, "ANTHROPIC_API_KEY"),
 		openai.NameOpenAI: http(openai.NameOpenAI, "OPENAI_BASE_URL", openai.DefaultBaseURL, "OPENAI_API_KEY"),
 		openai.NameLocal:  http(openai.NameLocal, "MECHA_LOCAL_URL", openai.LocalDefaultBaseURL, ""),
-		mock.Name:         {Model: cmdkit.DefaultModel(cfg, mock.Name)},
+		mock.Name:         {Model: harness.DefaultModel(cfg, mock.Name)},
 	}
 }
 

@@ -14,10 +14,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/provider/anthropic"
 	"github.com/mecha-agent/mecha/engine/provider/openai"
 	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
@@ -113,18 +115,18 @@ func unwrapURLError(err error) string {
 
 // checkMCP starts every configured server, as a run would, and lists its
 // tools.
-func checkMCP(ctx context.Context, env *cmdkit.Env, cfg *config.Config, f cmdkit.MCPFlags) []Check {
+func checkMCP(ctx context.Context, env *cmdkit.Env, cfg *config.Config, f harness.MCP) []Check {
 	if f.Off {
 		return nil
 	}
-	servers, err := cmdkit.MCPServers(cfg, f.Files)
+	servers, err := harness.MCPServers(cfg, f.Files)
 	if err != nil {
 		return []Check{{Name: "mcp", Status: Problem, Detail: err.Error(), Fix: "correct the server's table or file where the message says"}}
 	}
 	if len(servers) == 0 {
 		return []Check{{Name: "mcp", Status: OK, Detail: "no MCP servers configured"}}
 	}
-	set := mcpclient.Start(ctx, servers, cmdkit.MCPOptions(env, ""))
+	set := mcpclient.Start(ctx, servers, harness.MCPOptions(attach.World(env), ""))
 	defer set.Close()
 	var out []Check
 	for _, s := range set.Servers() {

@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 )
@@ -50,7 +52,7 @@ type Options struct {
 	Env     *cmdkit.Env
 	JSON    bool
 	Timeout time.Duration
-	MCP     cmdkit.MCPFlags
+	MCP     harness.MCP
 }
 
 const defaultTimeout = 3 * time.Second
@@ -103,7 +105,7 @@ one, 2 on bad usage.`,
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"ok","problems","warnings","checks":[{"name","status","detail","fix"}]}`)
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", defaultTimeout, "wait at most `DURATION` for the local server")
-	cmdkit.AddMCPFlags(cmd, &opts.MCP)
+	attach.MCPFlags(cmd, &opts.MCP)
 	return cmd
 }
 

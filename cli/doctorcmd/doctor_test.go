@@ -13,6 +13,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/testkit/cmdtest"
 )
 
@@ -85,7 +86,7 @@ func TestDefaultProviderMakesAProblem(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("default_provider = \"anthropic\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := Run(context.Background(), &Options{Env: env, Timeout: time.Second, MCP: cmdkit.MCPFlags{Off: true}})
+	r := Run(context.Background(), &Options{Env: env, Timeout: time.Second, MCP: harness.MCP{Off: true}})
 	if r.OK || find(r, "anthropic").Status != Problem || find(r, "openai").Status != Warning {
 		t.Errorf("report %+v", r)
 	}

@@ -12,9 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/cli/reflectcmd"
 	"github.com/mecha-agent/mecha/engine/provider/mock"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/learn"
@@ -46,7 +48,7 @@ func (d *DistillFlags) register(cmd *cobra.Command) {
 	f.StringVarP(&d.Provider, "provider", "p", "", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)")
 	f.StringVarP(&d.Model, "model", "m", "", "model (default: config.toml's [providers.NAME] model, else the provider's own)")
 	f.StringVar(&d.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
-	cmdkit.RequestTimeoutFlag(cmd, &d.RequestTimeout)
+	attach.RequestTimeoutFlag(cmd, &d.RequestTimeout)
 }
 
 func (d *DistillFlags) validate() error {
@@ -100,7 +102,7 @@ func distill(ctx context.Context, env *cmdkit.Env, d DistillFlags, report io.Wri
 		return out, nil
 	}
 	name, model := pick(d, cfg)
-	prov, err := cmdkit.NewProvider(env, name, cmdkit.ProviderSetup{MockScript: d.MockScript, Config: cfg, RequestTimeout: d.RequestTimeout})
+	prov, err := harness.NewProvider(attach.World(env), name, harness.ProviderSetup{MockScript: d.MockScript, Config: cfg, RequestTimeout: d.RequestTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +182,7 @@ func pick(d DistillFlags, cfg *config.Config) (name, model string) {
 	}
 	model = d.Model
 	if model == "" {
-		model = cmdkit.DefaultModel(cfg, name)
+		model = harness.DefaultModel(cfg, name)
 	}
 	return name, model
 }

@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 )
 
@@ -73,7 +75,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if conf.Disabled {
 		return fmt.Errorf("mcp: server %q is disabled (enabled = false)", opts.Server)
 	}
-	set := mcpclient.Start(ctx, []mcpclient.ServerConfig{*conf}, cmdkit.MCPOptions(opts.Env, ""))
+	set := mcpclient.Start(ctx, []mcpclient.ServerConfig{*conf}, harness.MCPOptions(attach.World(opts.Env), ""))
 	defer set.Close()
 	s := set.Servers()[0]
 	if s.Err != nil {

@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 )
@@ -64,7 +66,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	set := mcpclient.Start(ctx, servers, cmdkit.MCPOptions(opts.Env, ""))
+	set := mcpclient.Start(ctx, servers, harness.MCPOptions(attach.World(opts.Env), ""))
 	defer set.Close()
 	var out []listedServer
 	for _, s := range set.Servers() {
@@ -77,7 +79,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		return cmdkit.WriteJSON(opts.Env.Out, out)
 	}
 	if len(out) == 0 {
-		fmt.Fprintln(opts.Env.Out, "no MCP servers configured ([mcpclient.servers.NAME] in config.toml, or --mcp-config FILE)")
+		fmt.Fprintln(opts.Env.Out, "no MCP servers configured ([mcp.servers.NAME] in config.toml, or --mcp-config FILE)")
 		return nil
 	}
 	// What a server says of itself (its name, version, tool names, errors)

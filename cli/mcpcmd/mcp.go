@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 )
 
@@ -19,7 +20,7 @@ func NewCmdMCP(env *cmdkit.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "MCP: list and call configured servers, serve mecha's tools, record calls to any server",
-		Long: `MCP servers come from [mcpclient.servers.NAME] tables in $MECHA_HOME/config.toml and
+		Long: `MCP servers come from [mcp.servers.NAME] tables in $MECHA_HOME/config.toml and
 from .mcp.json files given with --mcp-config; their tools are offered to the
 model as mcp__SERVER__TOOL. A .mcp.json in the workspace is never loaded on
 its own.
@@ -77,7 +78,7 @@ func (t *target) servers(env *cmdkit.Env, name string) ([]mcpclient.ServerConfig
 	if err != nil {
 		return nil, err
 	}
-	return cmdkit.MCPServers(cfg, t.Files)
+	return harness.MCPServers(cfg, t.Files)
 }
 
 func describeServer(s *mcpclient.Server) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/mcp/mcpproxy"
 	"github.com/mecha-agent/mecha/mcp/mcpserve"
 	"github.com/mecha-agent/mecha/record/session"
@@ -96,7 +97,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	if opts.Name != "" {
 		title += ": " + opts.Name
 	}
-	ws, _ := cmdkit.WorkspaceDir("")
+	ws, _ := workdir.Dir("")
 	rec := &mcpserve.Recorder{
 		Store: &session.Store{Dir: dir, Now: env.Now},
 		Meta:  transcript.Meta{Provider: "mcp", Workspace: ws, Title: title},

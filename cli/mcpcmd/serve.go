@@ -7,8 +7,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/mcp/mcpserve"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -21,7 +24,7 @@ type ServeOptions struct {
 	Tools         []string
 	Yes, ReadOnly bool
 	HTTP          string
-	Sandbox       cmdkit.SandboxFlags
+	Sandbox       harness.Sandbox
 }
 
 // NewCmdServe builds "mecha mcp serve".
@@ -44,10 +47,10 @@ tools/call is recorded as it runs. Recording never fails a call; a write
 that fails is said once on stderr.`,
 		Args: cmdkit.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := cmdkit.PermissionMode(opts.Yes, opts.ReadOnly); err != nil {
-				return err
+			if _, err := harness.PermissionMode(opts.Yes, opts.ReadOnly); err != nil {
+				return attach.Usage(err)
 			}
-			if err := opts.Sandbox.Validate(); err != nil {
+			if err := attach.Usage(opts.Sandbox.Validate()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -62,7 +65,7 @@ that fails is said once on stderr.`,
 	f.BoolVar(&opts.Yes, "yes", false, "allow calls that modify the workspace or run a command")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "deny calls that modify the workspace or run a command (the default)")
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on `ADDR` ([HOST:]PORT) instead of stdio")
-	opts.Sandbox.Register(cmd)
+	attach.SandboxFlags(cmd, &opts.Sandbox)
 	return cmd
 }
 
@@ -72,16 +75,16 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if opts.Yes {
 		mode = tool.ModeYes
 	}
-	ws, err := cmdkit.WorkspaceDir(opts.Workspace)
+	ws, err := workdir.Dir(opts.Workspace)
 	if err != nil {
 		return err
 	}
 	rc := transcript.Config{MechaVersion: cmdkit.Version(), Provider: "mcp", Workspace: ws,
 		PermissionMode: string(mode), Trifecta: "off"}
-	opts.Sandbox.Apply(env, &rc)
-	var wss cmdkit.Workspaces
+	opts.Sandbox.Apply(attach.World(env), &rc)
+	var wss harness.Workspaces
 	defer wss.Close()
-	reg, _, err := cmdkit.BuildTools(env, &wss, rc, cmdkit.ToolSetup{Only: opts.Tools})
+	reg, _, err := harness.BuildTools(attach.World(env), &wss, rc, harness.ToolSetup{Only: opts.Tools})
 	if err != nil {
 		return err
 	}

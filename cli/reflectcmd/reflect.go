@@ -10,8 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/provider/mock"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
@@ -66,7 +68,7 @@ mecha can call it), else config.toml's default_provider, else mock.`,
 	f.StringVarP(&opts.Provider, "provider", "p", "", "model provider: anthropic, openai, local or mock (default: the session's)")
 	f.StringVarP(&opts.Model, "model", "m", "", "model (default: the session's with its provider, else the provider's default)")
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
-	cmdkit.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
+	attach.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
 	return cmd
 }
 
@@ -83,7 +85,7 @@ func reflectRun(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("session %s holds no messages to reflect on", of.Meta.ID)
 	}
 	name, model := pick(opts, cfg, of)
-	prov, err := cmdkit.NewProvider(opts.Env, name, cmdkit.ProviderSetup{MockScript: opts.MockScript, Config: cfg, RequestTimeout: opts.RequestTimeout})
+	prov, err := harness.NewProvider(attach.World(opts.Env), name, harness.ProviderSetup{MockScript: opts.MockScript, Config: cfg, RequestTimeout: opts.RequestTimeout})
 	if err != nil {
 		return err
 	}
@@ -105,7 +107,7 @@ func pick(opts *Options, cfg *config.Config, of *session.Session) (name, model s
 	switch {
 	case opts.Provider != "":
 		name = opts.Provider
-	case cmdkit.KnownProvider(ofName):
+	case harness.KnownProvider(ofName):
 		name = ofName
 	case cfg.DefaultProvider != "":
 		name = cfg.DefaultProvider
@@ -118,7 +120,7 @@ func pick(opts *Options, cfg *config.Config, of *session.Session) (name, model s
 	case name == ofName && ofModel != "":
 		model = ofModel
 	default:
-		model = cmdkit.DefaultModel(cfg, name)
+		model = harness.DefaultModel(cfg, name)
 	}
 	return name, model
 }

@@ -13,7 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/replaycmd"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
@@ -39,7 +41,7 @@ type RegressOptions struct {
 	NoSession       bool
 	SkipSlotCheck   bool
 	RequestTimeout  time.Duration
-	MCP             cmdkit.MCPFlags
+	MCP             harness.MCP
 }
 
 // NewCmdRegress builds "mecha regress".
@@ -83,8 +85,8 @@ matrix can split a large set across machines.`,
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the pins (1-based)")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the replays as sessions")
 	f.BoolVar(&opts.SkipSlotCheck, "skip-slot-check", false, "do not require a single-slot llama-server for the local provider")
-	cmdkit.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
-	cmdkit.AddMCPFlags(cmd, &opts.MCP)
+	attach.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
+	attach.MCPFlags(cmd, &opts.MCP)
 	return cmd
 }
 

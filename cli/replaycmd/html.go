@@ -8,10 +8,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/mecha-agent/mecha/internal/atomicfile"
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/mecha-agent/mecha/internal/atomicfile"
 
 	"github.com/pmezard/go-difflib/difflib"
 

@@ -8,12 +8,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/provider"
 	"github.com/mecha-agent/mecha/engine/subagent"
 	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -33,7 +36,7 @@ type Settings struct {
 	RequestTimeout time.Duration
 	// MCP are --mcp-config and --no-mcp: today's MCP servers, started
 	// once for the job.
-	MCP cmdkit.MCPFlags
+	MCP harness.MCP
 }
 
 // Job replays one session, as often as asked.
@@ -45,7 +48,7 @@ type Job struct {
 	override replay.Override // -p and -m; each turn otherwise goes to its attach's own
 	tools    replay.ToolsFunc
 	tmp      string // a stand-in workspace, removed by Cleanup
-	wss      cmdkit.Workspaces
+	wss      harness.Workspaces
 	mcp      *mcpclient.Set
 	// lw records the replay being run (nil when not recorded): a child
 	// the agent tool starts in a live replay names it as its parent.
@@ -60,7 +63,7 @@ func NewJob(ctx context.Context, env *cmdkit.Env, cfg *config.Config, s *session
 	if err != nil {
 		return nil, err
 	}
-	if j.mcp, err = cmdkit.StartMCPFor(ctx, env, cfg, set.MCP, dir); err != nil {
+	if j.mcp, err = harness.StartMCPFor(ctx, attach.World(env), cfg, set.MCP, dir); err != nil {
 		j.Cleanup()
 		return nil, err
 	}
@@ -70,7 +73,7 @@ func NewJob(ctx context.Context, env *cmdkit.Env, cfg *config.Config, s *session
 		return nil, err
 	}
 	j.override = replay.Override{Provider: set.Provider, Model: set.Model,
-		DefaultModel: func(name string) string { return cmdkit.DefaultModel(cfg, name) }}
+		DefaultModel: func(name string) string { return harness.DefaultModel(cfg, name) }}
 	j.tools = func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) {
 		if set.Permission != "" {
 			rc.PermissionMode = string(set.Permission)
@@ -80,7 +83,7 @@ func NewJob(ctx context.Context, env *cmdkit.Env, cfg *config.Config, s *session
 			return nil, nil, err
 		}
 		rc.Workspace = ws
-		return cmdkit.BuildTools(env, &j.wss, rc, cmdkit.ToolSetup{MCP: mcpTools, Subagent: j.subagent(rc)})
+		return harness.BuildTools(attach.World(env), &j.wss, rc, harness.ToolSetup{MCP: mcpTools, Subagent: j.subagent(rc)})
 	}
 	return j, nil
 }
@@ -92,7 +95,7 @@ func NewJob(ctx context.Context, env *cmdkit.Env, cfg *config.Config, s *session
 func (j *Job) subagent(rc transcript.Config) *subagent.Setup {
 	sub := &subagent.Setup{
 		Provider: func() (provider.Provider, error) {
-			return cmdkit.NewProvider(j.env, rc.Provider, cmdkit.ProviderSetup{MockScript: j.set.MockScript,
+			return harness.NewProvider(attach.World(j.env), rc.Provider, harness.ProviderSetup{MockScript: j.set.MockScript,
 				Config: j.cfg, RequestTimeout: j.set.RequestTimeout})
 		},
 		Prices: j.cfg.Prices, Now: j.env.Now, Log: j.env.Err, MCPServers: j.mcp.Record,
@@ -118,9 +121,9 @@ func (j *Job) Uses(name string) bool {
 // so a recorded workspace that is gone is replaced by an empty stand-in.
 func (j *Job) workspace(recorded string) (string, error) {
 	if j.set.Workspace != "" {
-		return cmdkit.WorkspaceDir(j.set.Workspace)
+		return workdir.Dir(j.set.Workspace)
 	}
-	if ws, err := cmdkit.WorkspaceDir(recorded); err == nil {
+	if ws, err := workdir.Dir(recorded); err == nil {
 		return ws, nil
 	} else if j.set.Mode == replay.ModeLive {
 		return "", fmt.Errorf("the recorded workspace is gone (give one with -w for a live replay): %w", err)
@@ -148,7 +151,7 @@ func (j *Job) Cleanup() {
 // Run replays the session once, recording the replay unless told not to.
 func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 	providers := func(name, _ string) (provider.Provider, error) {
-		return cmdkit.NewProvider(j.env, name, cmdkit.ProviderSetup{MockScript: j.set.MockScript,
+		return harness.NewProvider(attach.World(j.env), name, harness.ProviderSetup{MockScript: j.set.MockScript,
 			Config: j.cfg, RequestTimeout: j.set.RequestTimeout})
 	}
 	opts := replay.Options{

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/spf13/cobra"
@@ -32,7 +34,7 @@ type ReplayOptions struct {
 	MockScript      string
 	HTML            string
 	RequestTimeout  time.Duration
-	MCP             cmdkit.MCPFlags
+	MCP             harness.MCP
 	Deep            bool
 }
 
@@ -96,8 +98,8 @@ that started it; in error mode a child's divergence fails the replay too.`,
 	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
 	f.BoolVar(&opts.Deep, "deep", false, "also replay the child sessions of subagent calls, and report them under their calls")
 	f.StringVar(&opts.HTML, "html", "", "also write the report as a self-contained HTML page to `FILE`: both call sequences side by side, divergences marked")
-	cmdkit.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
-	cmdkit.AddMCPFlags(cmd, &opts.MCP)
+	attach.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
+	attach.MCPFlags(cmd, &opts.MCP)
 	return cmd
 }
 
@@ -112,13 +114,13 @@ func (o *ReplayOptions) validate() error {
 	if o.Deep && o.Repeat > 1 {
 		return cmdkit.Usagef("--deep replays once; it cannot go with --repeat")
 	}
-	_, err := cmdkit.PermissionMode(o.Yes, o.ReadOnly)
-	return err
+	_, err := harness.PermissionMode(o.Yes, o.ReadOnly)
+	return attach.Usage(err)
 }
 
 func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	mode, _ := replay.ParseMode(opts.OnDivergence)
-	perm, _ := cmdkit.PermissionMode(opts.Yes, opts.ReadOnly)
+	perm, _ := harness.PermissionMode(opts.Yes, opts.ReadOnly)
 	cfg, err := opts.Env.Config()
 	if err != nil {
 		return err

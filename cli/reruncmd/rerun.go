@@ -13,9 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/redrive/toolreplay"
@@ -30,7 +33,7 @@ type Options struct {
 	Yes, ReadOnly bool
 	Workspace     string
 	NoSession     bool
-	Sandbox       cmdkit.SandboxFlags
+	Sandbox       harness.Sandbox
 
 	ignore []*regexp.Regexp
 }
@@ -85,7 +88,7 @@ any differs, 2 on bad usage.`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.Diff, "diff", false, "show a unified diff of each result that differs")
 	f.BoolVar(&opts.JSON, "json", false, `print {"session","calls","same","changed","results":[{"index","name","status","diff"}]}`)
-	opts.Sandbox.Register(cmd)
+	attach.SandboxFlags(cmd, &opts.Sandbox)
 	f.StringArrayVar(&opts.Ignore, "ignore", nil, "mask matches of `REGEX` before comparing (repeatable)")
 	f.BoolVar(&opts.Yes, "yes", false, "allow every call that modifies the workspace or runs a command")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "skip every call that modifies the workspace or runs a command")
@@ -95,7 +98,7 @@ any differs, 2 on bad usage.`,
 }
 
 func (o *Options) validate() error {
-	if err := o.Sandbox.Validate(); err != nil {
+	if err := attach.Usage(o.Sandbox.Validate()); err != nil {
 		return err
 	}
 	o.ignore = o.ignore[:0]
@@ -106,8 +109,8 @@ func (o *Options) validate() error {
 		}
 		o.ignore = append(o.ignore, re)
 	}
-	_, err := cmdkit.PermissionMode(o.Yes, o.ReadOnly)
-	return err
+	_, err := harness.PermissionMode(o.Yes, o.ReadOnly)
+	return attach.Usage(err)
 }
 
 func rerunRun(ctx context.Context, opts *Options) error {
@@ -123,21 +126,21 @@ func rerunRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	mode, _ := cmdkit.PermissionMode(opts.Yes, opts.ReadOnly)
+	mode, _ := harness.PermissionMode(opts.Yes, opts.ReadOnly)
 	if mode == "" {
 		mode = tool.ModeAsk
 	}
-	var wss cmdkit.Workspaces
+	var wss harness.Workspaces
 	defer wss.Close()
 	rc := transcript.Config{MechaVersion: cmdkit.Version(), Provider: Provider, Workspace: ws, PermissionMode: string(mode),
 		Trifecta: "off"}
-	opts.Sandbox.Apply(opts.Env, &rc)
+	opts.Sandbox.Apply(attach.World(opts.Env), &rc)
 	set, mcpTools, err := startRecorded(ctx, opts.Env, calls, ws)
 	if err != nil {
 		return err
 	}
 	defer set.Close()
-	tools, _, err := cmdkit.BuildTools(opts.Env, &wss, rc, cmdkit.ToolSetup{MCP: mcpTools})
+	tools, _, err := harness.BuildTools(attach.World(opts.Env), &wss, rc, harness.ToolSetup{MCP: mcpTools})
 	if err != nil {
 		return err
 	}
@@ -186,7 +189,7 @@ func rerunWorkspace(given, recorded string) (string, error) {
 	if ws == "" {
 		ws = recorded
 	}
-	ws, err := cmdkit.WorkspaceDir(ws)
+	ws, err := workdir.Dir(ws)
 	if err != nil && given == "" {
 		return "", fmt.Errorf("the recorded workspace is gone (give one with -w): %w", err)
 	}
@@ -225,7 +228,7 @@ func startRecorded(ctx context.Context, env *cmdkit.Env, calls *toolreplay.Calls
 		configs[i] = toolreplay.ServerConfig(s)
 		fmt.Fprintf(env.Err, "mcp: starting server %q as recorded: %s\n", s.Name, toolreplay.ServerText(s))
 	}
-	set := cmdkit.StartMCP(ctx, env, configs, ws)
+	set := harness.StartMCP(ctx, attach.World(env), configs, ws)
 	tools, err := set.Tools()
 	if err != nil {
 		set.Close()

@@ -4,6 +4,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/harness/config"
 )
 
 // completionExamples are the install lines of each shell's script.
@@ -38,7 +40,7 @@ func addCompletion(root *cobra.Command, env *cmdkit.Env) {
 			}
 		}
 	}
-	cmdkit.RegisterCompletions(root, env)
+	cmdkit.RegisterCompletions(root, env, catalog())
 	addExamples(root)
 }
 
@@ -54,5 +56,27 @@ func helpTopic(root *cobra.Command) func(*cobra.Command, []string) error {
 			return cmdkit.NoArgs(found, rest)
 		}
 		return found.Help()
+	}
+}
+
+// catalog is what completion knows of the harness.
+func catalog() cmdkit.Catalog {
+	return cmdkit.Catalog{
+		Providers:    harness.Providers(),
+		DefaultModel: harness.DefaultModel,
+		Tools: func() []cmdkit.Named {
+			var out []cmdkit.Named
+			for _, t := range harness.BuiltinTools() {
+				out = append(out, cmdkit.Named{Name: t.Name, Desc: t.Description})
+			}
+			return out
+		},
+		MCPServers: func(cfg *config.Config) []cmdkit.Named {
+			var out []cmdkit.Named
+			for _, s := range harness.ConfiguredServers(cfg) {
+				out = append(out, cmdkit.Named{Name: s.Name, Desc: s.Kind, Prefix: s.Prefix, Off: s.Disabled})
+			}
+			return out
+		},
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
 )
@@ -69,6 +70,7 @@ func Run(ctx context.Context, env *cmdkit.Env, args []string) int {
 func ExitCode(err error) int {
 	var (
 		usage       *cmdkit.UsageError
+		setting     *harness.UsageError
 		budget      *cmdkit.BudgetError
 		diverged    *cmdkit.DivergedError
 		toolErr     *cmdkit.ToolError
@@ -77,7 +79,7 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &usage), errors.Is(err, session.ErrInvalidID):
+	case errors.As(err, &usage), errors.As(err, &setting), errors.Is(err, session.ErrInvalidID):
 		return ExitUsage
 	case errors.As(err, &budget):
 		return ExitBudget

@@ -4,23 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"os"
 	"strings"
-	"time"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/mecha-agent/mecha/engine/agent"
-	"github.com/mecha-agent/mecha/engine/provider"
-	"github.com/mecha-agent/mecha/engine/subagent"
-	"github.com/mecha-agent/mecha/engine/tool"
-	"github.com/mecha-agent/mecha/record/pricing"
-	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -38,10 +31,11 @@ type Options struct {
 	// Given reports whether a flag was given on the command line, to tell
 	// a flag given from its default (what a resumed session inherits).
 	Given func(name string) bool
+	// Settings are the flags that shape the attach, declared once in
+	// cli/attach and shared with chat.
+	harness.Settings
 
-	Provider, Model string
-	Workspace       string
-	Resume          string
+	Resume string
 	// Continue is -c: resume the newest session of this workspace that a
 	// person ran (cmdkit.ContinueID).
 	Continue  bool
@@ -49,44 +43,10 @@ type Options struct {
 	Title     string
 	JSON      bool
 	// StreamJSON prints the run as JSON lines as it happens (stream.go).
-	StreamJSON     bool
-	MockScript     string
-	Tools          []string
-	MCP            cmdkit.MCPFlags
-	NoLearnedRules bool
+	StreamJSON bool
 	// Reflect is --reflect (given), over config.toml's reflect.
 	Reflect bool
-	// NoProjectInstructions leaves AGENTS.md (or CLAUDE.md) out of the
-	// system prompt.
-	NoProjectInstructions bool
-	Yes, ReadOnly         bool
-	Trifecta              string
-	SystemPromptFile      string
-
-	MaxTurns          int
-	MaxTokens         int
-	MaxOutputTokens   uint64
-	MaxCostUSD        float64
-	CompactAtTokens   uint64
-	CompactKeepRecent int
-	Effort            string
-	Thinking          bool
-	NoCachePrompt     bool
-	Temperature       float64
-	Seed              uint64
-	// Sandbox is --sandbox and --sandbox-network: what confines the shell.
-	Sandbox cmdkit.SandboxFlags
-	// RequestTimeout bounds the provider's silences (0: config.toml's);
-	// it shapes no request, so the config record does not keep it.
-	RequestTimeout time.Duration
 }
-
-// Defaults of "mecha run".
-const (
-	defaultMaxTurns          = 50
-	defaultMaxTokens         = 8192
-	defaultCompactKeepRecent = 6
-)
 
 // runLong is the help of "mecha run"; the --stream-json schema in it is
 // the one the README documents.
@@ -175,7 +135,7 @@ const runExample = `  mecha run "what changed since yesterday?"
 // NewCmdRun builds "mecha run". runF, when not nil, runs in place of the
 // command once its flags are parsed and checked (tests use it).
 func NewCmdRun(env *cmdkit.Env, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Env: env}
+	opts := &Options{Env: env, Settings: harness.DefaultSettings()}
 	cmd := &cobra.Command{
 		Use:     `run [flags] ["<task>" | -]`,
 		Short:   "Run an agent on a task in a workspace, recording the whole run",
@@ -184,6 +144,7 @@ func NewCmdRun(env *cmdkit.Env, runF func(context.Context, *Options) error) *cob
 		Args:    cmdkit.RangeArgs(0, 1, `at most one task (quote it: mecha run "what changed?")`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Given = cmdkit.Changed(cmd)
+			opts.Settings.Given = opts.Given
 			if err := opts.validateOutput(); err != nil {
 				return err
 			}
@@ -200,9 +161,7 @@ func NewCmdRun(env *cmdkit.Env, runF func(context.Context, *Options) error) *cob
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Provider, "provider", "p", "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)")
-	f.StringVarP(&opts.Model, "model", "m", "", "model (default: config.toml's [providers.NAME] model, else the provider's own)")
-	f.StringVarP(&opts.Workspace, "workspace", "w", "", "the directory the tools work in (default: the current directory)")
+	attach.Flags(cmd, &opts.Settings)
 	f.StringVarP(&opts.TaskFile, "file", "f", "", "read the task from `FILE` (- for stdin)")
 	f.StringVar(&opts.Resume, "resume", "", "continue the session `ID` in the same file")
 	f.BoolVarP(&opts.Continue, "continue", "c", false, "resume the newest session run in this workspace (not a replay, rerun or reflection)")
@@ -210,36 +169,8 @@ func NewCmdRun(env *cmdkit.Env, runF func(context.Context, *Options) error) *cob
 	f.StringVar(&opts.Title, "title", "", "the session's title (default: the task's first line)")
 	f.BoolVar(&opts.JSON, "json", false, `print {"session","text","turns","usage","stop_reason"} instead of the answer`)
 	f.BoolVar(&opts.StreamJSON, "stream-json", false, "print the run as JSON lines as it happens (schema in the help above)")
-	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
-	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools; agent for subagents; default: every built-in and MCP tool)")
-	cmdkit.AddMCPFlags(cmd, &opts.MCP)
-	f.BoolVar(&opts.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
 	f.BoolVar(&opts.Reflect, "reflect", false, "when the run closes, have the model reflect on the session (as mecha reflect; default: config.toml's reflect)")
-	f.BoolVar(&opts.NoProjectInstructions, "no-project-instructions", false, "do not add the workspace's AGENTS.md (or CLAUDE.md) to the system prompt")
-	f.BoolVar(&opts.Yes, "yes", false, "allow every tool call without asking")
-	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
-	f.StringVar(&opts.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
-	addRequestFlags(f, opts)
-	opts.Sandbox.Register(cmd)
-	cmdkit.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
 	return cmd
-}
-
-// addRequestFlags adds the flags that shape each request or bound the run:
-// the system prompt, budgets, compaction and sampling.
-func addRequestFlags(f *pflag.FlagSet, opts *Options) {
-	f.StringVar(&opts.SystemPromptFile, "system-prompt-file", "", "use the text of `FILE` as the system prompt")
-	f.IntVar(&opts.MaxTurns, "max-turns", defaultMaxTurns, "stop after this many model calls")
-	f.IntVar(&opts.MaxTokens, "max-tokens", defaultMaxTokens, "the most tokens one response may have")
-	f.Uint64Var(&opts.MaxOutputTokens, "max-output-tokens", 0, "stop once the run has produced this many output tokens")
-	f.Float64Var(&opts.MaxCostUSD, "max-cost-usd", 0, "stop once the run has cost this much (needs a price in config.toml)")
-	f.Uint64Var(&opts.CompactAtTokens, "compact-at-tokens", 0, "summarise older messages once the context passes this many tokens")
-	f.IntVar(&opts.CompactKeepRecent, "compact-keep-recent", defaultCompactKeepRecent, "messages compaction keeps as they are")
-	f.StringVar(&opts.Effort, "effort", "", "reasoning effort: low, medium or high")
-	f.BoolVar(&opts.Thinking, "thinking", false, "ask for extended thinking (anthropic)")
-	f.BoolVar(&opts.NoCachePrompt, "no-cache-prompt", false, "do not ask the server to cache the prompt prefix")
-	f.Float64Var(&opts.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
-	f.Uint64Var(&opts.Seed, "seed", 0, "sampling seed (default: none)")
 }
 
 // validateOutput checks what is checked before the task is read: the
@@ -263,34 +194,12 @@ func (o *Options) validate() error {
 		return cmdkit.Usagef("the task is empty")
 	case o.Resume != "" && o.NoSession:
 		return cmdkit.Usagef("--resume records into the session it resumes; it cannot go with --no-session")
-	case o.MaxTurns < 1:
-		return cmdkit.Usagef("--max-turns must be at least 1")
-	case o.MaxTokens < 1:
-		return cmdkit.Usagef("--max-tokens must be at least 1")
 	case o.Reflect && o.NoSession:
 		return cmdkit.Usagef("--reflect reflects on the recorded session; it cannot go with --no-session")
 	case o.Resume == "" && o.given("resume"):
 		return cmdkit.Usagef("--resume needs a session id (or %s)", cmdkit.LastSession)
-	case o.given("max-cost-usd") && !(o.MaxCostUSD > 0 && !math.IsInf(o.MaxCostUSD, 1)):
-		return cmdkit.Usagef("--max-cost-usd must be a number more than 0, not %v", o.MaxCostUSD)
-	case o.given("temperature") && !(o.Temperature >= 0 && !math.IsInf(o.Temperature, 1)):
-		return cmdkit.Usagef("--temperature must be a number of 0 or more, not %v", o.Temperature)
-	case o.CompactKeepRecent < 1:
-		return cmdkit.Usagef("--compact-keep-recent must be at least 1")
 	}
-	switch o.Effort {
-	case "", "low", "medium", "high":
-	default:
-		return cmdkit.Usagef("--effort must be low, medium or high, not %q", o.Effort)
-	}
-	if err := o.Sandbox.Validate(); err != nil {
-		return err
-	}
-	if _, err := tool.ParseTrifecta(o.Trifecta); err != nil || o.Trifecta == "" {
-		return cmdkit.Usagef("--trifecta must be refuse, ask or off, not %q", o.Trifecta)
-	}
-	_, err := cmdkit.PermissionMode(o.Yes, o.ReadOnly)
-	return err
+	return attach.Usage(o.Settings.Validate())
 }
 
 func (o *Options) given(name string) bool { return o.Given != nil && o.Given(name) }
@@ -305,223 +214,72 @@ type runResult struct {
 }
 
 func runRun(ctx context.Context, opts *Options) error {
-	cfgFile, err := opts.Env.Config()
+	path, err := opts.resumed()
 	if err != nil {
 		return err
 	}
-	prev, lock, err := loadResumed(opts)
+	w := attach.World(opts.Env)
+	d, err := harness.Open(ctx, w, harness.Attach{Settings: opts.Settings, Resume: path, NoSession: opts.NoSession,
+		Meta: transcript.Meta{Title: opts.title()}})
 	if err != nil {
 		return err
 	}
-	defer lock.Release() // after the record is closed, in finish
-	rc, err := buildRunConfig(opts, cfgFile, prev)
-	if err != nil {
-		return err
+	defer d.Close() // after the record is closed: the session is held until then
+	prev := d.Resumed()
+	if prev != nil {
+		opts.Env.NoteForeignID(path, prev.HeaderID)
 	}
-	prov, err := cmdkit.NewProvider(opts.Env, rc.Provider, cmdkit.ProviderSetup{MockScript: opts.MockScript,
-		Config: cfgFile, RequestTimeout: opts.RequestTimeout})
-	if err != nil {
-		return err
+	out := newOutput(opts, d.Config().Prices)
+	p := harness.Prompt{Text: opts.Task, Log: opts.Env.Err}
+	if watch := out.onEvent(); watch != nil {
+		p.Watch = func(ev agent.Event, _ transcript.Taint) { watch(ev) }
 	}
-	var wss cmdkit.Workspaces
-	defer wss.Close()
-	cmdkit.WorkspaceMCPNote(opts.Env, rc.Workspace, opts.MCP)
-	servers, err := cmdkit.StartMCPFor(ctx, opts.Env, cfgFile, opts.MCP, rc.Workspace)
-	if err != nil {
-		return err
-	}
-	defer servers.Close()
-	mcpTools, err := servers.Tools()
-	if err != nil {
-		return err
-	}
-	ledger := &agent.Ledger{}
-	var rec *session.Lazy // set below; the agent tool asks for it only once the run records
-	sub, err := subagentSetup(opts, cfgFile.Prices, ledger, func() string { return sessionID(rec) })
-	if err != nil {
-		return err
-	}
-	sub.Provider = func() (provider.Provider, error) { return prov, nil }
-	sub.MCPServers = servers.Record
-	tools, tracker, err := cmdkit.BuildTools(opts.Env, &wss, rc, cmdkit.ToolSetup{Only: opts.Tools, MCP: mcpTools,
-		Subagent: sub, Subagents: cfgFile.Subagents})
-	if err != nil {
-		return err
-	}
-	rc.Tools = tools.Names()
-	rc.ToolSpecs = tools.TranscriptSpecs()
-	rc.MCPServers = servers.Record(rc.Tools)
-	rec, history, err := openRecord(opts, &rc, prev)
-	if err != nil {
-		return err
-	}
-	var recorder agent.Recorder
-	if rec != nil {
-		defer rec.Close()
-		recorder = rec
-	}
-	history = learnedTaint(history, rc)
-	out := newOutput(opts, cfgFile.Prices, &rc)
-	res, runErr := agent.Run(ctx, agent.Options{
-		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder,
-		Prices: cfgFile.Prices, History: history, Now: opts.Env.Now, Log: opts.Env.Err, Ledger: ledger,
-		OnEvent: out.onEvent(),
-	}, opts.Task)
-	if res == nil { // refused before it started, so it recorded nothing
-		if errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
-			return fmt.Errorf("--max-cost-usd needs a price for %s/%s in config.toml", rc.Provider, rc.Model)
-		}
+	att, runErr := d.Run(ctx, p)
+	if att == nil { // refused before it started, so it recorded nothing
 		return runErr
 	}
-	err = finish(opts, out, rec, res, runErr)
-	if opts.reflect(cfgFile, prev) {
-		reflectOnClose(ctx, opts, prov, rc, cfgFile.Prices, rec)
+	err = finish(opts, out, att, runErr)
+	if opts.reflect(d.Config(), prev) {
+		reflectOnClose(ctx, opts, att, d.Config().Prices)
 	}
 	return err
 }
 
-// subagentSetup is how the agent tool's children run: on the run's
-// provider (set by the caller), budgets carved from the run's ledger,
-// each child recorded as a session of its own naming the run's (none with
-// --no-session).
-func subagentSetup(opts *Options, prices pricing.Table, ledger *agent.Ledger, parentID func() string) (*subagent.Setup, error) {
-	sub := &subagent.Setup{Prices: prices, Ledger: ledger, ParentID: parentID, Now: opts.Env.Now, Log: opts.Env.Err}
-	if opts.NoSession {
-		return sub, nil
-	}
-	dir, err := opts.Env.SessionDir()
-	if err != nil {
-		return nil, err
-	}
-	sub.Sessions = &session.Store{Dir: dir, Now: opts.Env.Now, BackgroundSync: true}
-	return sub, nil
-}
-
-// sessionID is the id of the session rec records into, "" before it has one.
-func sessionID(rec *session.Lazy) string {
-	if rec == nil || rec.Writer() == nil {
-		return ""
-	}
-	return rec.Writer().ID()
-}
-
-// loadResumed takes the session --resume names and loads it (nil, nil
-// without --resume). The session is held from before it is read until the
-// run has closed its record: a second writer fails at once (one writer at
-// a time), and the history the run continues from cannot change under it.
-func loadResumed(opts *Options) (*session.Session, *session.Lock, error) {
-	var (
-		path string
-		err  error
-	)
+// resumed is the path of the session --resume or -c names ("" for a new
+// session).
+func (o *Options) resumed() (string, error) {
 	switch {
-	case opts.Continue:
-		path, err = opts.Env.ContinueID(opts.Workspace)
-	case opts.Resume != "":
-		path, err = opts.Env.ResolveSession(opts.Resume)
-	default:
-		return nil, nil, nil
+	case o.Continue:
+		return o.Env.ContinueID(o.Settings.Workspace)
+	case o.Resume != "":
+		return o.Env.ResolveSession(o.Resume)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	lock, err := session.Acquire(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := session.Load(path)
-	if err != nil {
-		lock.Release()
-		return nil, nil, err
-	}
-	opts.Env.NoteForeignID(path, s.HeaderID)
-	return s, lock, nil
+	return "", nil
 }
 
-// openRecord prepares what the run records into: the resumed session, a
-// new one, or nothing (nil) with --no-session, and returns the history the
-// run continues from. Nothing is created or appended until the run records
-// its first record: the session is created (or the resumed one opened) and
-// this attach's config record appended then, so a run refused before it
-// starts leaves no empty session and no empty attach behind.
-func openRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*session.Lazy, agent.History, error) {
-	var history agent.History
-	if opts.NoSession {
-		fmt.Fprintln(opts.Env.Err, "session: none (--no-session)")
-		return nil, history, nil
+// title is the new session's title: --title, else the task's first line
+// without the stdin appended to it.
+func (o *Options) title() string {
+	if o.Title != "" {
+		return o.Title
 	}
-	if prev != nil {
-		history = agent.HistoryOf(prev)
-		if prev.Skipped > 0 {
-			fmt.Fprintf(opts.Env.Err, "note: %d unreadable %s in the transcript %s skipped\n", prev.Skipped, textfmt.Plural(prev.Skipped, "line", "lines"), textfmt.Plural(prev.Skipped, "was", "were"))
-		}
+	from := o.titleText
+	if from == "" {
+		from = o.Task
 	}
-	return &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) {
-		return startRecord(opts, rc, prev)
-	}}, history, nil
+	return textfmt.Clip(textfmt.OneLine(from), 80)
 }
 
-// startRecord opens the resumed session or creates a new one and appends
-// this attach's config record.
-func startRecord(opts *Options, rc *transcript.Config, prev *session.Session) (*session.Writer, error) {
-	var (
-		w   *session.Writer
-		err error
-	)
-	if prev != nil {
-		w, err = session.OpenWriter(prev.Path)
-	} else {
-		w, err = createSession(opts, rc)
-	}
-	if err != nil {
-		return nil, err
-	}
-	// Turn boundaries fsync without holding up the next model call; Close
-	// waits for the last one.
-	w.SyncInBackground()
-	fmt.Fprintf(opts.Env.Err, "session: %s (%s/%s)\n", w.ID(), rc.Provider, rc.Model)
-	rc.At = opts.Env.Time().UTC()
-	if err := w.Append(rc); err != nil {
-		w.Close()
-		if prev == nil { // nothing but its header: no session to keep
-			os.Remove(w.Path())
-		}
-		return nil, err
-	}
-	return w, nil
-}
-
-func createSession(opts *Options, rc *transcript.Config) (*session.Writer, error) {
-	dir, err := opts.Env.SessionDir()
-	if err != nil {
-		return nil, err
-	}
-	store := &session.Store{Dir: dir, Now: opts.Env.Now, BackgroundSync: true}
-	title := opts.Title
-	if title == "" {
-		from := opts.titleText
-		if from == "" {
-			from = opts.Task
-		}
-		title = textfmt.Clip(textfmt.OneLine(from), 80)
-	}
-	return store.Create(transcript.Meta{Provider: rc.Provider, Model: rc.Model, Workspace: rc.Workspace, Title: title})
-}
-
-// finish closes the record, reports the run and turns its outcome into
+// finish reports the run and turns its outcome into
 // the command's result.
-func finish(opts *Options, out *output, rec *session.Lazy, res *agent.Result, runErr error) error {
+func finish(opts *Options, out *output, att *harness.Attached, runErr error) error {
 	var sessionID *string
-	if rec != nil {
-		if err := rec.Close(); err != nil && runErr == nil {
-			runErr = err
-		}
-		if w := rec.Writer(); w != nil { // nil when even the first record failed
-			id := w.ID()
-			sessionID = &id
-			fmt.Fprintf(opts.Env.Err, "session: %s: %d %s, %s in / %s out, %s\n", id, res.Turns, textfmt.Plural(res.Turns, "turn", "turns"),
-				textfmt.Count(res.Usage.InputTokens), textfmt.Count(res.Usage.OutputTokens), res.StopReason)
-		}
+	res := att.Result
+	out.provider, out.model = att.Config.Provider, att.Config.Model
+	if id := att.Session; id != "" { // "" when nothing was recorded, or even the first record failed
+		sessionID = &id
+		fmt.Fprintf(opts.Env.Err, "session: %s: %d %s, %s in / %s out, %s\n", id, res.Turns, textfmt.Plural(res.Turns, "turn", "turns"),
+			textfmt.Count(res.Usage.InputTokens), textfmt.Count(res.Usage.OutputTokens), res.StopReason)
 	}
 	if runErr != nil && errors.Is(runErr, context.Canceled) {
 		runErr = &cmdkit.InterruptedError{Msg: "interrupted; the transcript keeps everything up to here"}

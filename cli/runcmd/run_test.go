@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/provider/mock"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -258,7 +260,7 @@ func TestNewRunConfigDefaults(t *testing.T) {
 	if rc.Provider != "local" {
 		t.Errorf("config.toml's default_provider not used: %q", rc.Provider)
 	}
-	if rc.MaxTurns != defaultMaxTurns || rc.MaxTokens != defaultMaxTokens || rc.CompactKeepRecent != defaultCompactKeepRecent ||
+	if rc.MaxTurns != harness.DefaultMaxTurns || rc.MaxTokens != harness.DefaultMaxTokens || rc.CompactKeepRecent != harness.DefaultCompactKeepRecent ||
 		!rc.CachePrompt || rc.Temperature != nil || rc.Seed != nil || rc.PermissionMode != "ask" || rc.Workspace != ws {
 		t.Errorf("defaults %+v", rc)
 	}
@@ -343,4 +345,10 @@ func TestRefusedRunsLeaveNoSession(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("sessions after the refused resumes: %v", ents)
 	}
+}
+
+// buildRunConfig resolves o's attach as a run does, through the harness.
+func buildRunConfig(o *Options, cfg *config.Config, prev *session.Session) (transcript.Config, error) {
+	o.Settings.Given = o.Given
+	return harness.Resolve(attach.World(o.Env), &o.Settings, cfg, prev)
 }

@@ -45,8 +45,8 @@ type output struct {
 	werr error
 }
 
-func newOutput(opts *Options, prices pricing.Table, rc *transcript.Config) *output {
-	return &output{opts: opts, prices: prices, provider: rc.Provider, model: rc.Model,
+func newOutput(opts *Options, prices pricing.Table) *output {
+	return &output{opts: opts, prices: prices,
 		terminal: opts.Env.OutTTY && !opts.JSON && !opts.StreamJSON}
 }
 

@@ -47,7 +47,8 @@ func watched(answerDeltas ...string) []agent.Event {
 
 func play(t *testing.T, opts *Options, evs []agent.Event, res *agent.Result) (*output, error) {
 	t.Helper()
-	out := newOutput(opts, pricing.Table{"mock": {"mock-1": {Input: 1, Output: 2}}}, &transcript.Config{Provider: "mock", Model: "mock-1"})
+	out := newOutput(opts, pricing.Table{"mock": {"mock-1": {Input: 1, Output: 2}}})
+	out.provider, out.model = "mock", "mock-1"
 	if f := out.onEvent(); f != nil {
 		for _, e := range evs {
 			f(e)
@@ -148,7 +149,7 @@ func TestStreamJSON(t *testing.T) {
 func TestStreamJSONResultOfAFailedRun(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	o := newOutput(&Options{Env: &cmdkit.Env{Out: &out}, StreamJSON: true}, nil, &transcript.Config{})
+	o := newOutput(&Options{Env: &cmdkit.Env{Out: &out}, StreamJSON: true}, nil)
 	err := o.report(nil, &agent.Result{Turns: 1, StopReason: agent.StopError}, errors.New("provider: 500"))
 	if err != nil || out.String() != `{"type":"result","session":null,"text":"","turns":1,"usage":{"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0},"stop_reason":"error","cost_usd":null,"error":"provider: 500"}`+"\n" {
 		t.Errorf("%v %s", err, out.String())

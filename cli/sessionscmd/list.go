@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mecha-agent/mecha/internal/workdir"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
@@ -157,7 +159,7 @@ func (opts *ListOptions) keep() (func(transcript.Meta) bool, error) {
 	var sameWS func(string) bool
 	if opts.Workspace != "" {
 		var err error
-		if sameWS, err = cmdkit.SameWorkspace(opts.Workspace); err != nil {
+		if sameWS, err = workdir.Same(opts.Workspace); err != nil {
 			return nil, err
 		}
 	}

@@ -10,8 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/redrive/toolreplay"
 )
@@ -28,7 +31,7 @@ type CallOptions struct {
 	JSON          bool
 	// MCP are the MCP servers whose tools may be called.
 	MCP     servers
-	Sandbox cmdkit.SandboxFlags
+	Sandbox harness.Sandbox
 }
 
 // NewCmdCall builds "mecha tool call".
@@ -91,14 +94,14 @@ unknown tool, input that is not a JSON object.`,
 	f.BoolVar(&opts.Yes, "yes", false, "allow a call that modifies the workspace or runs a command without asking")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse a call that modifies the workspace or runs a command")
 	f.BoolVar(&opts.JSON, "json", false, `print {"name","input","content","is_error"}`)
-	opts.Sandbox.Register(cmd)
+	attach.SandboxFlags(cmd, &opts.Sandbox)
 	opts.MCP.flags(cmd)
 	cmd.ValidArgsFunction = cmdkit.FirstArg(cmdkit.CompleteToolNames(env))
 	return cmd
 }
 
 func (o *CallOptions) validate() error {
-	if err := o.Sandbox.Validate(); err != nil {
+	if err := attach.Usage(o.Sandbox.Validate()); err != nil {
 		return err
 	}
 	if o.Name == "" {
@@ -109,8 +112,8 @@ func (o *CallOptions) validate() error {
 			return &cmdkit.UsageError{Err: err}
 		}
 	}
-	if _, err := cmdkit.PermissionMode(o.Yes, o.ReadOnly); err != nil {
-		return err
+	if _, err := harness.PermissionMode(o.Yes, o.ReadOnly); err != nil {
+		return attach.Usage(err)
 	}
 	return o.MCP.validate()
 }
@@ -128,15 +131,15 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	ws, err := cmdkit.WorkspaceDir(opts.Workspace)
+	ws, err := workdir.Dir(opts.Workspace)
 	if err != nil {
 		return err
 	}
-	mode, _ := cmdkit.PermissionMode(opts.Yes, opts.ReadOnly)
+	mode, _ := harness.PermissionMode(opts.Yes, opts.ReadOnly)
 	if mode == "" {
 		mode = tool.ModeAsk
 	}
-	var wss cmdkit.Workspaces
+	var wss harness.Workspaces
 	defer wss.Close()
 	set, mcpTools, err := opts.MCP.start(ctx, opts.Env, ws, serverFor(opts.Name), true)
 	if err != nil {
@@ -144,8 +147,8 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	}
 	defer set.Close()
 	rc := transcript.Config{Workspace: ws, PermissionMode: string(mode)}
-	opts.Sandbox.Apply(opts.Env, &rc)
-	reg, _, err := cmdkit.BuildTools(opts.Env, &wss, rc, cmdkit.ToolSetup{MCP: mcpTools})
+	opts.Sandbox.Apply(attach.World(opts.Env), &rc)
+	reg, _, err := harness.BuildTools(attach.World(opts.Env), &wss, rc, harness.ToolSetup{MCP: mcpTools})
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -20,7 +23,7 @@ type ListOptions struct {
 	JSON      bool
 	// MCP are the MCP servers whose tools are listed too.
 	MCP     servers
-	Sandbox cmdkit.SandboxFlags
+	Sandbox harness.Sandbox
 }
 
 // NewCmdList builds "mecha tool list".
@@ -40,7 +43,7 @@ costs a line on stderr); --no-mcp lists no MCP tools. An ad-hoc server
 			if err := opts.MCP.validate(); err != nil {
 				return err
 			}
-			if err := opts.Sandbox.Validate(); err != nil {
+			if err := attach.Usage(opts.Sandbox.Validate()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -52,7 +55,7 @@ costs a line on stderr); --no-mcp lists no MCP tools. An ad-hoc server
 	opts.MCP.flags(cmd)
 	cmd.Flags().StringVarP(&opts.Workspace, "workspace", "w", "", "the workspace the tools would work in (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print [{"name","description","input_schema","capabilities"}]`)
-	opts.Sandbox.Register(cmd)
+	attach.SandboxFlags(cmd, &opts.Sandbox)
 	return cmd
 }
 
@@ -73,7 +76,7 @@ type capabilities struct {
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	ws, err := cmdkit.WorkspaceDir(opts.Workspace)
+	ws, err := workdir.Dir(opts.Workspace)
 	if err != nil {
 		return err
 	}
@@ -82,11 +85,11 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	defer set.Close()
-	var wss cmdkit.Workspaces
+	var wss harness.Workspaces
 	defer wss.Close()
 	rc := transcript.Config{Workspace: ws}
-	opts.Sandbox.Apply(opts.Env, &rc)
-	reg, _, err := cmdkit.BuildTools(opts.Env, &wss, rc, cmdkit.ToolSetup{MCP: mcpTools})
+	opts.Sandbox.Apply(attach.World(opts.Env), &rc)
+	reg, _, err := harness.BuildTools(attach.World(opts.Env), &wss, rc, harness.ToolSetup{MCP: mcpTools})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 )
 
@@ -16,7 +18,7 @@ import (
 // one ad-hoc server given word by word, the way a generated script names
 // the server a recording used.
 type servers struct {
-	cmdkit.MCPFlags
+	harness.MCP
 	// Name, Command, Args, URL and Transport are the ad-hoc server.
 	Name      string
 	Command   string
@@ -26,7 +28,7 @@ type servers struct {
 }
 
 func (s *servers) flags(cmd *cobra.Command) {
-	cmdkit.AddMCPFlags(cmd, &s.MCPFlags)
+	attach.MCPFlags(cmd, &s.MCP)
 	f := cmd.Flags()
 	f.StringVar(&s.Name, "mcp-name", "", "the ad-hoc server's `NAME`: its tools are mcp__NAME__TOOL")
 	f.StringVar(&s.Command, "mcp-command", "", "start the ad-hoc server with this `PROGRAM` (one word, not split; arguments with --mcp-arg)")
@@ -90,7 +92,7 @@ func (s *servers) configs(env *cmdkit.Env) ([]mcpclient.ServerConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cmdkit.MCPServers(cfg, s.Files)
+	return harness.MCPServers(cfg, s.Files)
 }
 
 // start starts the servers whose tools keep(name of the server) wants
@@ -112,9 +114,9 @@ func (s *servers) start(ctx context.Context, env *cmdkit.Env, dir string, keep f
 	}
 	var set *mcpclient.Set
 	if quiet {
-		set = mcpclient.Start(ctx, want, cmdkit.MCPOptions(env, dir))
+		set = mcpclient.Start(ctx, want, harness.MCPOptions(attach.World(env), dir))
 	} else {
-		set = cmdkit.StartMCP(ctx, env, want, dir)
+		set = harness.StartMCP(ctx, attach.World(env), want, dir)
 	}
 	tools, err := set.Tools()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,6 +131,10 @@ func SessionDir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, "sessions"), nil
 }
 
+// Providers are the providers mecha can call, sorted: what
+// default_provider may name (the harness holds its own list equal to it).
+var Providers = []string{"anthropic", "local", "mock", "openai"}
+
 // MaxFileSize bounds config.toml: a larger file is refused unread.
 const MaxFileSize = 4 << 20
 
@@ -153,6 +158,11 @@ func Load(path string) (*Config, error) {
 	}
 	if err := c.Prices.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	// A default_provider that is not a provider is an error of the file,
+	// as an unknown key is, rather than an unknown -p nobody typed.
+	if c.DefaultProvider != "" && !slices.Contains(Providers, c.DefaultProvider) {
+		return nil, fmt.Errorf("config: %s: default_provider = %q is not a provider (want one of %s)", path, c.DefaultProvider, strings.Join(Providers, ", "))
 	}
 	c.Path = path
 	return &c, nil

@@ -1,4 +1,4 @@
-package cmdkit
+package harness
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func TestTheAgentToolIsOfferedOnlyWhenAsked(t *testing.T) {
 	sub := &subagent.Setup{Provider: func() (provider.Provider, error) { return &steps{}, nil }}
 	build := func(setup ToolSetup) []string {
 		t.Helper()
-		reg, _, err := BuildTools(&Env{}, &wss, rc, setup)
+		reg, _, err := BuildTools(&World{}, &wss, rc, setup)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestTheAgentToolIsOfferedOnlyWhenAsked(t *testing.T) {
 	if names := build(ToolSetup{Subagent: sub, Subagents: true, Only: []string{"fs_read"}}); !slices.Equal(names, []string{"fs_read"}) {
 		t.Errorf("--tool fs_read with subagents = true: %v", names)
 	}
-	reg, _, err := BuildTools(&Env{}, &wss, rc, ToolSetup{Subagent: sub, Only: []string{"agent", "fs_read"}})
+	reg, _, err := BuildTools(&World{}, &wss, rc, ToolSetup{Subagent: sub, Only: []string{"agent", "fs_read"}})
 	if err != nil || !slices.Equal(reg.Names(), []string{"fs_read", "agent"}) {
 		t.Fatalf("--tool agent --tool fs_read: %v, %v", reg.Names(), err)
 	}
@@ -69,7 +69,7 @@ func TestTheAgentToolIsOfferedOnlyWhenAsked(t *testing.T) {
 		t.Errorf("agent's capabilities %+v, want fs_read's %+v", got, want)
 	}
 	var usage *UsageError
-	if _, _, err := BuildTools(&Env{}, &wss, rc, ToolSetup{Only: []string{"agent"}}); !errors.As(err, &usage) {
+	if _, _, err := BuildTools(&World{}, &wss, rc, ToolSetup{Only: []string{"agent"}}); !errors.As(err, &usage) {
 		t.Errorf("agent named with no way to run a child: %v, want a usage error", err)
 	}
 }

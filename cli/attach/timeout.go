@@ -1,4 +1,4 @@
-package cmdkit
+package attach
 
 import (
 	"errors"

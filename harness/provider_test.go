@@ -1,8 +1,9 @@
-package cmdkit
+package harness
 
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -37,5 +38,14 @@ func TestProviderTimeouts(t *testing.T) {
 		if got := tt.setup.Timeouts(tt.prov); got != tt.want {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestProvidersAgreeWithConfig holds config.toml's list of providers (what
+// default_provider may name) to the providers the harness builds.
+func TestProvidersAgreeWithConfig(t *testing.T) {
+	t.Parallel()
+	if got, want := config.Providers, Providers(); !slices.Equal(got, want) {
+		t.Errorf("config.Providers = %q, harness.Providers() = %q", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package runcmd
+package harness
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/internal/workdir"
 
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness/config"
@@ -39,46 +39,49 @@ var instructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
 // learnedRulesHeading introduces $MECHA_HOME/learned_rules.md in the prompt.
 const learnedRulesHeading = "\n\nRules learned from earlier sessions:\n"
 
-// buildRunConfig resolves the configuration of this attach: the flags, over
-// the session's last configuration when resuming, over the defaults. A
-// resumed session inherits every setting not given on the command line,
-// except the permission mode and the trifecta policy, which are always the
-// ones asked for now. Its system prompt, project instructions included as
-// they were read then, is kept unless a flag that shapes it is given.
-func buildRunConfig(opts *Options, cfg *config.Config, prev *session.Session) (transcript.Config, error) {
+// Resolve resolves the configuration of an attach: the settings, over the
+// resumed session's last configuration (prev; nil for a new session), over
+// config.toml, over the defaults. A resumed session inherits every setting
+// not given, except the permission mode and the trifecta policy, which are
+// always the ones asked for now. Its system prompt, project instructions
+// included as they were read then, is kept unless a setting that shapes it
+// is given. The sandbox is lowered to what this kernel enforces, with a
+// note on the World's Err.
+func Resolve(w *World, s *Settings, cfg *config.Config, prev *session.Session) (transcript.Config, error) {
 	rc := inherited(prev)
-	rc.MechaVersion = cmdkit.Version()
-	resolveModel(opts, cfg, prev, &rc)
-	if err := resolveWorkspace(opts, prev, &rc); err != nil {
+	rc.MechaVersion = w.Version
+	resumed := prev != nil
+	resolveModel(s, cfg, resumed, &rc)
+	if err := resolveWorkspace(s, resumed, &rc); err != nil {
 		return rc, err
 	}
-	if prev == nil || opts.given("system-prompt-file") || opts.given("no-learned-rules") || opts.given("workspace") ||
-		opts.given("no-project-instructions") {
-		p, err := systemPrompt(opts, rc.Workspace)
+	if !resumed || s.given("system-prompt-file") || s.given("no-learned-rules") || s.given("workspace") ||
+		s.given("no-project-instructions") {
+		p, err := systemPrompt(w, s, rc.Workspace)
 		if err != nil {
 			return rc, err
 		}
 		rc.SystemPrompt = &p
 	}
-	applySampling(opts, prev, &rc)
-	applyBudgets(opts, prev, &rc)
+	applySampling(s, resumed, &rc)
+	applyBudgets(s, resumed, &rc)
 	// Permission is never inherited: a resumed session runs under the
 	// scrutiny asked for now.
-	mode, _ := cmdkit.PermissionMode(opts.Yes, opts.ReadOnly)
+	mode, _ := PermissionMode(s.Yes, s.ReadOnly)
 	if mode == "" {
 		mode = tool.ModeAsk
 	}
 	rc.PermissionMode = string(mode)
-	if opts.given("tool") || prev == nil {
-		rc.Tools = opts.Tools
+	if s.given("tool") || !resumed {
+		rc.Tools = s.Tools
 	}
 	// Neither is the trifecta policy: a session once run with --trifecta off
 	// is not left without the interlock when resumed without the flag.
 	rc.Trifecta = string(tool.TrifectaRefuse)
-	if opts.Trifecta != "" {
-		rc.Trifecta = opts.Trifecta
+	if s.Trifecta != "" {
+		rc.Trifecta = s.Trifecta
 	}
-	applySandbox(opts, prev, &rc)
+	applySandbox(w, s, resumed, &rc)
 	return rc, nil
 }
 
@@ -87,19 +90,19 @@ func buildRunConfig(opts *Options, cfg *config.Config, prev *session.Session) (t
 // (saying so in one line), so that the record never claims more. A mode
 // given anew takes --sandbox-network's value with it: "network on" under
 // an unconfined shell was no choice of the person's.
-func applySandbox(opts *Options, prev *session.Session, rc *transcript.Config) {
-	if opts.set(prev, "sandbox") || rc.Sandbox == "" {
-		if rc.Sandbox != opts.Sandbox.Mode {
-			rc.SandboxNetwork = opts.Sandbox.Network
+func applySandbox(w *World, s *Settings, resumed bool, rc *transcript.Config) {
+	if s.set(resumed, "sandbox") || rc.Sandbox == "" {
+		if rc.Sandbox != s.Sandbox.Mode {
+			rc.SandboxNetwork = s.Sandbox.Network
 		}
-		rc.Sandbox = opts.Sandbox.Mode
+		rc.Sandbox = s.Sandbox.Mode
 	}
-	if opts.set(prev, "sandbox-network") {
-		rc.SandboxNetwork = opts.Sandbox.Network
+	if s.set(resumed, "sandbox-network") {
+		rc.SandboxNetwork = s.Sandbox.Network
 	}
-	got, note := opts.Env.Sandbox(rc.Sandbox, rc.SandboxNetwork)
-	if note != "" && opts.Env.Err != nil {
-		fmt.Fprintln(opts.Env.Err, "mecha: "+note)
+	got, note := w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	if note != "" {
+		fmt.Fprintln(w.errw(), "mecha: "+note)
 	}
 	rc.Sandbox, rc.SandboxNetwork = got.Mode, got.Network
 }
@@ -116,42 +119,38 @@ func inherited(prev *session.Session) transcript.Config {
 		return rc
 	}
 	m := prev.Meta
-	return transcript.Config{Provider: m.Provider, Model: m.Model, Workspace: m.Workspace, MaxTurns: defaultMaxTurns,
-		MaxTokens: defaultMaxTokens, CompactKeepRecent: defaultCompactKeepRecent, CachePrompt: true}
+	return transcript.Config{Provider: m.Provider, Model: m.Model, Workspace: m.Workspace, MaxTurns: DefaultMaxTurns,
+		MaxTokens: DefaultMaxTokens, CompactKeepRecent: DefaultCompactKeepRecent, CachePrompt: true}
 }
-
-// set reports whether a flag's value applies: always on a new session, and
-// on a resumed one only when given.
-func (o *Options) set(prev *session.Session, name string) bool { return prev == nil || o.given(name) }
 
 // resolveModel picks the provider (-p, else config.toml's default_provider)
 // and the model. Another provider's model would name one this one does
 // not serve, so a change of provider drops the inherited model.
-func resolveModel(opts *Options, cfg *config.Config, prev *session.Session, rc *transcript.Config) {
-	want := opts.Provider
-	if !opts.given("provider") && cfg.DefaultProvider != "" {
+func resolveModel(s *Settings, cfg *config.Config, resumed bool, rc *transcript.Config) {
+	want := s.Provider
+	if !s.given("provider") && cfg.DefaultProvider != "" {
 		want = cfg.DefaultProvider
 	}
-	if opts.set(prev, "provider") && rc.Provider != want {
+	if s.set(resumed, "provider") && rc.Provider != want {
 		rc.Provider = want
 		rc.Model = ""
 	}
-	if opts.given("model") {
-		rc.Model = opts.Model
+	if s.given("model") {
+		rc.Model = s.Model
 	}
 	if rc.Model == "" {
-		rc.Model = cmdkit.DefaultModel(cfg, rc.Provider)
+		rc.Model = DefaultModel(cfg, rc.Provider)
 	}
 }
 
-func resolveWorkspace(opts *Options, prev *session.Session, rc *transcript.Config) error {
-	if !opts.set(prev, "workspace") {
-		if _, err := cmdkit.WorkspaceDir(rc.Workspace); err != nil {
+func resolveWorkspace(s *Settings, resumed bool, rc *transcript.Config) error {
+	if !s.set(resumed, "workspace") {
+		if _, err := workdir.Dir(rc.Workspace); err != nil {
 			return fmt.Errorf("the session's workspace is gone (give another with -w): %w", err)
 		}
 		return nil
 	}
-	ws, err := cmdkit.WorkspaceDir(opts.Workspace)
+	ws, err := workdir.Dir(s.Workspace)
 	if err != nil {
 		return err
 	}
@@ -161,62 +160,62 @@ func resolveWorkspace(opts *Options, prev *session.Session, rc *transcript.Confi
 
 // applySampling sets what shapes a response: effort, temperature, seed,
 // thinking and prompt caching.
-func applySampling(opts *Options, prev *session.Session, rc *transcript.Config) {
-	if opts.set(prev, "effort") {
+func applySampling(s *Settings, resumed bool, rc *transcript.Config) {
+	if s.set(resumed, "effort") {
 		rc.Effort = nil
-		if opts.Effort != "" {
-			rc.Effort = &opts.Effort
+		if s.Effort != "" {
+			rc.Effort = &s.Effort
 		}
 	}
-	if opts.given("temperature") {
-		rc.Temperature = &opts.Temperature
-	} else if prev == nil {
+	if s.given("temperature") {
+		rc.Temperature = &s.Temperature
+	} else if !resumed {
 		rc.Temperature = nil
 	}
-	if opts.given("seed") {
-		rc.Seed = &opts.Seed
+	if s.given("seed") {
+		rc.Seed = &s.Seed
 	}
-	if opts.set(prev, "thinking") {
-		rc.Thinking = opts.Thinking
+	if s.set(resumed, "thinking") {
+		rc.Thinking = s.Thinking
 	}
-	if opts.set(prev, "no-cache-prompt") {
-		rc.CachePrompt = !opts.NoCachePrompt
+	if s.set(resumed, "no-cache-prompt") {
+		rc.CachePrompt = !s.NoCachePrompt
 	}
 }
 
 // applyBudgets sets the run's limits and compaction.
-func applyBudgets(opts *Options, prev *session.Session, rc *transcript.Config) {
-	if opts.set(prev, "max-turns") {
-		rc.MaxTurns = opts.MaxTurns
+func applyBudgets(s *Settings, resumed bool, rc *transcript.Config) {
+	if s.set(resumed, "max-turns") {
+		rc.MaxTurns = s.MaxTurns
 	}
-	if opts.set(prev, "max-tokens") {
-		rc.MaxTokens = opts.MaxTokens
+	if s.set(resumed, "max-tokens") {
+		rc.MaxTokens = s.MaxTokens
 	}
-	if opts.given("max-output-tokens") {
-		rc.MaxOutputTokens = &opts.MaxOutputTokens
+	if s.given("max-output-tokens") {
+		rc.MaxOutputTokens = &s.MaxOutputTokens
 	}
-	if opts.given("max-cost-usd") {
-		rc.MaxCostUSD = &opts.MaxCostUSD
+	if s.given("max-cost-usd") {
+		rc.MaxCostUSD = &s.MaxCostUSD
 	}
-	if opts.given("compact-at-tokens") {
-		rc.CompactAtTokens = &opts.CompactAtTokens
+	if s.given("compact-at-tokens") {
+		rc.CompactAtTokens = &s.CompactAtTokens
 	}
-	if opts.set(prev, "compact-keep-recent") {
-		rc.CompactKeepRecent = opts.CompactKeepRecent
+	if s.set(resumed, "compact-keep-recent") {
+		rc.CompactKeepRecent = s.CompactKeepRecent
 	}
 }
 
 // systemPrompt resolves the system prompt's text.
-func systemPrompt(opts *Options, workspace string) (string, error) {
+func systemPrompt(w *World, s *Settings, workspace string) (string, error) {
 	text := fmt.Sprintf(defaultSystemPrompt, workspace)
-	if opts.SystemPromptFile != "" {
-		b, err := safeopen.ReadFile(opts.SystemPromptFile, maxPromptFile)
+	if s.SystemPromptFile != "" {
+		b, err := safeopen.ReadFile(s.SystemPromptFile, maxPromptFile)
 		if err != nil {
 			return "", fmt.Errorf("--system-prompt-file: %w", err)
 		}
 		text = string(b)
 	}
-	if !opts.NoProjectInstructions {
+	if !s.NoProjectInstructions {
 		name, instr, err := projectInstructions(workspace)
 		if err != nil {
 			return "", err
@@ -225,10 +224,10 @@ func systemPrompt(opts *Options, workspace string) (string, error) {
 			text += fmt.Sprintf(projectHeading, name) + instr
 		}
 	}
-	if opts.NoLearnedRules {
+	if s.NoLearnedRules {
 		return text, nil
 	}
-	home, err := opts.Env.Home()
+	home, err := w.Home()
 	if err != nil {
 		return "", err
 	}

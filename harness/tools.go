@@ -1,12 +1,12 @@
-package cmdkit
+package harness
 
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mecha-agent/mecha/internal/credential"
 
 	"github.com/mecha-agent/mecha/engine/subagent"
 
@@ -21,7 +21,7 @@ import (
 func PermissionMode(yes, readOnly bool) (tool.Mode, error) {
 	switch {
 	case yes && readOnly:
-		return "", Usagef("--yes and --read-only contradict each other")
+		return "", usagef("--yes and --read-only contradict each other")
 	case yes:
 		return tool.ModeYes, nil
 	case readOnly:
@@ -103,8 +103,8 @@ func (w *Workspaces) Close() error {
 // call the gate denies is not counted. The "agent" tool, when offered
 // (ToolSetup.Subagent), is decorated the same way; its children's tools
 // are the same tools decorated for a child's own tracker.
-func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
-	d, base, err := baseTools(env, wss, rc, setup)
+func BuildTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
+	d, base, err := baseTools(w, wss, rc, setup)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,7 +129,7 @@ func BuildTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup
 		return reg, tracker, nil
 	}
 	if setup.Subagent == nil {
-		return nil, nil, Usagef("the %s tool cannot be offered here", subagent.Name)
+		return nil, nil, usagef("the %s tool cannot be offered here", subagent.Name)
 	}
 	others, _ := reg.Restrict(reg.Names()) // a copy: the tools a child can be given
 	at := subagent.New(*setup.Subagent, rc, others, tracker, surface)
@@ -172,7 +172,7 @@ func (d decoration) registry(base []tool.Tool, tr *tool.Tracker, only []string, 
 
 // baseTools are the undecorated tools of a surface (the built-ins, then
 // the MCP tools) and the decoration rc asks for.
-func baseTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup) (decoration, []tool.Tool, error) {
+func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup) (decoration, []tool.Tool, error) {
 	var d decoration
 	ws, err := wss.Open(rc.Workspace)
 	if err != nil {
@@ -185,19 +185,19 @@ func baseTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 		return d, nil, err
 	}
 	d.asker = setup.Asker
-	if d.asker == nil && env.InTTY {
-		d.asker = tool.NewTerminalAsker(env.In, env.Err)
+	if d.asker == nil && w.InTTY {
+		d.asker = tool.NewTerminalAsker(w.In, w.errw())
 	}
-	d.secrets = Secrets(env)
-	opts := builtin.Options{Env: ScrubbedEnv(env.Environment())}
+	d.secrets = Secrets(w)
+	opts := builtin.Options{Env: credential.Scrub(w.environ())}
 	var note string
-	opts.Sandbox, note = env.Sandbox(rc.Sandbox, rc.SandboxNetwork)
-	if note != "" && !wss.sandboxNoted && env.Err != nil {
-		fmt.Fprintln(env.Err, "mecha: "+note)
+	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	if note != "" && !wss.sandboxNoted {
+		fmt.Fprintln(w.errw(), "mecha: "+note)
 		wss.sandboxNoted = true
 	}
 	if opts.Sandbox.Confined() {
-		if opts.Self, err = env.executable(); err != nil {
+		if opts.Self, err = w.self(); err != nil {
 			return d, nil, err
 		}
 		opts.SelfName = HelperName
@@ -209,75 +209,27 @@ func baseTools(env *Env, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 	return d, all, nil
 }
 
-// ScrubbedEnv is the environment of shell commands: mecha's own, less
-// anything that looks like a credential, so a model that runs env cannot
-// copy a key into the transcript.
-func ScrubbedEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if CredentialName(name) {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// CredentialName reports whether an environment variable's name says it
-// holds a credential: it contains API_KEY, APIKEY, SECRET, TOKEN, PASSWORD
-// or CREDENTIAL, in any case.
-func CredentialName(name string) bool {
-	u := strings.ToUpper(name)
-	for _, w := range []string{"API_KEY", "APIKEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL"} {
-		if strings.Contains(u, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // providerKeys are the variables providers read their keys from.
 var providerKeys = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}
 
 // Secrets are the values no tool result may carry: the providers' keys and
 // every variable of the environment handed on to tools whose name is a
-// CredentialName (the ones ScrubbedEnv withholds). A command can still
+// credential.Named (the ones credential.Scrub withholds). A command can still
 // reach them by other routes (mecha's /proc/PID/environ as root, a file,
 // another process), so BuildTools redacts them from every result; values
 // shorter than tool.MinSecretLen are not redacted.
-func Secrets(env *Env) []tool.Secret {
+func Secrets(w *World) []tool.Secret {
 	var out []tool.Secret
 	for _, name := range providerKeys {
-		if v := env.Var(name); v != "" {
+		if v := w.getenv(name); v != "" {
 			out = append(out, tool.Secret{Name: name, Value: v})
 		}
 	}
-	for _, kv := range env.Environment() {
+	for _, kv := range w.environ() {
 		name, v, _ := strings.Cut(kv, "=")
-		if v != "" && CredentialName(name) {
+		if v != "" && credential.Named(name) {
 			out = append(out, tool.Secret{Name: name, Value: v})
 		}
 	}
 	return out
-}
-
-// WorkspaceDir resolves -w (or the current directory) to an absolute,
-// existing directory.
-func WorkspaceDir(arg string) (string, error) {
-	if arg == "" {
-		arg = "."
-	}
-	abs, err := filepath.Abs(arg)
-	if err != nil {
-		return "", err
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("workspace: %w", err)
-	}
-	if !st.IsDir() {
-		return "", fmt.Errorf("workspace: %s is not a directory", abs)
-	}
-	return abs, nil
 }

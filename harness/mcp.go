@@ -1,4 +1,4 @@
-package cmdkit
+package harness
 
 import (
 	"context"
@@ -8,28 +8,14 @@ import (
 	"sort"
 	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/mecha-agent/mecha/internal/credential"
 
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 )
 
-// MCPFlags are the MCP flags of run, replay and regress.
-type MCPFlags struct {
-	// Files are the --mcp-config files, in order.
-	Files []string
-	// Off is --no-mcp: no MCP server is started.
-	Off bool
-}
-
-// AddMCPFlags adds --mcp-config and --no-mcp to cmd.
-func AddMCPFlags(cmd *cobra.Command, f *MCPFlags) {
-	cmd.Flags().StringArrayVar(&f.Files, "mcp-config", nil, "also use the MCP servers of this .mcp.json `FILE` (repeatable)")
-	cmd.Flags().BoolVar(&f.Off, "no-mcp", false, "offer no tools from MCP servers (start none)")
-}
-
 // MCPServers returns the configured MCP servers: config.toml's
-// [mcpclient.servers.NAME] tables by name, then each file's. A name defined
+// [mcp.servers.NAME] tables by name, then each file's. A name defined
 // twice is an error.
 func MCPServers(cfg *config.Config, files []string) ([]mcpclient.ServerConfig, error) {
 	var fromConfig []mcpclient.ServerConfig
@@ -64,12 +50,12 @@ func serverConfig(name string, s config.MCPServer, path string) (mcpclient.Serve
 	if s.Capabilities != nil {
 		caps, err := mcpclient.ParseCapabilities(s.Capabilities)
 		if err != nil {
-			return c, fmt.Errorf("config: %s: mcpclient.servers.%s.capabilities: %w", path, name, err)
+			return c, fmt.Errorf("config: %s: mcp.servers.%s.capabilities: %w", path, name, err)
 		}
 		c.Capabilities = &caps
 	}
 	if s.StartupTimeoutS < 0 || s.ToolTimeoutS < 0 {
-		return c, fmt.Errorf("config: %s: mcpclient.servers.%s: timeouts are seconds more than 0", path, name)
+		return c, fmt.Errorf("config: %s: mcp.servers.%s: timeouts are seconds more than 0", path, name)
 	}
 	return c, c.Validate()
 }
@@ -79,57 +65,58 @@ func serverConfig(name string, s config.MCPServer, path string) (mcpclient.Serve
 // Stdio servers start in dir with mecha's environment less anything that
 // looks like a credential (a server that needs one gets it through its
 // env table), and their stderr goes to $MECHA_HOME/logs/mcp-<server>.log.
-func StartMCP(ctx context.Context, env *Env, servers []mcpclient.ServerConfig, dir string) *mcpclient.Set {
-	set := mcpclient.Start(ctx, servers, MCPOptions(env, dir))
+func StartMCP(ctx context.Context, w *World, servers []mcpclient.ServerConfig, dir string) *mcpclient.Set {
+	set := mcpclient.Start(ctx, servers, MCPOptions(w, dir))
 	for _, s := range set.Servers() {
 		if s.Err != nil {
-			fmt.Fprintf(env.Err, "mcp: server %q did not start: %v; going on without its tools\n", s.Config().Name, s.Err)
+			fmt.Fprintf(w.errw(), "mcp: server %q did not start: %v; going on without its tools\n", s.Config().Name, s.Err)
 		}
-		for _, w := range s.Warnings {
-			fmt.Fprintf(env.Err, "mcp: server %q: %s\n", s.Config().Name, w)
+		for _, warning := range s.Warnings {
+			fmt.Fprintf(w.errw(), "mcp: server %q: %s\n", s.Config().Name, warning)
 		}
 	}
 	return set
 }
 
 // MCPOptions are the options servers start with (see StartMCP).
-func MCPOptions(env *Env, dir string) mcpclient.Options {
-	home, _ := env.Home()
+func MCPOptions(w *World, dir string) mcpclient.Options {
+	home, _ := w.Home()
 	logs := ""
 	if home != "" {
 		logs = filepath.Join(home, "logs")
 	}
-	return mcpclient.Options{Getenv: env.Var, Environ: ScrubbedEnv(env.Environment()), Dir: dir,
-		LogDir: logs, HTTPClient: env.Client(), ClientVersion: Version()}
+	return mcpclient.Options{Getenv: w.getenv, Environ: credential.Scrub(w.environ()), Dir: dir,
+		LogDir: logs, HTTPClient: w.client(), ClientVersion: w.Version}
 }
 
-// StartMCPFor starts the servers a command's flags ask for: none with
-// --no-mcpclient. The returned Set is never nil; close it.
-func StartMCPFor(ctx context.Context, env *Env, cfg *config.Config, f MCPFlags, dir string) (*mcpclient.Set, error) {
-	if f.Off {
+// StartMCPFor starts the servers m asks for: config.toml's and those of
+// its files; none when it is Off. The returned Set is never nil; close
+// it.
+func StartMCPFor(ctx context.Context, w *World, cfg *config.Config, m MCP, dir string) (*mcpclient.Set, error) {
+	if m.Off {
 		return &mcpclient.Set{}, nil
 	}
-	servers, err := MCPServers(cfg, f.Files)
+	servers, err := MCPServers(cfg, m.Files)
 	if err != nil {
 		return nil, err
 	}
-	return StartMCP(ctx, env, servers, dir), nil
+	return StartMCP(ctx, w, servers, dir), nil
 }
 
 // WorkspaceMCPNote says, in one line, that the workspace has a .mcp.json
 // that is not loaded, unless it was given with --mcp-config or MCP is off.
-func WorkspaceMCPNote(env *Env, workspace string, f MCPFlags) {
+func WorkspaceMCPNote(w *World, workspace string, m MCP) {
 	p := filepath.Join(workspace, ".mcp.json")
-	if f.Off {
+	if m.Off {
 		return
 	}
 	if _, err := os.Stat(p); err != nil {
 		return
 	}
-	for _, g := range f.Files {
+	for _, g := range m.Files {
 		if a, err := filepath.Abs(g); err == nil && a == p {
 			return
 		}
 	}
-	fmt.Fprintf(env.Err, "note: %s is not loaded on its own (it can start any program); to use its servers: --mcp-config %s\n", p, p)
+	fmt.Fprintf(w.errw(), "note: %s is not loaded on its own (it can start any program); to use its servers: --mcp-config %s\n", p, p)
 }

@@ -1,4 +1,4 @@
-package cmdkit
+package harness
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mecha-agent/mecha/internal/credential"
 
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/engine/tool/builtin"
@@ -29,9 +31,9 @@ func leakyWorkspace(t *testing.T) string {
 	return dir
 }
 
-func leakyEnv() *Env {
+func leakyEnv() *World {
 	vars := map[string]string{"ANTHROPIC_API_KEY": canaryKey}
-	return &Env{
+	return &World{
 		Getenv: func(k string) string { return vars[k] },
 		Environ: func() []string {
 			return []string{"PATH=/usr/bin:/bin", "OTHER_SERVICE_TOKEN=" + canaryToken, "HOME=/nowhere"}
@@ -78,7 +80,7 @@ func TestBuildToolsRedactsSecretsControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	res, err := builtin.NewShell(ws, builtin.Options{Env: ScrubbedEnv(leakyEnv().Environment())}).Run(context.Background(), json.RawMessage(`{"command":"cat key.txt"}`))
+	res, err := builtin.NewShell(ws, builtin.Options{Env: credential.Scrub(leakyEnv().environ())}).Run(context.Background(), json.RawMessage(`{"command":"cat key.txt"}`))
 	if err != nil || !strings.Contains(res.Content, canaryKey) || !strings.Contains(res.Content, canaryToken) {
 		t.Fatalf("the undecorated shell did not read the canaries: %q, %v", res.Content, err)
 	}
@@ -86,7 +88,7 @@ func TestBuildToolsRedactsSecretsControl(t *testing.T) {
 
 func TestSecrets(t *testing.T) {
 	t.Parallel()
-	env := &Env{
+	env := &World{
 		Getenv: func(k string) string {
 			return map[string]string{"OPENAI_API_KEY": "sk-openai-0123456789"}[k]
 		},
@@ -116,7 +118,7 @@ func TestBuildToolsRecordedNone(t *testing.T) {
 		tools []string
 		none  bool
 	}{{[]string{}, true}, {nil, false}, {[]string{builtin.NameFSRead}, false}} {
-		reg, _, err := BuildTools(&Env{}, &wss, transcript.Config{Workspace: dir, Tools: c.tools}, ToolSetup{})
+		reg, _, err := BuildTools(&World{}, &wss, transcript.Config{Workspace: dir, Tools: c.tools}, ToolSetup{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package cmdkit
+package harness
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestWorkspacesOpenOnceAndClose(t *testing.T) {
 	if _, err := wss.Open(dir); err != nil || len(wss.open) != 1 {
 		t.Fatalf("second open: %v, %d open", err, len(wss.open))
 	}
-	env := &Env{Out: io.Discard, Err: io.Discard}
+	env := &World{Err: io.Discard}
 	rc := transcript.Config{Workspace: dir, PermissionMode: "yes", Sandbox: "none", SandboxNetwork: true}
 	reg, _, err := BuildTools(env, &wss, rc, ToolSetup{Only: []string{"fs_read"}})
 	if err != nil {

@@ -1,4 +1,4 @@
-package cmdkit
+package harness
 
 import (
 	"fmt"
@@ -16,8 +16,16 @@ import (
 	"github.com/mecha-agent/mecha/internal/textfmt"
 )
 
-// providerNames are the values -p accepts.
+// providerNames are the values -p accepts (config.Providers names them
+// too, for config.toml's default_provider: a test holds the two equal).
 var providerNames = []string{anthropic.Name, openai.NameOpenAI, openai.NameLocal, mock.Name}
+
+// Providers are the names of the providers mecha can call, sorted.
+func Providers() []string {
+	names := slices.Clone(providerNames)
+	sort.Strings(names)
+	return names
+}
 
 // knownProvider reports whether -p accepts name; want lists, sorted, the
 // names it accepts.
@@ -77,32 +85,32 @@ func (s ProviderSetup) Timeouts(name string) provider.Timeouts {
 // NewProvider builds a provider by name, wrapped in retries that say on
 // stderr when they wait. Credentials come from the environment and never
 // leave the client.
-func NewProvider(env *Env, name string, setup ProviderSetup) (provider.Provider, error) {
+func NewProvider(w *World, name string, setup ProviderSetup) (provider.Provider, error) {
 	if setup.HTTPClient == nil {
-		setup.HTTPClient = env.Client()
+		setup.HTTPClient = w.client()
 	}
 	var p provider.Provider
 	switch name {
 	case anthropic.Name:
-		key := env.Var("ANTHROPIC_API_KEY")
+		key := w.getenv("ANTHROPIC_API_KEY")
 		if key == "" {
 			return nil, fmt.Errorf("anthropic: ANTHROPIC_API_KEY is not set")
 		}
-		p = anthropic.New(anthropic.Options{BaseURL: env.Var("ANTHROPIC_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient,
+		p = anthropic.New(anthropic.Options{BaseURL: w.getenv("ANTHROPIC_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient,
 			Timeouts: setup.Timeouts(name)})
 	case openai.NameOpenAI:
-		key := env.Var("OPENAI_API_KEY")
+		key := w.getenv("OPENAI_API_KEY")
 		if key == "" {
 			return nil, fmt.Errorf("openai: OPENAI_API_KEY is not set")
 		}
-		c, err := openai.New(openai.Options{Name: openai.NameOpenAI, BaseURL: env.Var("OPENAI_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient,
+		c, err := openai.New(openai.Options{Name: openai.NameOpenAI, BaseURL: w.getenv("OPENAI_BASE_URL"), APIKey: key, HTTPClient: setup.HTTPClient,
 			Timeouts: setup.Timeouts(name)})
 		if err != nil {
 			return nil, err
 		}
 		p = c
 	case openai.NameLocal:
-		c, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: env.Var("MECHA_LOCAL_URL"), HTTPClient: setup.HTTPClient,
+		c, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: w.getenv("MECHA_LOCAL_URL"), HTTPClient: setup.HTTPClient,
 			Timeouts: setup.Timeouts(name)})
 		if err != nil {
 			return nil, err
@@ -120,14 +128,14 @@ func NewProvider(env *Env, name string, setup ProviderSetup) (provider.Provider,
 		return mock.New(script), nil
 	default:
 		_, want := knownProvider(name)
-		return nil, Usagef("unknown provider %q (want one of %s)", name, want)
+		return nil, usagef("unknown provider %q (want one of %s)", name, want)
 	}
 	if setup.MockScript != "" {
-		return nil, Usagef("--mock-script goes with -p mock")
+		return nil, usagef("--mock-script goes with -p mock")
 	}
 	return provider.WithRetry(p, provider.RetryOptions{
 		OnRetry: func(attempt int, err error, wait time.Duration) {
-			fmt.Fprintf(env.Err, "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, textfmt.OneLine(err.Error()))
+			fmt.Fprintf(w.errw(), "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, textfmt.OneLine(err.Error()))
 		},
 	}), nil
 }

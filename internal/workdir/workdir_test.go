@@ -1,4 +1,4 @@
-package cmdkit
+package workdir
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestSameWorkspace(t *testing.T) {
+func TestSame(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	real := filepath.Join(root, "real")
@@ -21,23 +21,23 @@ func TestSameWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, arg := range []string{real, link, real + "/", filepath.Join(other, "..", "real")} {
-		same, err := SameWorkspace(arg)
+		same, err := Same(arg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, rec := range []string{real, link, real + "/.", filepath.Join(root, "real/../link")} {
 			if !same(rec) {
-				t.Errorf("SameWorkspace(%s)(%s) = false", arg, rec)
+				t.Errorf("Same(%s)(%s) = false", arg, rec)
 			}
 		}
 		for _, rec := range []string{other, root, "", "real", filepath.Join(root, "gone")} {
 			if same(rec) {
-				t.Errorf("SameWorkspace(%s)(%s) = true", arg, rec)
+				t.Errorf("Same(%s)(%s) = true", arg, rec)
 			}
 		}
 	}
 	// A workspace that is gone still matches as it was written.
-	same, _ := SameWorkspace(filepath.Join(root, "gone"))
+	same, _ := Same(filepath.Join(root, "gone"))
 	if !same(filepath.Join(root, "gone")) || !same(filepath.Join(root, "gone")+"/") || same(real) {
 		t.Error("a removed workspace does not match as written")
 	}

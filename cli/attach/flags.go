@@ -1,0 +1,61 @@
+package attach
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/harness"
+)
+
+// Flags adds every flag that shapes an attach to cmd, bound to s (which
+// should hold harness.DefaultSettings). run and chat both call it, so the
+// two take the same flags with the same meaning and help.
+func Flags(cmd *cobra.Command, s *harness.Settings) {
+	ModelFlags(cmd, s)
+	f := cmd.Flags()
+	f.StringVarP(&s.Workspace, "workspace", "w", s.Workspace, "the directory the tools work in (default: the current directory)")
+	f.StringArrayVar(&s.Tools, "tool", nil, "offer only this tool (repeatable; mcp__SERVER for all of a server's tools; agent for subagents; default: every built-in and MCP tool)")
+	MCPFlags(cmd, &s.MCP)
+	f.StringVar(&s.SystemPromptFile, "system-prompt-file", "", "use the text of `FILE` as the system prompt")
+	f.BoolVar(&s.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
+	f.BoolVar(&s.NoProjectInstructions, "no-project-instructions", false, "do not add the workspace's AGENTS.md (or CLAUDE.md) to the system prompt")
+	f.BoolVar(&s.Yes, "yes", false, "allow every tool call without asking")
+	f.BoolVar(&s.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
+	f.StringVar(&s.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
+	f.IntVar(&s.MaxTurns, "max-turns", harness.DefaultMaxTurns, "stop after this many model calls")
+	f.IntVar(&s.MaxTokens, "max-tokens", harness.DefaultMaxTokens, "the most tokens one response may have")
+	f.Uint64Var(&s.MaxOutputTokens, "max-output-tokens", 0, "stop once the run has produced this many output tokens")
+	f.Float64Var(&s.MaxCostUSD, "max-cost-usd", 0, "stop once the run has cost this much (needs a price in config.toml)")
+	f.Uint64Var(&s.CompactAtTokens, "compact-at-tokens", 0, "summarise older messages once the context passes this many tokens")
+	f.IntVar(&s.CompactKeepRecent, "compact-keep-recent", harness.DefaultCompactKeepRecent, "messages compaction keeps as they are")
+	f.StringVar(&s.Effort, "effort", "", "reasoning effort: low, medium or high")
+	f.BoolVar(&s.Thinking, "thinking", false, "ask for extended thinking (anthropic)")
+	f.BoolVar(&s.NoCachePrompt, "no-cache-prompt", false, "do not ask the server to cache the prompt prefix")
+	f.Float64Var(&s.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
+	f.Uint64Var(&s.Seed, "seed", 0, "sampling seed (default: none)")
+	SandboxFlags(cmd, &s.Sandbox)
+	RequestTimeoutFlag(cmd, &s.RequestTimeout)
+}
+
+// ModelFlags adds -p, -m and --mock-script: which model an attach runs on.
+func ModelFlags(cmd *cobra.Command, s *harness.Settings) {
+	f := cmd.Flags()
+	f.StringVarP(&s.Provider, "provider", "p", "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)")
+	f.StringVarP(&s.Model, "model", "m", "", "model (default: config.toml's [providers.NAME] model, else the provider's own)")
+	f.StringVar(&s.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
+}
+
+// MCPFlags adds --mcp-config and --no-mcp.
+func MCPFlags(cmd *cobra.Command, m *harness.MCP) {
+	cmd.Flags().StringArrayVar(&m.Files, "mcp-config", nil, "also use the MCP servers of this .mcp.json `FILE` (repeatable)")
+	cmd.Flags().BoolVar(&m.Off, "no-mcp", false, "offer no tools from MCP servers (start none)")
+}
+
+// SandboxFlags adds --sandbox and --sandbox-network: what confines the
+// shell, in a run and in the commands that run tools outside one (tool
+// call, rerun, mcp serve), confined there by default as in a run.
+func SandboxFlags(cmd *cobra.Command, s *harness.Sandbox) {
+	cmd.Flags().StringVar(&s.Mode, "sandbox", sandbox.ModeLandlock, "confine the shell tool: landlock (write only in the workspace and a private TMPDIR; where the kernel has it) or none")
+	cmd.Flags().BoolVar(&s.Network, "sandbox-network", false, "let the sandboxed shell reach the network (it is cut by default)")
+}

@@ -1,0 +1,31 @@
+package attach
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/harness"
+)
+
+// World is the harness's view of a command's Env.
+func World(env *cmdkit.Env) *harness.World {
+	return &harness.World{Getenv: env.Getenv, Environ: env.Environ, Now: env.Now, HTTPClient: env.HTTPClient,
+		Executable: env.Executable, SandboxSupport: env.SandboxSupport, Err: env.Err, In: env.In, InTTY: env.InTTY,
+		Version: cmdkit.Version()}
+}
+
+// Given binds s to the flags cmd was given: what a resumed session does
+// not inherit.
+func Given(cmd *cobra.Command, s *harness.Settings) { s.Given = cmdkit.Changed(cmd) }
+
+// Usage makes the harness's usage errors the CLI's (exit 2), and leaves
+// other errors as they are.
+func Usage(err error) error {
+	var u *harness.UsageError
+	if errors.As(err, &u) {
+		return &cmdkit.UsageError{Err: err}
+	}
+	return err
+}

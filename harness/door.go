@@ -1,0 +1,352 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/internal/workdir"
+
+	"github.com/mecha-agent/mecha/engine/agent"
+	"github.com/mecha-agent/mecha/engine/provider"
+	"github.com/mecha-agent/mecha/engine/subagent"
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/harness/config"
+	"github.com/mecha-agent/mecha/learn"
+	"github.com/mecha-agent/mecha/mcp/mcpclient"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// Attach describes what an entrance wants of the harness.
+type Attach struct {
+	Settings Settings
+	// Resume is the path of the session to continue ("" for a new one);
+	// the CLI resolves ids, prefixes, "last" and -c to it.
+	Resume string
+	// NoSession records nothing.
+	NoSession bool
+	// Meta is the header of a new session: its title and what it is (a
+	// reflection's reflects_on, a distillation, a replay's replay_of). The
+	// provider, model and workspace are filled in from the attach.
+	Meta transcript.Meta
+	// Asker answers the permission gate's and the interlock's questions
+	// (nil: a terminal prompt when World.In is a terminal, else nobody).
+	Asker tool.Asker
+	// Quiet keeps the harness's own notes (the session it records into)
+	// off World.Err: the chat shows them in its status line.
+	Quiet bool
+}
+
+// Prompt is one prompt run through a Door.
+type Prompt struct {
+	Text string
+	// Watch sees the run as it happens (agent.Options.OnEvent), each event
+	// with the conversation's taint as it stands after it.
+	Watch func(agent.Event, transcript.Taint)
+	// Configured is told the attach's configuration once it is resolved and
+	// its tools are built, before the loop starts.
+	Configured func(transcript.Config)
+	// Steer is what a person typed while calls ran (agent.Options.Steer).
+	Steer func() []string
+	// Log receives the loop's lines of tool activity (nil: none).
+	Log io.Writer
+}
+
+// Door is an attach opened: its session held, its MCP servers started,
+// its workspaces open. Run runs prompts through it, one at a time; Close
+// lets go of it all.
+type Door struct {
+	world *World
+	cfg   *config.Config
+	// mu guards attach's settings, which Update may change while a prompt
+	// runs (the next prompt takes them).
+	mu     sync.Mutex
+	attach Attach
+
+	mcp  *mcpclient.Set
+	wss  Workspaces
+	prev *session.Session // the session continued, nil for a new one
+	lock *session.Lock    // held from before prev was read until Close
+	path string           // the session's file, once it has one
+	id   string
+}
+
+// Open opens an attach: config.toml read, the resumed session (if any)
+// locked and loaded, the MCP servers started. Nothing is recorded until a
+// prompt's run records its first record.
+func Open(ctx context.Context, w *World, a Attach) (*Door, error) {
+	if err := a.Settings.Validate(); err != nil {
+		return nil, err
+	}
+	cfg, err := LoadConfig(w)
+	if err != nil {
+		return nil, err
+	}
+	d := &Door{world: w, attach: a, cfg: cfg}
+	if a.Resume != "" {
+		if err := d.hold(a.Resume); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := d.workspace()
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	WorkspaceMCPNote(w, dir, a.Settings.MCP)
+	if d.mcp, err = StartMCPFor(ctx, w, cfg, a.Settings.MCP, dir); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// LoadConfig reads $MECHA_HOME/config.toml (defaults when it is missing).
+func LoadConfig(w *World) (*config.Config, error) {
+	home, err := w.Home()
+	if err != nil {
+		return nil, err
+	}
+	return config.Load(home + "/config.toml")
+}
+
+// workspace is the directory the MCP servers start in: the -w given, else
+// the resumed session's, else the current directory.
+func (d *Door) workspace() (string, error) {
+	s := d.Settings()
+	if d.prev != nil && !s.given("workspace") {
+		return workdir.Dir(d.prev.Meta.Workspace)
+	}
+	return workdir.Dir(s.Workspace)
+}
+
+// hold takes the session at path: locked before it is read, so a second
+// writer fails at once and the history cannot change under the door.
+func (d *Door) hold(path string) error {
+	lock, err := session.Acquire(path)
+	if err != nil {
+		return err
+	}
+	s, err := session.Load(path)
+	if err != nil {
+		lock.Release()
+		return err
+	}
+	if s.Skipped > 0 {
+		d.note("note: %d unreadable %s in the transcript %s skipped", s.Skipped, textfmt.Plural(s.Skipped, "line", "lines"), textfmt.Plural(s.Skipped, "was", "were"))
+	}
+	d.prev, d.lock, d.path, d.id = s, lock, path, s.Meta.ID
+	return nil
+}
+
+// Settings are the settings of the door's next attach.
+func (d *Door) Settings() Settings {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.attach.Settings
+}
+
+// Config is config.toml as the door read it.
+func (d *Door) Config() *config.Config { return d.cfg }
+
+// Session returns the path and id of the session the door records into
+// ("" before a new one has recorded anything).
+func (d *Door) Session() (path, id string) { return d.path, d.id }
+
+// Resumed is the session as it stood when the door took it (nil for a
+// new one). It is reloaded after each prompt.
+func (d *Door) Resumed() *session.Session { return d.prev }
+
+// Update changes the settings of the next prompt's attach (the chat's
+// /model); given names the settings now given.
+func (d *Door) Update(f func(s *Settings)) error {
+	s := d.Settings()
+	f(&s)
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.attach.Settings = s
+	d.mu.Unlock()
+	return nil
+}
+
+// Switch leaves the session the door holds and takes the one at path (""
+// for a new session, created by the next prompt). A session another
+// process writes is refused and the door stays where it was.
+func (d *Door) Switch(path string) error {
+	old, oldLock := d.prev, d.lock
+	d.prev, d.lock, d.path, d.id = nil, nil, "", ""
+	if path != "" {
+		if err := d.hold(path); err != nil {
+			d.prev, d.lock = old, oldLock
+			if old != nil {
+				d.path, d.id = old.Path, old.Meta.ID
+			}
+			return err
+		}
+	}
+	oldLock.Release()
+	return nil
+}
+
+// Close lets go of the session and ends the MCP servers and workspaces.
+func (d *Door) Close() error {
+	d.lock.Release()
+	d.lock = nil
+	if d.mcp != nil {
+		d.mcp.Close()
+	}
+	return d.wss.Close()
+}
+
+// Attached is what a prompt's run was: its configuration, its result and
+// the session it recorded into.
+type Attached struct {
+	Config transcript.Config
+	Result *agent.Result
+	// Session and Path are the id and file of the session recorded into
+	// ("" when none).
+	Session, Path string
+	// Provider is the client the prompt ran on (a reflection on close
+	// reuses it).
+	Provider provider.Provider
+}
+
+// Run runs one prompt as one attach of the door's session: the settings
+// resolved over the session as it stands, the provider and the tool
+// surface built, the config record appended with the run's first record.
+// An error before the loop starts leaves the record untouched.
+func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
+	w, settings := d.world, d.Settings()
+	s := &settings
+	rc, err := Resolve(w, s, d.cfg, d.prev)
+	if err != nil {
+		return nil, err
+	}
+	prov, err := NewProvider(w, rc.Provider, ProviderSetup{MockScript: s.MockScript, Config: d.cfg, RequestTimeout: s.RequestTimeout})
+	if err != nil {
+		return nil, err
+	}
+	mcpTools, err := d.mcp.Tools()
+	if err != nil {
+		return nil, err
+	}
+	ledger := &agent.Ledger{}
+	rec := d.record(&rc, p.Text)
+	tools, tracker, err := BuildTools(w, &d.wss, rc, ToolSetup{Only: s.Tools, MCP: mcpTools, Asker: d.attach.Asker,
+		Subagent: d.children(prov, ledger, rec), Subagents: d.cfg.Subagents})
+	if err != nil {
+		return nil, err
+	}
+	rc.Tools, rc.ToolSpecs, rc.MCPServers = tools.Names(), tools.TranscriptSpecs(), d.mcp.Record(tools.Names())
+	history := d.history(rc)
+	var recorder agent.Recorder
+	if rec != nil {
+		recorder = rec
+	}
+	if p.Configured != nil {
+		p.Configured(rc)
+	}
+	var watch func(agent.Event)
+	if p.Watch != nil {
+		watch = func(ev agent.Event) { p.Watch(ev, history.Taint.Merge(tracker.Taint())) }
+	}
+	res, runErr := agent.Run(ctx, agent.Options{
+		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder, Prices: d.cfg.Prices,
+		History: history, Now: w.clock(), Log: p.Log, Ledger: ledger, OnEvent: watch, Steer: p.Steer,
+	}, p.Text)
+	out := &Attached{Config: rc, Result: res, Provider: prov}
+	if rec != nil {
+		if cerr := rec.Close(); cerr != nil && runErr == nil {
+			runErr = cerr
+		}
+		d.adopt(rec)
+	}
+	if rec != nil && rec.Writer() != nil {
+		out.Session, out.Path = d.id, d.path
+	}
+	if res == nil && errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
+		runErr = fmt.Errorf("--max-cost-usd needs a price for %s/%s in config.toml", rc.Provider, rc.Model)
+	}
+	if res == nil {
+		return nil, runErr
+	}
+	return out, runErr
+}
+
+// history is what the attach continues from: the session's conversation
+// and the taint its checkpoints recorded, with the taint of the system
+// prompt's learned rules merged in (a rule learned from private
+// reflections starts the attach private, before any tool runs).
+func (d *Door) history(rc transcript.Config) agent.History {
+	var h agent.History
+	if d.prev != nil {
+		h = agent.HistoryOf(d.prev)
+	}
+	return learnedTaint(h, rc)
+}
+
+// learnedTaint makes an attach whose system prompt holds a learned rule
+// marked private start private, as if it had read the private data the
+// rule was distilled from: the interlock then treats the prompt like that
+// data.
+func learnedTaint(h agent.History, rc transcript.Config) agent.History {
+	h.Taint, h.TaintWhy = learn.PromptTaint(h.Taint, h.TaintWhy, rc.SystemPrompt)
+	return h
+}
+
+// adopt takes the session a prompt recorded into: a new one becomes the
+// door's, held as a resumed one is; either is reloaded for the next prompt.
+func (d *Door) adopt(rec *session.Lazy) {
+	wr := rec.Writer()
+	if wr == nil {
+		return
+	}
+	if d.prev == nil {
+		if err := d.hold(wr.Path()); err != nil {
+			fmt.Fprintf(d.world.errw(), "note: %v\n", err)
+			d.path, d.id = wr.Path(), wr.ID()
+		}
+		return
+	}
+	if s, err := session.Load(d.path); err == nil {
+		d.prev = s
+	}
+}
+
+// children is how the agent tool runs a child: on the attach's provider,
+// budgets carved from the run's ledger, each child recorded as a session of
+// its own naming the run's (none when the run records nothing).
+func (d *Door) children(prov provider.Provider, ledger *agent.Ledger, rec *session.Lazy) *subagent.Setup {
+	w := d.world
+	sub := &subagent.Setup{Provider: func() (provider.Provider, error) { return prov, nil }, Prices: d.cfg.Prices,
+		Ledger: ledger, Now: w.clock(), Log: w.errw(), MCPServers: d.mcp.Record,
+		ParentID: func() string {
+			if rec == nil || rec.Writer() == nil {
+				return ""
+			}
+			return rec.Writer().ID()
+		}}
+	if rec != nil {
+		if store, err := d.store(); err == nil {
+			sub.Sessions = store
+		}
+	}
+	return sub
+}
+
+// Run opens an attach, runs one prompt through it and closes it: what
+// "mecha run" and the other one-shot entrances do.
+func Run(ctx context.Context, w *World, a Attach, p Prompt) (*Attached, error) {
+	d, err := Open(ctx, w, a)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Run(ctx, p)
+}

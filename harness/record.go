@@ -1,0 +1,93 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// store is the session store, from the World's MECHA_SESSION_DIR or
+// MECHA_HOME.
+func (d *Door) store() (*session.Store, error) { return Store(d.world) }
+
+// Store is the session store of w: the one handle through which sessions
+// are created (turn boundaries synced in the background, Close waiting
+// for the last).
+func Store(w *World) (*session.Store, error) {
+	dir, err := w.SessionDir()
+	if err != nil {
+		return nil, err
+	}
+	return &session.Store{Dir: dir, Now: w.clock(), BackgroundSync: true}, nil
+}
+
+// record prepares what a prompt's run records into: the door's session or
+// a new one, or nothing (nil) with NoSession. Nothing is created or
+// appended until the run records its first record: the session is created
+// (or the held one opened) and the attach's config record (rc, as it stands
+// then) appended first, so a run refused before it starts leaves no empty
+// session and no empty attach behind.
+func (d *Door) record(rc *transcript.Config, text string) *session.Lazy {
+	if d.attach.NoSession {
+		d.note("session: none (--no-session)")
+		return nil
+	}
+	return &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) {
+		return d.startRecord(rc, text)
+	}}
+}
+
+func (d *Door) note(format string, args ...any) {
+	if !d.attach.Quiet {
+		fmt.Fprintf(d.world.errw(), format+"\n", args...)
+	}
+}
+
+// startRecord opens the held session or creates a new one, and appends
+// the attach's config record.
+func (d *Door) startRecord(rc *transcript.Config, text string) (*session.Writer, error) {
+	var (
+		w   *session.Writer
+		err error
+	)
+	if d.prev != nil {
+		w, err = session.OpenWriter(d.prev.Path)
+	} else {
+		w, err = d.create(rc, text)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Turn boundaries fsync without holding up the next model call; Close
+	// waits for the last one.
+	w.SyncInBackground()
+	d.note("session: %s (%s/%s)", w.ID(), rc.Provider, rc.Model)
+	rc.At = d.world.now().UTC()
+	if err := w.Append(rc); err != nil {
+		w.Close()
+		if d.prev == nil { // nothing but its header: no session to keep
+			os.Remove(w.Path())
+		}
+		return nil, err
+	}
+	return w, nil
+}
+
+// create creates the door's new session: the Attach's Meta with the
+// attach's provider, model and workspace, titled from the prompt when no
+// title is given.
+func (d *Door) create(rc *transcript.Config, text string) (*session.Writer, error) {
+	store, err := d.store()
+	if err != nil {
+		return nil, err
+	}
+	m := d.attach.Meta
+	m.Provider, m.Model, m.Workspace = rc.Provider, rc.Model, rc.Workspace
+	if m.Title == "" {
+		m.Title = textfmt.Clip(textfmt.OneLine(text), 80)
+	}
+	return store.Create(m)
+}

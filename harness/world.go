@@ -1,0 +1,91 @@
+package harness
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/harness/config"
+)
+
+// World is what the harness reads from outside the process's code. The
+// CLI builds it from its Env; tests build one with fixed values. A nil
+// field means "nothing" (no variables), or the real thing where there is
+// no nothing (the clock, the executable, the kernel's sandbox support).
+type World struct {
+	// Getenv reads one variable (keys, base URLs, MECHA_HOME).
+	Getenv func(string) string
+	// Environ is the environment handed on to the commands tools run,
+	// less credentials (ScrubbedEnv).
+	Environ func() []string
+	Now     func() time.Time
+	// HTTPClient makes the providers' and the MCP servers' requests
+	// (nil: a client of the harness's own, never http.DefaultClient).
+	HTTPClient *http.Client
+	// Executable is mecha's own executable, which the shell re-executes as
+	// the sandbox helper.
+	Executable func() (string, error)
+	// SandboxSupport is what this kernel enforces of the sandbox.
+	SandboxSupport func() sandbox.Support
+	// Err receives notes: the session started, a sandbox weaker than asked,
+	// an MCP server that did not start, a retry. Nil: none.
+	Err io.Writer
+	// In and InTTY are where a person answers questions when the Attach
+	// names no Asker (a terminal prompt; no terminal: nobody asks).
+	In    io.Reader
+	InTTY bool
+	// Version is mecha's version, recorded in each config record.
+	Version string
+}
+
+func (w *World) getenv(k string) string {
+	if w.Getenv == nil {
+		return ""
+	}
+	return w.Getenv(k)
+}
+
+func (w *World) environ() []string {
+	if w.Environ == nil {
+		return nil
+	}
+	return w.Environ()
+}
+
+func (w *World) now() time.Time {
+	if w.Now == nil {
+		return time.Now()
+	}
+	return w.Now()
+}
+
+func (w *World) clock() func() time.Time { return w.now }
+
+func (w *World) client() *http.Client {
+	if w.HTTPClient == nil {
+		w.HTTPClient = &http.Client{}
+	}
+	return w.HTTPClient
+}
+
+func (w *World) errw() io.Writer {
+	if w.Err == nil {
+		return io.Discard
+	}
+	return w.Err
+}
+
+func (w *World) executable() (string, error) {
+	if w.Executable == nil {
+		return os.Executable()
+	}
+	return w.Executable()
+}
+
+// Home is $MECHA_HOME (default ~/.mecha).
+func (w *World) Home() (string, error) { return config.Home(w.getenv) }
+
+// SessionDir is the session store's directory.
+func (w *World) SessionDir() (string, error) { return config.SessionDir(w.getenv) }
