@@ -13,7 +13,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
+	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	viewhtml "github.com/mecha-agent/mecha/record/sessionview/html"
@@ -184,10 +184,7 @@ func markDivergence(row *htmlRow, divs []replay.Divergence, turn int) {
 
 // argDiff is a unified diff of two inputs, each indented as JSON.
 func argDiff(expected, actual json.RawMessage) []diffLine {
-	d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(indentJSON(expected)), B: difflib.SplitLines(indentJSON(actual)),
-		FromFile: "recorded", ToFile: "replayed", Context: 3,
-	})
+	d := udiff.Unified("recorded", "replayed", indentJSON(expected), indentJSON(actual))
 	var out []diffLine
 	for _, l := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
 		class := ""
@@ -204,10 +201,16 @@ func argDiff(expected, actual json.RawMessage) []diffLine {
 	return out
 }
 
+// indentJSON is raw indented, ending in a newline (an input is not a
+// file, and its last line should not be marked as lacking one).
 func indentJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if json.Indent(&b, raw, "", "  ") != nil {
-		return string(raw)
+		b.Reset()
+		b.Write(raw)
+	}
+	if !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
