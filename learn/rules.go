@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
+	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -231,23 +231,5 @@ func (f *File) Forget(n int) (Rule, error) {
 // Diff is a unified diff from one text of the file to another ("" when
 // they are the same).
 func Diff(before, after, name string) string {
-	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: lines(before), B: lines(after), FromFile: "a/" + name, ToFile: "b/" + name, Context: 3,
-	})
-	if err != nil {
-		return err.Error()
-	}
-	return d
-}
-
-func lines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	out := strings.SplitAfter(s, "\n")
-	if out[len(out)-1] == "" {
-		return out[:len(out)-1]
-	}
-	out[len(out)-1] += "\n"
-	return out
+	return udiff.Unified("a/"+name, "b/"+name, before, after)
 }

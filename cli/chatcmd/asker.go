@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/pmezard/go-difflib/difflib"
+	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/internal/textfmt"
@@ -82,6 +82,15 @@ func (a *asker) Confirm(ctx context.Context, req tool.Request) (bool, error) {
 	}
 }
 
+// withNewline ends s in a newline: an edit's strings are fragments of a
+// file, and their last lines are not the file's last.
+func withNewline(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
 // maxDetailLines bounds what a prompt shows of a call.
 const maxDetailLines = 60
 
@@ -101,7 +110,7 @@ func describeCall(workspace string, req tool.Request) string {
 	case "fs_edit":
 		old, _ := str("old_string")
 		repl, _ := str("new_string")
-		out = unifiedDiff(path, old, repl)
+		out = unifiedDiff(path, withNewline(old), withNewline(repl))
 	case "shell":
 		cmd, _ := str("command")
 		out = "$ " + cmd
@@ -133,12 +142,11 @@ func readCurrent(workspace, path string) string {
 	return string(b)
 }
 
+// unifiedDiff is the diff -u of a file's two texts; a text that does not
+// end in a newline is marked so ("\ No newline at end of file").
 func unifiedDiff(path, from, to string) string {
-	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(from), B: difflib.SplitLines(to),
-		FromFile: "a/" + path, ToFile: "b/" + path, Context: 3,
-	})
-	if err != nil || d == "" {
+	d := udiff.Unified("a/"+path, "b/"+path, from, to)
+	if d == "" {
 		return fmt.Sprintf("%s: no change", path)
 	}
 	return strings.TrimRight(d, "\n")

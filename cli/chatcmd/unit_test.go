@@ -50,11 +50,13 @@ func TestDescribeCall(t *testing.T) {
 		want, not []string
 	}{
 		{req("fs_write", map[string]string{"path": "a.txt", "content": "one\nthree\n"}),
-			[]string{"--- a/a.txt", "+++ b/a.txt", " one", "-two", "+three"}, []string{`\n`}},
-		{req("fs_write", map[string]string{"path": "new.txt", "content": "fresh\n"}), []string{"+fresh"}, nil},
+			[]string{"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three"}, []string{`\n`}},
+		{req("fs_write", map[string]string{"path": "new.txt", "content": "fresh\n"}), []string{"@@ -0,0 +1 @@\n+fresh"}, []string{"fresh\n "}},
+		{req("fs_write", map[string]string{"path": "a.txt", "content": "one\ntwo"}),
+			[]string{"-two\n+two\n\\ No newline at end of file"}, nil},
 		{req("fs_write", map[string]string{"path": "../a.txt", "content": "x"}), []string{"+x"}, []string{"-one"}},
 		{req("fs_edit", map[string]string{"path": "a.txt", "old_string": "two", "new_string": "2\x1b[31m"}),
-			[]string{"-two", `+2\x1b[31m`}, []string{"\x1b"}},
+			[]string{"-two", `+2\x1b[31m`}, []string{"\x1b", "No newline"}},
 		{req("shell", map[string]string{"command": "ls -l"}), []string{"$ ls -l"}, nil},
 		{req("web_fetch", map[string]string{"url": "https://x"}), []string{`"url":"https://x"`}, nil},
 	} {

@@ -11,10 +11,10 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
+	"github.com/aymanbagabas/go-udiff"
 	"github.com/mecha-agent/mecha/internal/atomicfile"
-
-	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	viewhtml "github.com/mecha-agent/mecha/record/sessionview/html"
@@ -22,8 +22,13 @@ import (
 )
 
 // htmlTmpl is the replay report's page body; the frame (policy, styles,
-// script) is the session page's.
-var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).Parse(`
+// script) is the session page's. It is parsed on first use, not when any
+// mecha command starts.
+var htmlTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).Parse(reportText))
+})
+
+const reportText = `
 <style>
 table.side{border-collapse:collapse;width:100%;font-size:12.5px;margin:.4em 0 1em}
 table.side th,table.side td{border:1px solid var(--line);padding:2px 6px;text-align:left;vertical-align:top;word-break:break-all}
@@ -53,7 +58,7 @@ pre.diff .del{color:#cf222e}pre.diff .add{color:#1a7f37}
 {{end}}</pre></details>{{end}}{{else if not .Replayed}}<span class="dim">not reached: the replay stopped before it</span>{{end}}</td></tr>
 {{end}}</table>
 {{end}}</section>
-{{end}}`))
+{{end}}`
 
 type htmlStep struct {
 	Name, Args string
@@ -110,7 +115,7 @@ func WriteHTML(w io.Writer, reports []*replay.Report) error {
 	for i, r := range reports {
 		views[i] = htmlView(r)
 	}
-	if err := htmlTmpl.Execute(bw, views); err != nil {
+	if err := htmlTmpl().Execute(bw, views); err != nil {
 		return err
 	}
 	if err := viewhtml.Foot(bw); err != nil {
@@ -185,10 +190,7 @@ func markDivergence(row *htmlRow, divs []replay.Divergence, turn int) {
 
 // argDiff is a unified diff of two inputs, each indented as JSON.
 func argDiff(expected, actual json.RawMessage) []diffLine {
-	d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(indentJSON(expected)), B: difflib.SplitLines(indentJSON(actual)),
-		FromFile: "recorded", ToFile: "replayed", Context: 3,
-	})
+	d := udiff.Unified("recorded", "replayed", indentJSON(expected), indentJSON(actual))
 	var out []diffLine
 	for _, l := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
 		class := ""
@@ -205,10 +207,16 @@ func argDiff(expected, actual json.RawMessage) []diffLine {
 	return out
 }
 
+// indentJSON is raw indented, ending in a newline (an input is not a
+// file, and its last line should not be marked as lacking one).
 func indentJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if json.Indent(&b, raw, "", "  ") != nil {
-		return string(raw)
+		b.Reset()
+		b.Write(raw)
+	}
+	if !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

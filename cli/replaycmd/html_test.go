@@ -126,3 +126,18 @@ func TestHTMLReportRepeats(t *testing.T) {
 		t.Errorf("two reports not both shown:\n%s", page)
 	}
 }
+
+// TestArgDiff: two inputs differ as indented JSON in a unified diff whose
+// lines are classed for colour; an input is not a file, so its last line
+// is not marked as lacking a newline.
+func TestArgDiff(t *testing.T) {
+	t.Parallel()
+	got := argDiff(json.RawMessage(`{"path":"a.txt","limit":10}`), json.RawMessage(`{"path":"./a.txt","limit":10}`))
+	want := []diffLine{
+		{"dim", "--- recorded"}, {"dim", "+++ replayed"}, {"dim", "@@ -1,4 +1,4 @@"},
+		{"", " {"}, {"del", `-  "path": "a.txt",`}, {"add", `+  "path": "./a.txt",`}, {"", `   "limit": 10`}, {"", " }"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("argDiff =\n%q\nwant\n%q", got, want)
+	}
+}

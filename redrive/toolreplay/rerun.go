@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
-	"github.com/pmezard/go-difflib/difflib"
+	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/record/sessionview"
@@ -147,9 +146,6 @@ func compare(call Call, now tool.Result, ignore []*regexp.Regexp) (status, reaso
 		status = StatusChanged
 	}
 	diff = Diff(was, is, fmt.Sprintf("call %d %s (recorded)", call.Index, call.Name), fmt.Sprintf("call %d %s (now)", call.Index, call.Name))
-	if diff == "" && was != is {
-		diff = "(the results differ only in a final newline)\n"
-	}
 	return status, "", diff
 }
 
@@ -161,24 +157,9 @@ func Mask(s string, ignore []*regexp.Regexp) string {
 	return s
 }
 
-// Diff is a unified diff of two texts, with three lines of context.
+// Diff is a unified diff of two texts, with three lines of context; a
+// text that does not end in a newline is marked as diff -u marks it
+// ("\ No newline at end of file").
 func Diff(a, b, nameA, nameB string) string {
-	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: lines(a), B: lines(b), FromFile: nameA, ToFile: nameB, Context: 3,
-	})
-	if err != nil {
-		return err.Error()
-	}
-	return d
-}
-
-// lines splits s into lines that each end in a newline (difflib's own
-// SplitLines adds an empty line after a final newline).
-func lines(s string) []string {
-	out := strings.SplitAfter(s, "\n")
-	if out[len(out)-1] == "" {
-		return out[:len(out)-1]
-	}
-	out[len(out)-1] += "\n"
-	return out
+	return udiff.Unified(nameA, nameB, a, b)
 }

@@ -42,6 +42,7 @@ func TestCompare(t *testing.T) {
 	}{
 		{"same", Call{Result: "a\nb\n", HasResult: true, Expect: Succeed}, ok("a\nb\n"), nil, StatusSame, "", true, ""},
 		{"changed", Call{Index: 4, Name: "fs_read", Result: "a\nb\n", HasResult: true, Expect: Succeed}, ok("a\nc\n"), nil, StatusChanged, "--- call 4 fs_read (recorded)\n+++ call 4 fs_read (now)\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", false, ""},
+		{"final newline", Call{Result: "a\nb", HasResult: true, Expect: Succeed}, ok("a\nb\n"), nil, StatusChanged, "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n", false, ""},
 		{"now fails", Call{Result: "x", HasResult: true, Expect: Succeed}, bad("no such file"), nil, StatusNowFails, "+no such file", false, ""},
 		{"now succeeds", Call{Result: "no such file", IsError: true, HasResult: true, Expect: Fail}, ok("x"), nil, StatusNowSucceeds, "-no such file", false, ""},
 		{"failed the same", Call{Result: "no such file", IsError: true, HasResult: true, Expect: Fail}, bad("no such file"), nil, StatusSame, "", true, ""},

@@ -89,7 +89,7 @@ func (w anthropicWire) events(t *Turn, a *answer) []event {
 	}
 	for i, c := range t.ToolCalls {
 		var ds []obj
-		for _, p := range pieces(c.arguments(), a.split) {
+		for _, p := range pieces(c.ArgumentsText(), a.split) {
 			ds = append(ds, obj{"type": "input_json_delta", "partial_json": p})
 		}
 		block(obj{"type": "tool_use", "id": a.ids[i], "name": c.Name, "input": obj{}}, ds)
@@ -116,9 +116,9 @@ func (w anthropicWire) message(t *Turn, a *answer) any {
 		content = append(content, obj{"type": "text", "text": t.Text})
 	}
 	for i, c := range t.ToolCalls {
-		var in any = json.RawMessage(c.arguments())
-		if !json.Valid([]byte(c.arguments())) {
-			in = c.arguments() // not representable unstreamed: sent as a string
+		var in any = json.RawMessage(c.ArgumentsText())
+		if !json.Valid([]byte(c.ArgumentsText())) {
+			in = c.ArgumentsText() // not representable unstreamed: sent as a string
 		}
 		content = append(content, obj{"type": "tool_use", "id": a.ids[i], "name": c.Name, "input": in})
 	}

@@ -15,18 +15,12 @@
 //
 // # Script
 //
-// A script is a JSON file (read by LoadScript; unknown fields are refused):
-//
-//	{"turns": [
-//	  {"status": 429, "retry_after": "1"},
-//	  {"text": "Let me look.", "tool_calls": [
-//	     {"name": "fs_list", "input": {"path": "."}},
-//	     {"name": "fs_read", "input": {"path": "go.mod"}}]},
-//	  {"thinking": "The listing shows...", "text": "Two files.",
-//	   "usage": {"input_tokens": 100, "output_tokens": 12,
-//	             "cache_read_tokens": 80, "cache_write_tokens": 20}},
-//	  {"text": "This answer is cut", "cut_after": 4}
-//	]}
+// The server plays a script of turns in the format described once in
+// package turnscript (engine/provider/turnscript), the one the mock
+// provider reads: answers, HTTP errors and stream faults. LoadScript and
+// ParseScript refuse unknown fields and the one field the server does not
+// play (the mock provider's error; a failure here is a status, a body or a
+// fault).
 //
 // Every model request (POST to either endpoint) consumes the next turn, in
 // order, whichever endpoint it reaches; so "429 then the same request
@@ -41,69 +35,23 @@
 // early on purpose (a replay that stops at a divergence) gives the fake only
 // the turns it will ask for.
 //
-// The answer fields use the same vocabulary as the mock provider's scripts:
+// How the server renders an answer on each wire:
 //
-//	text               the text, streamed in deltas split at spaces
-//	thinking           a thinking block (Anthropic, with a signature_delta)
-//	                   or reasoning_content deltas (OpenAI)
-//	signature          the thinking block's signature (default
-//	                   "fakellm-signature"); Anthropic only
-//	redacted_thinking  the data of a redacted_thinking block; Anthropic only
-//	tool_calls         [{id, name, input, arguments}]; several are parallel
-//	                   calls. A missing id is generated: toolu_fake_N or
-//	                   call_fake_N, N counting calls across the server's life.
-//	                   arguments, when set, is sent verbatim instead of input
-//	                   (to send arguments that are not valid JSON).
-//	usage              {input_tokens, output_tokens, cache_read_tokens,
-//	                   cache_write_tokens}; by default a quarter of the
-//	                   request's bytes in and of the answer's bytes out.
-//	                   OpenAI gets prompt_tokens = input + cache_read and
-//	                   prompt_tokens_details.cached_tokens = cache_read, and
-//	                   no cache writes; the usage chunk is sent only when
-//	                   the request asked for it in stream_options.
-//	stop_reason        end_turn, tool_use, max_tokens or any other string;
-//	                   by default tool_use with tool calls, else end_turn.
-//	                   OpenAI spells them stop, tool_calls, length.
-//	model              the model reported; by default the request's
+//	text         streamed in deltas split at spaces
+//	thinking     a thinking block with a signature_delta (Anthropic) or
+//	             reasoning_content deltas (OpenAI); signature and
+//	             redacted_thinking are Anthropic only
+//	tool_calls   several are parallel calls; a missing id is toolu_fake_N
+//	             or call_fake_N, N counting calls across the server's life
+//	usage        estimated in from the request body's bytes. OpenAI gets
+//	             prompt_tokens = input + cache_read and
+//	             prompt_tokens_details.cached_tokens = cache_read, and no
+//	             cache writes; the usage chunk is sent only when the
+//	             request asked for it in stream_options
+//	stop_reason  OpenAI spells end_turn, tool_use and max_tokens as stop,
+//	             tool_calls and length
 //
-// The fault fields:
-//
-//	status         answer with this HTTP status (400-599) instead, with an
-//	               error body in the endpoint's format:
-//	error_type     its error.type (by default from the status:
-//	               rate_limit_error, overloaded_error for 503 and 529,
-//	               api_error, authentication_error, invalid_request_error)
-//	error_message  its error.message (by default the status text)
-//	body           a raw body sent instead of the generated one; without
-//	               status, a 200 answer of that body
-//	content_type   the body's Content-Type (default application/json):
-//	               {"body": "<html>...", "content_type": "text/html"} is
-//	               a captive portal's login page
-//	retry_after    the retry-after header's value (seconds or a date)
-//	echo_key       append the key the request carried to the message
-//	               (also for stream_error), to test redaction
-//	cut_after      N: end the stream cleanly after N events, without the
-//	               terminal event (message_stop or [DONE])
-//	drop_after     N: cut the connection after N events
-//	malformed_after N: send the first half of event N (a broken JSON
-//	               event), then end
-//	stream_error   {after, type, message}: send an error event after N
-//	               events (Anthropic: event: error; OpenAI: data:
-//	               {"error":{...}}), then end
-//	ping_after     N: send N events, then only keep-alives every 20 ms
-//	               until the client goes away (Anthropic: ping events;
-//	               OpenAI: ": keep-alive" comments): a server alive but
-//	               never done
-//	hang           accept the request and never answer, not even a
-//	               status line, until the client goes away (recorded
-//	               with status 0)
-//	delay_ms       wait before answering
-//
-// Events are counted from 0 and include the first (message_start, or the
-// role chunk) and Anthropic's ping. In an unstreamed request cut_after,
-// drop_after and malformed_after send half of the JSON body (drop_after
-// then cuts the connection), stream_error becomes an HTTP 500 and
-// ping_after sends the headers and then nothing.
+// A turn that hangs is recorded with status 0.
 //
 // # Checks
 //

@@ -75,7 +75,7 @@ func (w openaiWire) events(t *Turn, a *answer) []event {
 			return chunk(obj{"tool_calls": []any{o}}, nil)
 		}
 		evs = append(evs, call(obj{"id": a.ids[i], "type": "function", "function": obj{"name": c.Name, "arguments": ""}}))
-		for _, p := range pieces(c.arguments(), a.split) {
+		for _, p := range pieces(c.ArgumentsText(), a.split) {
 			evs = append(evs, call(obj{"function": obj{"arguments": p}}))
 		}
 	}
@@ -98,7 +98,7 @@ func (w openaiWire) message(t *Turn, a *answer) any {
 	}
 	var calls []any
 	for i, c := range t.ToolCalls {
-		calls = append(calls, obj{"id": a.ids[i], "type": "function", "function": obj{"name": c.Name, "arguments": c.arguments()}})
+		calls = append(calls, obj{"id": a.ids[i], "type": "function", "function": obj{"name": c.Name, "arguments": c.ArgumentsText()}})
 	}
 	if calls != nil {
 		msg["tool_calls"] = calls

@@ -105,7 +105,7 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, body []byte,
 		s.writeFault(w, t, wr, key)
 		return
 	}
-	a := &answer{model: t.Model, usage: t.usage(len(body)), stop: t.stopReason(), split: s.opts.SplitArgs, noIndex: s.opts.NoIndex, n: n}
+	a := &answer{model: t.Model, usage: t.UsageFor(len(body)), stop: t.Stop(), split: s.opts.SplitArgs, noIndex: s.opts.NoIndex, n: n}
 	if a.model == "" {
 		a.model = req.Model
 	}

@@ -328,6 +328,7 @@ func TestParseScriptErrors(t *testing.T) {
 		`{"turns":[{"body":"x","drop_after":1}]}`:    "a body has no stream fault",
 		`{"turns":[{"hang":true,"status":500}]}`:     "sends nothing else",
 		`{"turns":[{"hang":true,"delay_ms":5}]}`:     "sends nothing else",
+		`{"turns":[{"error":{"message":"m"}}]}`:      "turn 1: error is not played by the fakellm server",
 	}
 	for in, want := range tests {
 		if _, err := ParseScript([]byte(in)); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "fakellm: ") {

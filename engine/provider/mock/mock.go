@@ -1,7 +1,6 @@
 package mock
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -84,24 +83,21 @@ func (p *Provider) Complete(ctx context.Context, req *provider.Request) (*provid
 
 // play renders a turn as a response to req.
 func play(t Turn, req *provider.Request) *provider.Response {
-	resp := &provider.Response{Model: t.Model, StopReason: t.StopReason}
+	resp := &provider.Response{Model: t.Model}
 	if resp.Model == "" {
 		resp.Model = req.Model
 	}
 	if resp.Model == "" {
 		resp.Model = DefaultModel
 	}
-	out := 0
 	if t.Thinking != "" {
 		resp.Content = append(resp.Content, transcript.Block{Type: transcript.BlockThinking, Thinking: t.Thinking, Signature: "mock"})
-		out += len(t.Thinking)
 		if req.OnDelta != nil {
 			req.OnDelta(provider.Delta{Kind: "thinking", Text: t.Thinking})
 		}
 	}
 	if t.Text != "" {
 		resp.Content = append(resp.Content, transcript.TextBlock(t.Text))
-		out += len(t.Text)
 		if req.OnDelta != nil {
 			req.OnDelta(provider.Delta{Kind: "text", Text: t.Text})
 		}
@@ -113,25 +109,10 @@ func play(t Turn, req *provider.Request) *provider.Response {
 		if id == "" {
 			id = fmt.Sprintf("call_%d", next)
 		}
-		in := json.RawMessage(`{}`)
-		var buf bytes.Buffer
-		if len(bytes.TrimSpace(c.Input)) > 0 && json.Compact(&buf, c.Input) == nil {
-			in = buf.Bytes()
-		}
-		resp.Content = append(resp.Content, transcript.ToolUseBlock(id, c.Name, in))
-		out += len(c.Name) + len(in)
+		resp.Content = append(resp.Content, transcript.ToolUseBlock(id, c.Name, c.InputJSON()))
 	}
-	if resp.StopReason == "" {
-		resp.StopReason = provider.StopEndTurn
-		if len(t.ToolCalls) > 0 {
-			resp.StopReason = provider.StopToolUse
-		}
-	}
-	if t.Usage != nil {
-		resp.Usage = *t.Usage
-	} else {
-		resp.Usage = transcript.Usage{InputTokens: tokens(requestBytes(req)), OutputTokens: tokens(out)}
-	}
+	resp.StopReason = t.Stop()
+	resp.Usage = t.UsageFor(requestBytes(req))
 	return resp
 }
 
@@ -160,6 +141,3 @@ func requestBytes(req *provider.Request) int {
 	}
 	return n
 }
-
-// tokens estimates a token count as a quarter of the bytes, at least 1.
-func tokens(bytes int) uint64 { return uint64(max(1, bytes/4)) }

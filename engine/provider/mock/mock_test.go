@@ -196,6 +196,10 @@ func TestParseScriptErrors(t *testing.T) {
 		`{"turns":[{"tool_calls":[{"name":"a","input":[1]}]}]}`:                      "input is not a JSON object",
 		`{"turns":[]} {}`:                                                            "text after",
 		`{"turns":[{"text":"a"},{"tool_calls":[{"name":"a"}]},{"stop_reason":"x"}]}`: "turn 3",
+		`{"turns":[{"text":"a","cut_after":3}]}`:                                     "turn 1: cut_after is not played by the mock provider",
+		`{"turns":[{"status":429,"retry_after":"1"}]}`:                               "turn 1: status is not played by the mock provider",
+		`{"turns":[{"thinking":"t","signature":"s"}]}`:                               "turn 1: signature is not played by the mock provider",
+		`{"turns":[{"tool_calls":[{"name":"a","arguments":"{"}]}]}`:                  "turn 1: tool_calls.arguments is not played by the mock provider",
 	}
 	for in, want := range tests {
 		_, err := mock.ParseScript([]byte(in))

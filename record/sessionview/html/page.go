@@ -47,6 +47,7 @@ import (
 	"encoding/base64"
 	"html/template"
 	"io"
+	"sync"
 )
 
 // script is the page's only script: "expand all"/"collapse all" for tool
@@ -98,8 +99,13 @@ tr.changed{background:#fff8c5;color:#1f2328}
 .totals th{padding-right:1em}
 `
 
-// headTmpl opens a page: everything up to the body's content.
-var headTmpl = template.Must(template.New("head").Parse(`<!DOCTYPE html>
+// headTmpl opens a page: everything up to the body's content. It is
+// parsed on first use.
+var headTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("head").Parse(headText))
+})
+
+const headText = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
 <meta name="referrer" content="no-referrer">
@@ -109,12 +115,12 @@ var headTmpl = template.Must(template.New("head").Parse(`<!DOCTYPE html>
 <script>` + script + `</script>
 </head>
 <body>
-`))
+`
 
 // Head writes the opening of a page titled title: the policy, the
 // styles and the script.
 func Head(w io.Writer, title string) error {
-	return headTmpl.Execute(w, struct{ CSP, Title string }{CSP, title})
+	return headTmpl().Execute(w, struct{ CSP, Title string }{CSP, title})
 }
 
 // Foot closes a page Head opened.

@@ -1,11 +1,19 @@
 package html
 
-import "html/template"
+import (
+	"html/template"
+	"sync"
+)
 
 // tmpl holds the page's rows. Everything from a transcript goes through
 // html/template's contextual escaping; the only other output is numbers
-// and fixed class names.
-var tmpl = template.Must(template.New("rows").Parse(`
+// and fixed class names. It is parsed on first use, not when any mecha
+// command starts (about 0.7 ms and 2,500 allocations).
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("rows").Parse(rowsText))
+})
+
+const rowsText = `
 {{define "long"}}{{if .Empty}}<pre class="dim">(empty)</pre>{{else}}<pre>{{.Shown}}</pre>{{if .Cut}}
 {{if .Href}}<div class="more"><a class="full" href="{{.Href}}" target="_blank" rel="noopener">cut: {{len .Shown}} of {{.Size}} bytes shown · show all (a text file beside this page)</a></div>
 {{else if .Omitted}}<div class="more dim">cut: {{len .Shown}} of {{.Size}} bytes shown · the rest is not in this page (it is at its budget); write the page to a file, with sessions view or export -o FILE, to have every text whole</div>
@@ -119,4 +127,4 @@ a {{printf "%q" .Data}} record (not known to this version of mecha)
 {{if .Skipped}}<tr><th>skipped</th><td>{{.Skipped}}</td></tr>{{end}}
 </table>
 {{end}}
-`))
+`

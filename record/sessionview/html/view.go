@@ -95,7 +95,7 @@ type renderer struct {
 
 func (r *renderer) exec(name string, data any) {
 	if r.err == nil {
-		r.err = tmpl.ExecuteTemplate(r.w, name, data)
+		r.err = tmpl().ExecuteTemplate(r.w, name, data)
 	}
 	r.pending = 0
 }
