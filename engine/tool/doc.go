@@ -18,6 +18,12 @@
 // its Capabilities when it has none or cannot judge the input. Every
 // decorator here forwards it, so the decorated stack still exposes it.
 //
+// A call is judged once. The outermost of this package's decorators asks
+// for the call's capabilities when the call is made and hands that
+// judgement down to the decorators of this package beneath it, which read
+// it instead of asking again (a decorator of another package in between
+// hands down only the input, and the next one beneath it judges anew).
+//
 // # Permission
 //
 // Gate decorates a Tool with the run's permission Mode. A tool that can
