@@ -91,6 +91,7 @@ func TestDecoratorsForwardCallCapabilities(t *testing.T) {
 		"Gate":      Gate(d, ModeReadOnly, nil),
 		"Interlock": Interlock(d, TrifectaRefuse, tr, nil),
 		"stack":     Interlock(Gate(tr.Wrap(Redact(d, secrets)), ModeYes, nil), TrifectaRefuse, tr, nil),
+		"Policy":    Policy{Mode: ModeYes, Secrets: secrets}.Wrap(d, tr),
 	} {
 		if _, ok := tl.(CallCapabilities); !ok {
 			t.Errorf("%s hides CallCapabilities", name)

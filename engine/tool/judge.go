@@ -16,6 +16,10 @@ type call struct {
 	name  string
 	input json.RawMessage
 	caps  Capabilities
+	// allowedBy is the gate whose question the person already answered
+	// yes, inside the interlock's (see Policy): that gate does not ask
+	// again. Nil: no gate's question has been asked.
+	allowedBy *gated
 }
 
 // judge starts a call at the outermost layer: t's name and what input can

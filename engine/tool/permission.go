@@ -54,6 +54,12 @@ type Request struct {
 	// Reason, when set, says why the call is asked about beyond its
 	// capabilities (the interlock's refusal it would otherwise be).
 	Reason string
+	// Permission, when set, is why the permission gate asks (ModeAsk):
+	// what the call can do, "shell runs commands and reaches the network".
+	// A question with both Reason and Permission is the interlock's and
+	// the gate's at once (see Policy): yes allows the call past both, and
+	// no other question about it follows.
+	Permission string
 }
 
 // Asker asks someone whether a call may run. Confirm returns true to allow
@@ -83,7 +89,9 @@ const (
 // not run returns a Result with IsError set and a message starting with
 // "denied". The returned tool has t's Spec, Capabilities and call
 // capabilities.
-func Gate(t Tool, mode Mode, asker Asker) Tool {
+func Gate(t Tool, mode Mode, asker Asker) Tool { return newGate(t, mode, asker) }
+
+func newGate(t Tool, mode Mode, asker Asker) *gated {
 	if mode == "" {
 		mode = ModeAsk
 	}
@@ -142,6 +150,9 @@ func (g *gated) runCall(ctx context.Context, c *call) (Result, error) {
 	case verdictRun:
 		return runJudged(ctx, g.inner, c)
 	case verdictAsk:
+		if c.allowedBy == g {
+			return runJudged(ctx, g.inner, c) // asked already, in the interlock's question
+		}
 		ok, err := g.asker.Confirm(ctx, permissionRequest(c))
 		if err != nil {
 			return Result{}, fmt.Errorf("tool: asking permission for %s: %w", c.name, err)
@@ -162,7 +173,7 @@ func (g *gated) runCall(ctx context.Context, c *call) (Result, error) {
 
 // permissionRequest is the gate's question about c.
 func permissionRequest(c *call) Request {
-	return Request{Tool: c.name, Input: c.input, Capabilities: c.caps}
+	return Request{Tool: c.name, Input: c.input, Capabilities: c.caps, Permission: c.name + " " + describe(c.caps)}
 }
 
 func denied(msg string) Result { return Result{Content: msg, IsError: true} }

@@ -23,8 +23,8 @@ func TaintOf(caps ...Capabilities) transcript.Taint {
 }
 
 // Tracker accumulates the taint of the calls that actually ran, and what
-// made it so. Wrap each tool inside the permission gate, so that denied
-// calls are not counted:
+// made it so. Each tool is wrapped inside the permission gate, so that
+// denied calls are not counted (Policy.Wrap puts it there):
 //
 //	tl = Gate(tracker.Wrap(tl), mode, asker)
 //

@@ -75,11 +75,19 @@ func CanLeak(c Capabilities) string {
 //
 //	refused: lethal trifecta: the conversation holds private data (fs_read read the workspace) and untrusted content (web_fetch brought in content from outside); web_fetch could send it out: it reaches the network. The call was not run (--trifecta refuse).
 //
-// Wrap outside the permission gate and the tracker, so that a refused call
-// is neither asked about nor counted:
+// It goes outside the permission gate and the tracker, so that a refused
+// call is neither asked about nor counted; Policy.Wrap assembles that
+// stack, and only there does the interlock ask the gate's question with
+// its own (one question per call). Stacked by hand,
 //
 //	tl = Interlock(Gate(tracker.Wrap(tl), mode, asker), policy, tracker, asker)
+//
+// a call both ask about is asked about twice.
 func Interlock(t Tool, policy Trifecta, tr *Tracker, asker Asker) Tool {
+	return newInterlock(t, policy, tr, asker)
+}
+
+func newInterlock(t Tool, policy Trifecta, tr *Tracker, asker Asker) *interlocked {
 	if policy == "" {
 		policy = TrifectaRefuse
 	}
@@ -91,6 +99,9 @@ type interlocked struct {
 	policy Trifecta
 	tr     *Tracker
 	asker  Asker
+	// gate, when set (Policy.Wrap), is inner: a gate asking the same
+	// asker, whose question the interlock asks together with its own.
+	gate *gated
 }
 
 func (l *interlocked) Spec() Spec                 { return l.inner.Spec() }
@@ -126,12 +137,25 @@ func (l *interlocked) runCall(ctx context.Context, c *call) (Result, error) {
 		if l.asker == nil {
 			return refused(why + " The call was not run: --trifecta ask, and no terminal to ask."), nil
 		}
-		ok, err := l.asker.Confirm(ctx, Request{Tool: c.name, Input: c.input, Capabilities: c.caps, Reason: why})
+		req := Request{Tool: c.name, Input: c.input, Capabilities: c.caps, Reason: why}
+		if l.gate != nil {
+			switch l.gate.decide(c) {
+			case verdictDeny:
+				// Denied whatever the answer: nobody is asked.
+				return runJudged(ctx, l.inner, c)
+			case verdictAsk:
+				req.Permission = permissionRequest(c).Permission
+			}
+		}
+		ok, err := l.asker.Confirm(ctx, req)
 		if err != nil {
 			return Result{}, fmt.Errorf("tool: asking about the trifecta for %s: %w", c.name, err)
 		}
 		if !ok {
 			return refused(why + " The call was not run: the user said no (--trifecta ask)."), nil
+		}
+		if req.Permission != "" {
+			c.allowedBy = l.gate // the gate's question was this one
 		}
 		return runJudged(ctx, l.inner, c)
 	}
