@@ -95,12 +95,9 @@ func (w *Workspaces) Close() error {
 // enforces it: one note on Err when it enforces less), their results
 // cleared of secret values (Secrets), each tracked for taint, gated by the
 // permission mode, and held by the trifecta interlock (rc.Trifecta; "" is
-// refuse). From the tool outwards:
-//
-//	Interlock(Gate(tracker.Wrap(Redact(t))))
-//
-// so a call the interlock refuses is neither asked about nor counted, and a
-// call the gate denies is not counted. The "agent" tool, when offered
+// refuse), as tool.Policy assembles them: a call the interlock refuses is
+// neither asked about nor counted, a call the gate denies is not counted,
+// and a call both would ask about is asked about once. The "agent" tool, when offered
 // (ToolSetup.Subagent), is decorated the same way; its children's tools
 // are the same tools decorated for a child's own tracker.
 func BuildTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup) (*tool.Registry, *tool.Tracker, error) {
@@ -148,8 +145,7 @@ type decoration struct {
 }
 
 func (d decoration) decorate(t tool.Tool, tr *tool.Tracker) tool.Tool {
-	gated := tool.Gate(tr.Wrap(tool.Redact(t, d.secrets)), d.mode, d.asker)
-	return tool.Interlock(gated, d.policy, tr, d.asker)
+	return tool.Policy{Mode: d.mode, Trifecta: d.policy, Asker: d.asker, Secrets: d.secrets}.Wrap(t, tr)
 }
 
 // registry decorates base for tr and restricts it to only (nil: all).

@@ -23,9 +23,17 @@ const DefaultPromptInputBytes = 4096
 //
 //	allow fs_write {"path":"a.txt","content":"hi\n"}? [y/N]
 //
-// to Out and reads one line from In. "y" or "yes" (any case, surrounding
-// blanks ignored) allows the call; anything else, including end of input,
-// denies it. Whether a terminal exists is the caller's decision: without
+// to Out and reads one line from In. The interlock's question (a Reason)
+// is written on a line above; when the same question is the gate's too
+// (both Reason and Permission, see Policy), a second line says so:
+//
+//	refused: lethal trifecta: the conversation holds private data (fs_read read the workspace) and untrusted content (web_fetch brought in content from outside); web_fetch could send it out: it reaches the network.
+//	web_fetch reaches the network, which needs your permission too: one answer for both.
+//	allow web_fetch {"url":"https://example.com/?d=..."}? [y/N]
+//
+// The gate's question alone (Permission only) is the allow line alone.
+// "y" or "yes" (any case, surrounding blanks ignored) allows the call;
+// anything else, including end of input, denies it. Whether a terminal exists is the caller's decision: without
 // one, give the gate a nil Asker instead.
 //
 // The read is not interrupted by ctx: a cancelled context is noticed before
@@ -59,6 +67,9 @@ func (a *TerminalAsker) Confirm(ctx context.Context, req Request) (bool, error) 
 	// server: nothing in them may act on the terminal (textfmt.Visible).
 	prompt := fmt.Sprintf("allow %s %s? [y/N] ", textfmt.VisibleLine(req.Tool), textfmt.Visible(a.showInput(req.Input)))
 	if req.Reason != "" {
+		if req.Permission != "" {
+			prompt = textfmt.Visible(req.Permission) + ", which needs your permission too: one answer for both.\n" + prompt
+		}
 		prompt = textfmt.Visible(req.Reason) + "\n" + prompt
 	}
 	if _, err := io.WriteString(a.out, prompt); err != nil {

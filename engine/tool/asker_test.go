@@ -151,15 +151,47 @@ func TestTerminalAskerShowsNothingRaw(t *testing.T) {
 	}
 	var out bytes.Buffer
 	a := NewTerminalAsker(strings.NewReader("n\n"), &out)
-	if ok, err := a.Confirm(context.Background(), Request{Tool: name, Input: input, Reason: reason}); ok || err != nil {
+	if ok, err := a.Confirm(context.Background(), Request{Tool: name, Input: input, Reason: reason, Permission: name + " runs commands"}); ok || err != nil {
 		t.Fatalf("Confirm = %v, %v", ok, err)
 	}
 	if raw(out.String()) {
 		t.Errorf("the prompt holds a raw control: %q", out.String())
 	}
-	for _, want := range []string{`evil\x1b]0;pwned\x07`, `a\u202eb\u009b\x7f`, `because \x1b[2J`} {
+	for _, want := range []string{`evil\x1b]0;pwned\x07`, `a\u202eb\u009b\x7f`, `because \x1b[2J`, `evil\x1b]0;pwned\x07 runs commands, which`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("prompt %q lacks %q", out.String(), want)
 		}
+	}
+}
+
+// The prompts of the three questions: the gate's alone, the interlock's
+// alone, and the two as one (see Policy), which says so.
+func TestTerminalAskerPrompts(t *testing.T) {
+	t.Parallel()
+	const (
+		reason = "refused: lethal trifecta: the conversation holds private data (x) and untrusted content (y); web_fetch could send it out: it reaches the network."
+		allow  = `allow web_fetch {"url":"u"}? [y/N] `
+	)
+	for _, tt := range []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"the gate's", Request{Permission: "web_fetch reaches the network"}, allow},
+		{"the interlock's", Request{Reason: reason}, reason + "\n" + allow},
+		{"both", Request{Reason: reason, Permission: "web_fetch reaches the network"},
+			reason + "\nweb_fetch reaches the network, which needs your permission too: one answer for both.\n" + allow},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			tt.req.Tool, tt.req.Input = "web_fetch", json.RawMessage(`{"url":"u"}`)
+			if _, err := NewTerminalAsker(strings.NewReader("n\n"), &out).Confirm(context.Background(), tt.req); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.want {
+				t.Errorf("prompt %q,\nwant   %q", out.String(), tt.want)
+			}
+		})
 	}
 }

@@ -19,6 +19,8 @@ type delegator struct {
 	// whole turns CapabilitiesOf off: the tool is then judged by its
 	// Capabilities, the control of each test.
 	whole bool
+	// judged counts the calls of CapabilitiesOf.
+	judged int
 }
 
 func newDelegator() *delegator {
@@ -31,6 +33,7 @@ func newDelegator() *delegator {
 }
 
 func (d *delegator) CapabilitiesOf(input json.RawMessage) (Capabilities, error) {
+	d.judged++
 	if d.whole {
 		return d.caps, nil
 	}
@@ -88,6 +91,7 @@ func TestDecoratorsForwardCallCapabilities(t *testing.T) {
 		"Gate":      Gate(d, ModeReadOnly, nil),
 		"Interlock": Interlock(d, TrifectaRefuse, tr, nil),
 		"stack":     Interlock(Gate(tr.Wrap(Redact(d, secrets)), ModeYes, nil), TrifectaRefuse, tr, nil),
+		"Policy":    Policy{Mode: ModeYes, Secrets: secrets}.Wrap(d, tr),
 	} {
 		if _, ok := tl.(CallCapabilities); !ok {
 			t.Errorf("%s hides CallCapabilities", name)
@@ -212,5 +216,57 @@ func TestAbsorbRefinesTheCallsReason(t *testing.T) {
 	tr.Absorb(transcript.Taint{Untrusted: true}, "", "the child: x", "agent")
 	if got := tr.State().UntrustedBy; got != "web_fetch brought in content from outside" {
 		t.Errorf("a reason of another tool replaced: %q", got)
+	}
+}
+
+// foreign is a decorator of another package: it forwards the call
+// capabilities but hands only the input down, as a layer here did to the
+// next before a call's judgement was handed down.
+type foreign struct{ Tool }
+
+func (f foreign) CapabilitiesOf(input json.RawMessage) (Capabilities, error) {
+	return CapabilitiesOf(f.Tool, input), nil
+}
+
+// A call's capabilities are asked for once, by the outermost layer, and
+// handed down: the interlock, the gate and the tracker read that one
+// judgement, whatever each decides. Control: with a foreign decorator
+// between the layers, each layer beneath it asks again (three times a
+// call, as each layer used to).
+func TestCallJudgedOnce(t *testing.T) {
+	t.Parallel()
+	armed := transcript.Taint{Private: true, Untrusted: true}
+	stack := func(d *delegator, tr *Tracker, mode Mode, asker Asker, between func(Tool) Tool) Tool {
+		return Interlock(between(Gate(between(tr.Wrap(d)), mode, asker)), TrifectaRefuse, tr, asker)
+	}
+	same := func(t Tool) Tool { return t }
+	for _, tt := range []struct {
+		name  string
+		mode  Mode
+		taint transcript.Taint
+		input string
+		runs  int
+	}{
+		{"runs past every layer", ModeYes, armed, readsOnly, 1},
+		{"refused by the interlock", ModeYes, armed, fetchesOnly, 0},
+		{"asked about by the gate", ModeAsk, transcript.Taint{}, fetchesOnly, 1},
+		{"denied by the gate", ModeReadOnly, transcript.Taint{}, fetchesOnly, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := newDelegator()
+			tr := &Tracker{}
+			tr.Start(tt.taint, "an earlier run")
+			runIn(t, stack(d, tr, tt.mode, &fakeAsker{allow: true}, same), tt.input)
+			if d.judged != 1 || d.runs != tt.runs {
+				t.Errorf("judged %d times, ran %d; want 1, %d", d.judged, d.runs, tt.runs)
+			}
+		})
+	}
+	// Control: the judgement is not handed past a foreign decorator.
+	d := newDelegator()
+	runIn(t, stack(d, &Tracker{}, ModeYes, nil, func(t Tool) Tool { return foreign{t} }), readsOnly)
+	if d.judged != 3 || d.runs != 1 {
+		t.Errorf("control: judged %d times, ran %d; want 3, 1", d.judged, d.runs)
 	}
 }

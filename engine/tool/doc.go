@@ -18,6 +18,12 @@
 // its Capabilities when it has none or cannot judge the input. Every
 // decorator here forwards it, so the decorated stack still exposes it.
 //
+// A call is judged once. The outermost of this package's decorators asks
+// for the call's capabilities when the call is made and hands that
+// judgement down to the decorators of this package beneath it, which read
+// it instead of asking again (a decorator of another package in between
+// hands down only the input, and the next one beneath it judges anew).
+//
 // # Permission
 //
 // Gate decorates a Tool with the run's permission Mode. A tool that can
@@ -37,11 +43,25 @@
 // and reads a y/N answer from a reader. Whether a terminal exists is for
 // the caller to decide.
 //
+// # Policy
+//
+// A run's tools are wrapped by Policy.Wrap, the one place the trifecta
+// interlock (Interlock), the permission gate, the taint tracker and the
+// redaction of secrets (Redact) are assembled, from the tool outwards:
+//
+//	Interlock(Gate(tracker.Wrap(Redact(t))))
+//
+// A call the interlock refuses is neither asked about nor counted, one the
+// gate denies is not counted. The interlock judges the call's capabilities
+// once and hands them down. The person is asked at most once per call:
+// where the interlock and the gate would both ask, one question carries
+// both reasons (Request.Reason and Request.Permission).
+//
 // # Taint
 //
 // TaintOf turns the capabilities of the tools that ran into a
 // transcript.Taint: private once a tool that reads the workspace ran,
 // untrusted once a tool whose results may come from outside ran. A Tracker
-// does the same as calls happen: wrap each tool with Tracker.Wrap inside the
-// gate, and denied calls do not count.
+// does the same as calls happen: each tool is wrapped with Tracker.Wrap
+// inside the gate, and denied calls do not count.
 package tool

@@ -54,6 +54,12 @@ type Request struct {
 	// Reason, when set, says why the call is asked about beyond its
 	// capabilities (the interlock's refusal it would otherwise be).
 	Reason string
+	// Permission, when set, is why the permission gate asks (ModeAsk):
+	// what the call can do, "shell runs commands and reaches the network".
+	// A question with both Reason and Permission is the interlock's and
+	// the gate's at once (see Policy): yes allows the call past both, and
+	// no other question about it follows.
+	Permission string
 }
 
 // Asker asks someone whether a call may run. Confirm returns true to allow
@@ -77,11 +83,15 @@ const (
 // denies such calls too: the gate fails closed.
 //
 // A call is judged by its own capabilities (CapabilitiesOf): an "agent"
-// call whose child gets only readers needs no permission. A call that is
+// call whose child gets only readers needs no permission. Beneath the
+// interlock, the gate reads the interlock's judgement of the call instead
+// of asking for the capabilities again. A call that is
 // not run returns a Result with IsError set and a message starting with
 // "denied". The returned tool has t's Spec, Capabilities and call
 // capabilities.
-func Gate(t Tool, mode Mode, asker Asker) Tool {
+func Gate(t Tool, mode Mode, asker Asker) Tool { return newGate(t, mode, asker) }
+
+func newGate(t Tool, mode Mode, asker Asker) *gated {
 	if mode == "" {
 		mode = ModeAsk
 	}
@@ -106,30 +116,64 @@ func (g *gated) CapabilitiesOf(input json.RawMessage) (Capabilities, error) {
 func (g *gated) Unwrap() Tool { return g.inner }
 
 func (g *gated) Run(ctx context.Context, input json.RawMessage) (Result, error) {
-	caps := CapabilitiesOf(g.inner, input)
-	if !NeedsPermission(caps) {
-		return g.inner.Run(ctx, input)
+	return g.runCall(ctx, judge(g.inner, input))
+}
+
+// verdict is what the gate does with a call.
+type verdict int
+
+const (
+	verdictRun  verdict = iota // it runs without asking
+	verdictAsk                 // it runs if the asker says yes
+	verdictDeny                // it does not run, whatever anyone answers
+)
+
+// decide is what g does with c, judged by c's capabilities.
+func (g *gated) decide(c *call) verdict {
+	if !NeedsPermission(c.caps) {
+		return verdictRun
 	}
-	name := g.inner.Spec().Name
 	switch g.mode {
 	case ModeYes:
-		return g.inner.Run(ctx, input)
-	case ModeReadOnly:
-		return denied(readOnlyMessage(name, caps)), nil
+		return verdictRun
 	case ModeAsk:
 		if g.asker == nil {
-			return denied(msgNoTerminal), nil
+			return verdictDeny
 		}
-		ok, err := g.asker.Confirm(ctx, Request{Tool: name, Input: input, Capabilities: caps})
+		return verdictAsk
+	}
+	return verdictDeny // read-only, or a mode the gate does not know
+}
+
+func (g *gated) runCall(ctx context.Context, c *call) (Result, error) {
+	switch g.decide(c) {
+	case verdictRun:
+		return runJudged(ctx, g.inner, c)
+	case verdictAsk:
+		if c.allowedBy == g {
+			return runJudged(ctx, g.inner, c) // asked already, in the interlock's question
+		}
+		ok, err := g.asker.Confirm(ctx, permissionRequest(c))
 		if err != nil {
-			return Result{}, fmt.Errorf("tool: asking permission for %s: %w", name, err)
+			return Result{}, fmt.Errorf("tool: asking permission for %s: %w", c.name, err)
 		}
 		if !ok {
 			return denied(msgDeniedByUser), nil
 		}
-		return g.inner.Run(ctx, input)
+		return runJudged(ctx, g.inner, c)
+	}
+	switch g.mode {
+	case ModeReadOnly:
+		return denied(readOnlyMessage(c.name, c.caps)), nil
+	case ModeAsk:
+		return denied(msgNoTerminal), nil
 	}
 	return denied(fmt.Sprintf("denied: unknown permission mode %q", g.mode)), nil
+}
+
+// permissionRequest is the gate's question about c.
+func permissionRequest(c *call) Request {
+	return Request{Tool: c.name, Input: c.input, Capabilities: c.caps, Permission: c.name + " " + describe(c.caps)}
 }
 
 func denied(msg string) Result { return Result{Content: msg, IsError: true} }

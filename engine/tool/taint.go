@@ -23,8 +23,8 @@ func TaintOf(caps ...Capabilities) transcript.Taint {
 }
 
 // Tracker accumulates the taint of the calls that actually ran, and what
-// made it so. Wrap each tool inside the permission gate, so that denied
-// calls are not counted:
+// made it so. Each tool is wrapped inside the permission gate, so that
+// denied calls are not counted (Policy.Wrap puts it there):
 //
 //	tl = Gate(tracker.Wrap(tl), mode, asker)
 //
@@ -119,7 +119,9 @@ func (tr *Tracker) Absorb(t transcript.Taint, privateBy, untrustedBy, refines st
 }
 
 // Wrap returns t, recording the capabilities of each call that runs
-// (CapabilitiesOf: what this call's input can do).
+// (CapabilitiesOf: what this call's input can do, as judged by the
+// outermost decorator of this package above it, or by Wrap's tool itself
+// when there is none).
 func (tr *Tracker) Wrap(t Tool) Tool { return &tracked{Tool: t, tr: tr} }
 
 // Taint returns the taint of the calls that ran so far.
@@ -169,6 +171,10 @@ func (t *tracked) CapabilitiesOf(input json.RawMessage) (Capabilities, error) {
 }
 
 func (t *tracked) Run(ctx context.Context, input json.RawMessage) (Result, error) {
-	t.tr.add(t.Spec().Name, CapabilitiesOf(t.Tool, input))
-	return t.Tool.Run(ctx, input)
+	return t.runCall(ctx, judge(t.Tool, input))
+}
+
+func (t *tracked) runCall(ctx context.Context, c *call) (Result, error) {
+	t.tr.add(c.name, c.caps)
+	return runJudged(ctx, t.Tool, c)
 }

@@ -65,19 +65,29 @@ func CanLeak(c Capabilities) string {
 // that marks turns (Tracker.Turn), the state when the model made the call.
 // The tool's capabilities are asked for at each call, for that call's
 // input (CapabilitiesOf: an "agent" call handing its child no tool that
-// reaches the network cannot leak), not when it is wrapped, so a tool whose reach depends on what is enforced at the time
-// (a shell confined without the network) is judged by what it declares
-// then. A call not run returns an error result starting with
+// reaches the network cannot leak), not when it is wrapped, so a tool
+// whose reach depends on what is enforced at the time (a shell confined
+// without the network) is judged by what it declares then. Outermost, the
+// interlock asks once and hands that judgement down to the gate and the
+// tracker beneath it. A call not run returns an error result starting with
 // RefusalPrefix that says what made the conversation private, what made
 // it untrusted, and why this tool could leak, for instance:
 //
 //	refused: lethal trifecta: the conversation holds private data (fs_read read the workspace) and untrusted content (web_fetch brought in content from outside); web_fetch could send it out: it reaches the network. The call was not run (--trifecta refuse).
 //
-// Wrap outside the permission gate and the tracker, so that a refused call
-// is neither asked about nor counted:
+// It goes outside the permission gate and the tracker, so that a refused
+// call is neither asked about nor counted; Policy.Wrap assembles that
+// stack, and only there does the interlock ask the gate's question with
+// its own (one question per call). Stacked by hand,
 //
 //	tl = Interlock(Gate(tracker.Wrap(tl), mode, asker), policy, tracker, asker)
+//
+// a call both ask about is asked about twice.
 func Interlock(t Tool, policy Trifecta, tr *Tracker, asker Asker) Tool {
+	return newInterlock(t, policy, tr, asker)
+}
+
+func newInterlock(t Tool, policy Trifecta, tr *Tracker, asker Asker) *interlocked {
 	if policy == "" {
 		policy = TrifectaRefuse
 	}
@@ -89,6 +99,9 @@ type interlocked struct {
 	policy Trifecta
 	tr     *Tracker
 	asker  Asker
+	// gate, when set (Policy.Wrap), is inner: a gate asking the same
+	// asker, whose question the interlock asks together with its own.
+	gate *gated
 }
 
 func (l *interlocked) Spec() Spec                 { return l.inner.Spec() }
@@ -103,18 +116,20 @@ func (l *interlocked) CapabilitiesOf(input json.RawMessage) (Capabilities, error
 func (l *interlocked) Unwrap() Tool { return l.inner }
 
 func (l *interlocked) Run(ctx context.Context, input json.RawMessage) (Result, error) {
-	caps := CapabilitiesOf(l.inner, input)
-	leak := CanLeak(caps)
+	return l.runCall(ctx, judge(l.inner, input))
+}
+
+func (l *interlocked) runCall(ctx context.Context, c *call) (Result, error) {
+	leak := CanLeak(c.caps)
 	if l.policy == TrifectaOff || leak == "" {
-		return l.inner.Run(ctx, input)
+		return runJudged(ctx, l.inner, c)
 	}
 	st := l.tr.Judged()
 	if !st.Taint.Private || !st.Taint.Untrusted {
-		return l.inner.Run(ctx, input)
+		return runJudged(ctx, l.inner, c)
 	}
-	name := l.inner.Spec().Name
 	why := fmt.Sprintf("%s the conversation holds private data (%s) and untrusted content (%s); %s could send it out: %s.",
-		RefusalPrefix, st.PrivateBy, st.UntrustedBy, name, leak)
+		RefusalPrefix, st.PrivateBy, st.UntrustedBy, c.name, leak)
 	switch l.policy {
 	case TrifectaRefuse:
 		return refused(why + " The call was not run (--trifecta refuse)."), nil
@@ -122,14 +137,27 @@ func (l *interlocked) Run(ctx context.Context, input json.RawMessage) (Result, e
 		if l.asker == nil {
 			return refused(why + " The call was not run: --trifecta ask, and no terminal to ask."), nil
 		}
-		ok, err := l.asker.Confirm(ctx, Request{Tool: name, Input: input, Capabilities: caps, Reason: why})
+		req := Request{Tool: c.name, Input: c.input, Capabilities: c.caps, Reason: why}
+		if l.gate != nil {
+			switch l.gate.decide(c) {
+			case verdictDeny:
+				// Denied whatever the answer: nobody is asked.
+				return runJudged(ctx, l.inner, c)
+			case verdictAsk:
+				req.Permission = permissionRequest(c).Permission
+			}
+		}
+		ok, err := l.asker.Confirm(ctx, req)
 		if err != nil {
-			return Result{}, fmt.Errorf("tool: asking about the trifecta for %s: %w", name, err)
+			return Result{}, fmt.Errorf("tool: asking about the trifecta for %s: %w", c.name, err)
 		}
 		if !ok {
 			return refused(why + " The call was not run: the user said no (--trifecta ask)."), nil
 		}
-		return l.inner.Run(ctx, input)
+		if req.Permission != "" {
+			c.allowedBy = l.gate // the gate's question was this one
+		}
+		return runJudged(ctx, l.inner, c)
 	}
 	return refused(why + fmt.Sprintf(" The call was not run: unknown trifecta policy %q.", l.policy)), nil
 }
