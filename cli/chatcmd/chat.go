@@ -129,7 +129,7 @@ func chatRun(ctx context.Context, opts *Options) error {
 // off (NO_COLOR, TERM=dumb) styles keep their attributes and lose colours.
 func programOptions(ctx context.Context, env *cmdkit.Env) []tea.ProgramOption {
 	o := []tea.ProgramOption{tea.WithInput(env.In), tea.WithOutput(env.Out), tea.WithContext(ctx)}
-	if e := env.Environment(); e != nil {
+	if e := env.Environ.List(); e != nil {
 		o = append(o, tea.WithEnvironment(e))
 	}
 	if !env.Color() {

@@ -63,7 +63,7 @@ func startChatIn(t *testing.T, home string, turns []fakellm.Turn, args ...string
 	srv := fakellm.New(t, &fakellm.Script{Turns: turns}, fakellm.Options{})
 	ws := t.TempDir()
 	vars := map[string]string{"MECHA_HOME": home, "ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "test-key-of-the-chat"}
-	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string { return vars[k] },
+	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Vars: func(k string) string { return vars[k] },
 		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} }}
 	var opts *Options
 	cmd := NewCmdChat(env, func(_ context.Context, o *Options) error { opts = o; return nil })
@@ -309,7 +309,7 @@ func checkSteered(t *testing.T, s *session.Session, text string) {
 func checkResumes(t *testing.T, c *chatTest, id string) {
 	t.Helper()
 	var out bytes.Buffer
-	env := &cmdkit.Env{Out: &out, Err: io.Discard, Getenv: func(k string) string {
+	env := &cmdkit.Env{Out: &out, Err: io.Discard, Vars: func(k string) string {
 		if k == "MECHA_HOME" {
 			return c.home
 		}

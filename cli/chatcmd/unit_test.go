@@ -80,7 +80,7 @@ func TestDescribeCall(t *testing.T) {
 func TestContinueSession(t *testing.T) {
 	t.Parallel()
 	home, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
-	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
+	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Vars: func(k string) string {
 		if k == "MECHA_HOME" {
 			return home
 		}

@@ -50,7 +50,7 @@ func TestRegisterCompletions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{Getenv: func(k string) string { return map[string]string{"MECHA_HOME": home}[k] }}
+	env := &Env{Vars: func(k string) string { return map[string]string{"MECHA_HOME": home}[k] }}
 	root := &cobra.Command{Use: "mecha"}
 	show := &cobra.Command{Use: "show ID", Run: func(*cobra.Command, []string) {}}
 	own := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {

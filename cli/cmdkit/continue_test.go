@@ -53,7 +53,7 @@ func TestContinueID(t *testing.T) {
 	create(transcript.Meta{Provider: "mcp", Workspace: ws1, Title: "mcp serve"})
 	create(transcript.Meta{Provider: "mcp", Workspace: ws1, MCPClient: &transcript.MCPPeer{Name: "claude"}})
 	newest := create(transcript.Meta{Provider: "mock", Workspace: ws1, Parent: &transcript.ParentCall{Session: "x", CallID: "c"}})
-	env := &Env{Getenv: func(k string) string {
+	env := &Env{Vars: func(k string) string {
 		if k == "MECHA_SESSION_DIR" {
 			return sessions
 		}

@@ -18,8 +18,9 @@ import (
 )
 
 // Env is what commands get from the world. Main builds the real one with
-// System; tests build one with fixed values. A nil function field means
-// "nothing": no variables, the real clock, UTC, no GC tuning.
+// System; tests build one with fixed values. Each field has one name, and
+// a zero field means "nothing" where that makes sense (no variables, no
+// environment) and the real thing where it does not (the clock).
 type Env struct {
 	In       io.Reader
 	Out, Err io.Writer
@@ -30,14 +31,18 @@ type Env struct {
 	// InTTY is true when In is a terminal a person can answer prompts on.
 	InTTY bool
 
-	Getenv func(string) string
-	// Environ is the environment handed on to the commands tools run.
-	Environ func() []string
-	Now     func() time.Time
+	// Vars reads mecha's environment variables (Vars.Get).
+	Vars Vars
+	// Environ is the environment handed on to the commands tools run
+	// (Environ.List).
+	Environ Environ
+	// Clock tells the time (Clock.Now).
+	Clock Clock
 	// Location is the time zone times are shown in (nil: UTC).
 	Location *time.Location
-	// HTTPClient makes every HTTP request of a command, the providers'
-	// included (nil: a client of our own, never http.DefaultClient).
+	// HTTPClient makes every HTTP request of a command, the providers' and
+	// MCP servers' included. System sets one of mecha's own (never
+	// http.DefaultClient); a nil one leaves the harness to make its own.
 	HTTPClient *http.Client
 	// SetGCPercent tunes the collector for a command that allocates a
 	// lot and keeps it; it returns the previous setting. Nil: no tuning.
@@ -52,6 +57,39 @@ type Env struct {
 	GOOS string
 }
 
+// Vars reads one environment variable.
+type Vars func(string) string
+
+// Get returns the variable k ("" when unset, or when v is nil).
+func (v Vars) Get(k string) string {
+	if v == nil {
+		return ""
+	}
+	return v(k)
+}
+
+// Environ lists an environment as KEY=VALUE strings.
+type Environ func() []string
+
+// List returns the environment (none when e is nil).
+func (e Environ) List() []string {
+	if e == nil {
+		return nil
+	}
+	return e()
+}
+
+// Clock tells the time.
+type Clock func() time.Time
+
+// Now returns the current time (the real clock's when c is nil).
+func (c Clock) Now() time.Time {
+	if c == nil {
+		return time.Now()
+	}
+	return c()
+}
+
 // System returns the Env of the real process.
 func System() *Env {
 	return &Env{
@@ -59,9 +97,9 @@ func System() *Env {
 		OutTTY:         term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY:         term.IsTerminal(int(os.Stderr.Fd())),
 		InTTY:          term.IsTerminal(int(os.Stdin.Fd())),
-		Getenv:         os.Getenv,
+		Vars:           os.Getenv,
 		Environ:        os.Environ,
-		Now:            time.Now,
+		Clock:          time.Now,
 		Location:       time.Local,
 		HTTPClient:     &http.Client{Transport: transport()},
 		SetGCPercent:   debug.SetGCPercent,
@@ -70,44 +108,12 @@ func System() *Env {
 	}
 }
 
-// Var returns an environment variable ("" when unset or no Getenv).
-func (e *Env) Var(k string) string {
-	if e.Getenv == nil {
-		return ""
-	}
-	return e.Getenv(k)
-}
-
-// Environment returns the environment handed on to tools.
-func (e *Env) Environment() []string {
-	if e.Environ == nil {
-		return nil
-	}
-	return e.Environ()
-}
-
-// Time returns the current time.
-func (e *Env) Time() time.Time {
-	if e.Now == nil {
-		return time.Now()
-	}
-	return e.Now()
-}
-
 // Zone returns the time zone times are shown in.
 func (e *Env) Zone() *time.Location {
 	if e.Location == nil {
 		return time.UTC
 	}
 	return e.Location
-}
-
-// Client returns the HTTP client for requests that are not a provider's.
-func (e *Env) Client() *http.Client {
-	if e.HTTPClient == nil {
-		e.HTTPClient = &http.Client{}
-	}
-	return e.HTTPClient
 }
 
 // TuneGC sets the collector's target percentage for the rest of a command
@@ -122,14 +128,14 @@ func (e *Env) TuneGC(percent int) (restore func()) {
 
 // Color reports whether output to Out may use colour.
 func (e *Env) Color() bool {
-	return e.OutTTY && e.Var("NO_COLOR") == "" && e.Var("TERM") != "dumb"
+	return e.OutTTY && e.Vars.Get("NO_COLOR") == "" && e.Vars.Get("TERM") != "dumb"
 }
 
 // Home returns $MECHA_HOME (default ~/.mecha).
-func (e *Env) Home() (string, error) { return config.Home(e.Var) }
+func (e *Env) Home() (string, error) { return config.Home(e.Vars.Get) }
 
 // SessionDir returns the session store's directory.
-func (e *Env) SessionDir() (string, error) { return config.SessionDir(e.Var) }
+func (e *Env) SessionDir() (string, error) { return config.SessionDir(e.Vars.Get) }
 
 // Config loads $MECHA_HOME/config.toml.
 func (e *Env) Config() (*config.Config, error) {

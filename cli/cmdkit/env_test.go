@@ -22,7 +22,7 @@ func TestConfigDefaultProvider(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.body+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		env := &Env{Getenv: func(k string) string {
+		env := &Env{Vars: func(k string) string {
 			if k == "MECHA_HOME" {
 				return home
 			}

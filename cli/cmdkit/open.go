@@ -14,7 +14,7 @@ import (
 // "%s" stands for the file, otherwise the file is appended), else the
 // platform's opener: open on macOS, xdg-open elsewhere.
 func (e *Env) Opener(path string) []string {
-	if b := strings.TrimSpace(strings.Split(e.Var("BROWSER"), ":")[0]); b != "" {
+	if b := strings.TrimSpace(strings.Split(e.Vars.Get("BROWSER"), ":")[0]); b != "" {
 		words := strings.Fields(b)
 		with := false
 		for i, w := range words {
@@ -42,7 +42,7 @@ func (e *Env) Opener(path string) []string {
 func (e *Env) OpenFile(path string) error {
 	argv := e.Opener(path)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = e.Environment()
+	cmd.Env = e.Environ.List()
 	cmd.Stdout, cmd.Stderr = e.Err, e.Err
 	if err := cmd.Run(); err != nil {
 		var ee *exec.Error

@@ -15,7 +15,7 @@ func TestOpener(t *testing.T) {
 		{"firefox --new-tab", "linux", []string{"firefox", "--new-tab", "/v/a.html"}},
 		{"w3m %s -dump:lynx", "darwin", []string{"w3m", "/v/a.html", "-dump"}},
 	} {
-		env := &Env{GOOS: c.goos, Getenv: func(k string) string {
+		env := &Env{GOOS: c.goos, Vars: func(k string) string {
 			if k == "BROWSER" {
 				return c.browser
 			}

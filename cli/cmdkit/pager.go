@@ -37,7 +37,7 @@ func (e *Env) StartPager() *Pager {
 	if !e.OutTTY {
 		return &Pager{Out: e.Out}
 	}
-	line := strings.TrimSpace(e.Var("PAGER"))
+	line := strings.TrimSpace(e.Vars.Get("PAGER"))
 	if line == "" {
 		line = DefaultPager
 	}
@@ -48,8 +48,8 @@ func (e *Env) StartPager() *Pager {
 		return &Pager{Out: e.Out}
 	}
 	cmd := exec.Command(path, words[1:]...)
-	cmd.Env = e.Environment()
-	if e.Var("LESS") == "" {
+	cmd.Env = e.Environ.List()
+	if e.Vars.Get("LESS") == "" {
 		cmd.Env = append(cmd.Env, "LESS=FRX")
 	}
 	cmd.Stdout, cmd.Stderr = e.Out, e.Err
@@ -104,7 +104,7 @@ func (e *Env) lookPath(name string) (string, error) {
 	if strings.Contains(name, "/") {
 		return exec.LookPath(name)
 	}
-	for _, dir := range filepath.SplitList(e.Var("PATH")) {
+	for _, dir := range filepath.SplitList(e.Vars.Get("PATH")) {
 		if dir == "" {
 			dir = "."
 		}

@@ -9,7 +9,7 @@ import (
 func TestPagerNotOnATerminal(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	env := &Env{Out: &out, Getenv: func(string) string { return "cat" }}
+	env := &Env{Out: &out, Vars: func(string) string { return "cat" }}
 	p := env.StartPager()
 	if p.Out != &out || p.cmd != nil || p.Close(nil) != nil {
 		t.Error("a pager started for output that is not a terminal")
@@ -23,7 +23,7 @@ func TestPagerDefault(t *testing.T) {
 	t.Parallel()
 	var out, errs bytes.Buffer
 	vars := map[string]string{"PATH": t.TempDir()}
-	env := &Env{Out: &out, Err: &errs, OutTTY: true, Getenv: func(k string) string { return vars[k] }}
+	env := &Env{Out: &out, Err: &errs, OutTTY: true, Vars: func(k string) string { return vars[k] }}
 	p := env.StartPager()
 	if p.Out != &out || p.cmd != nil {
 		t.Fatal("a pager started although none is on $PATH")

@@ -21,7 +21,7 @@ func TestShowLeavesSecretsOut(t *testing.T) {
 	vars := map[string]string{"MECHA_HOME": home, "OPENAI_API_KEY": "sk-KEYSECRET"}
 	for _, args := range [][]string{nil, {"--json"}} {
 		var out bytes.Buffer
-		env := &cmdkit.Env{Out: &out, Err: &out, Getenv: func(k string) string { return vars[k] }}
+		env := &cmdkit.Env{Out: &out, Err: &out, Vars: func(k string) string { return vars[k] }}
 		if err := cmdtest.Execute(NewCmdShow(env, nil), args...); err != nil {
 			t.Fatal(err)
 		}

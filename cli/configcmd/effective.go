@@ -95,11 +95,11 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 func providers(env *cmdkit.Env, cfg *config.Config) map[string]Provider {
 	http := func(name, urlVar, def, keyVar string) Provider {
 		t := provider.Timeouts(cfg.Timeouts(name)).WithDefaults()
-		p := Provider{Model: harness.DefaultModel(cfg, name), BaseURL: cmdkit.RedactURL(firstOf(env.Var(urlVar), def)),
+		p := Provider{Model: harness.DefaultModel(cfg, name), BaseURL: cmdkit.RedactURL(firstOf(env.Vars.Get(urlVar), def)),
 			ConnectTimeout: t.Connect.String(), FirstByteTimeout: t.FirstByte.String(), IdleTimeout: t.Idle.String()}
 		if keyVar != "" {
 			p.APIKeyEnv, p.APIKey = keyVar, "not set"
-			if env.Var(keyVar) != "" {
+			if env.Vars.Get(keyVar) != "" {
 				p.APIKey = "set"
 			}
 		}

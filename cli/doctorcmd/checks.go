@@ -32,7 +32,7 @@ func checkKeys(env *cmdkit.Env, cfg *config.Config) []Check {
 	var out []Check
 	for _, p := range []struct{ name, key string }{{anthropic.Name, "ANTHROPIC_API_KEY"}, {openai.NameOpenAI, "OPENAI_API_KEY"}} {
 		c := Check{Name: p.name, Status: OK, Detail: p.key + " is set"}
-		if env.Var(p.key) == "" {
+		if env.Vars.Get(p.key) == "" {
 			c.Status, c.Detail = severity(cfg, p.name), p.key+" is not set"
 			c.Fix = fmt.Sprintf("export %s=<your key> (only -p %s needs it)", p.key, p.name)
 		}
@@ -43,17 +43,17 @@ func checkKeys(env *cmdkit.Env, cfg *config.Config) []Check {
 
 // checkLocal asks the local server for its models.
 func checkLocal(ctx context.Context, env *cmdkit.Env, cfg *config.Config, timeout time.Duration) Check {
-	base := env.Var("MECHA_LOCAL_URL")
+	base := env.Vars.Get("MECHA_LOCAL_URL")
 	if base == "" {
 		base = openai.LocalDefaultBaseURL
 	}
 	shown := cmdkit.RedactURL(base)
 	c := Check{Name: openai.NameLocal, Status: severity(cfg, openai.NameLocal)}
 	fix := "start llama-server or Ollama there, or point MECHA_LOCAL_URL at it (only -p local needs it)"
-	models, err := listModels(ctx, env.Client(), strings.TrimRight(base, "/")+"/v1/models", timeout)
+	models, err := listModels(ctx, env.HTTPClient, strings.TrimRight(base, "/")+"/v1/models", timeout)
 	_, tables := cfg.Providers[openai.NameLocal]
 	switch {
-	case err != nil && env.Var("MECHA_LOCAL_URL") == "" && !tables && cfg.DefaultProvider != openai.NameLocal:
+	case err != nil && env.Vars.Get("MECHA_LOCAL_URL") == "" && !tables && cfg.DefaultProvider != openai.NameLocal:
 		// Nothing says a local server is used: its absence is no fault.
 		c.Status, c.Detail = OK, fmt.Sprintf("no local server at %s (none configured; only -p local needs one)", shown)
 		return c

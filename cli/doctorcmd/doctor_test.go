@@ -26,7 +26,7 @@ func testEnv(t *testing.T, vars map[string]string, sup sandbox.Support) (*cmdkit
 		all[k] = v
 	}
 	var out bytes.Buffer
-	return &cmdkit.Env{Out: &out, Err: &out, Getenv: func(k string) string { return all[k] },
+	return &cmdkit.Env{Out: &out, Err: &out, Vars: func(k string) string { return all[k] },
 		SandboxSupport: func() sandbox.Support { return sup }, HTTPClient: &http.Client{}}, &out
 }
 
@@ -141,7 +141,7 @@ func TestUnconfiguredLocalServer(t *testing.T) {
 		cfg, _ := env.Config()
 		// The default address, for MECHA_LOCAL_URL is not set: point the
 		// check at the closed port through the client's transport.
-		c := checkLocal(context.Background(), &cmdkit.Env{Getenv: env.Getenv, HTTPClient: redirectTo(url)}, cfg, time.Second)
+		c := checkLocal(context.Background(), &cmdkit.Env{Vars: env.Vars, HTTPClient: redirectTo(url)}, cfg, time.Second)
 		if c.Status != tc.want {
 			t.Errorf("config %q: %+v, want %s", tc.config, c, tc.want)
 		}

@@ -91,7 +91,7 @@ func importRun(opts *Options) error {
 	env := opts.Env
 	paths := opts.Paths
 	if opts.All {
-		home := env.Var("HOME")
+		home := env.Vars.Get("HOME")
 		if home == "" {
 			return fmt.Errorf("import: --all needs $HOME")
 		}
@@ -108,7 +108,7 @@ func importRun(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	store := &session.Store{Dir: dir, Now: env.Now}
+	store := &session.Store{Dir: dir, Now: env.Clock.Now}
 	failed := 0
 	for _, p := range paths {
 		res, err := importer.File(store, opts.Harness, p, opts.DryRun)

@@ -150,7 +150,7 @@ func reflections(env *cmdkit.Env, days int) (out []*session.Session, bad []learn
 	if err != nil {
 		return nil, nil, false, err
 	}
-	since := env.Time().Add(-time.Duration(days) * 24 * time.Hour)
+	since := env.Clock.Now().Add(-time.Duration(days) * 24 * time.Hour)
 	for _, info := range l.Sessions {
 		m := info.Meta
 		if m.ReflectsOn == "" || m.CreatedAt.Before(since) {

@@ -79,14 +79,14 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	up := transcript.MCPUpstream{Name: opts.Name, Transport: "stdio", Command: opts.Command, Args: opts.Args}
 	connect := func(context.Context) (mcp.Transport, error) {
 		c := exec.Command(opts.Command, opts.Args...)
-		c.Env = env.Environment()
+		c.Env = env.Environ.List()
 		c.Stderr = env.Err
 		return &mcp.CommandTransport{Command: c}, nil
 	}
 	if opts.URL != "" {
 		up = transcript.MCPUpstream{Name: opts.Name, Transport: "http", URL: opts.URL}
 		connect = func(context.Context) (mcp.Transport, error) {
-			return &mcp.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: env.Client()}, nil
+			return &mcp.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: env.HTTPClient}, nil
 		}
 	}
 	dir, err := env.SessionDir()
@@ -99,9 +99,9 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	}
 	ws, _ := workdir.Dir("")
 	rec := &mcpserve.Recorder{
-		Store: &session.Store{Dir: dir, Now: env.Now},
+		Store: &session.Store{Dir: dir, Now: env.Clock.Now},
 		Meta:  transcript.Meta{Provider: "mcp", Workspace: ws, Title: title},
-		Warn:  env.Err, Now: env.Now,
+		Warn:  env.Err, Now: env.Clock.Now,
 	}
 	defer finish(env, rec)
 	ids := &mcpserve.IDs{}
@@ -110,7 +110,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 		Upstream: up,
 		Config: transcript.Config{MechaVersion: cmdkit.Version(), Provider: "mcp", Workspace: ws, Tools: []string{},
 			PermissionMode: "yes", Trifecta: "off", Sandbox: "none", SandboxNetwork: true},
-		Recorder: rec, IDs: ids, Now: env.Now, Background: ctx,
+		Recorder: rec, IDs: ids, Now: env.Clock.Now, Background: ctx,
 		OnError: func(err error) { fmt.Fprintln(env.Err, "mecha: "+err.Error()) },
 	})
 	defer p.Close()

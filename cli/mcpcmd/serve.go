@@ -94,15 +94,15 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return err
 	}
 	rec := &mcpserve.Recorder{
-		Store:  &session.Store{Dir: dir, Now: env.Now},
+		Store:  &session.Store{Dir: dir, Now: env.Clock.Now},
 		Meta:   transcript.Meta{Provider: "mcp", Workspace: ws, Title: "mcp serve"},
-		Config: &rc, Warn: env.Err, Now: env.Now,
+		Config: &rc, Warn: env.Err, Now: env.Clock.Now,
 	}
 	defer finish(env, rec)
 	ids := &mcpserve.IDs{}
 	newServer := func() *mcp.Server {
 		s := mcpserve.NewServer(mcpserve.Implementation(cmdkit.Version()), reg, nil)
-		s.AddReceivingMiddleware(mcpserve.Middleware(rec, ids, env.Now))
+		s.AddReceivingMiddleware(mcpserve.Middleware(rec, ids, env.Clock.Now))
 		return s
 	}
 	if opts.HTTP != "" {

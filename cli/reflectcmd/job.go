@@ -103,13 +103,13 @@ type Ask struct {
 // Run makes the call and records it.
 func (a Ask) Run(ctx context.Context) (id, text string, err error) {
 	rec := &learn.PromptCovered{Lazy: &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) { return a.create() }},
-		Taint: a.Taint, Now: a.Env.Time}
+		Taint: a.Taint, Now: a.Env.Clock.Now}
 	reg, err := tool.NewRegistry()
 	if err != nil {
 		return "", "", err
 	}
 	res, runErr := agent.Run(ctx, agent.Options{Provider: a.Provider, Tools: reg, Config: a.Config, Recorder: rec, Prices: a.Prices,
-		History: agent.History{Taint: a.Taint, TaintWhy: a.TaintWhy}, Now: a.Env.Now, Log: a.Env.Err}, a.Prompt)
+		History: agent.History{Taint: a.Taint, TaintWhy: a.TaintWhy}, Now: a.Env.Clock.Now, Log: a.Env.Err}, a.Prompt)
 	closeErr := rec.Close()
 	switch w := rec.Writer(); {
 	case runErr != nil:
@@ -134,11 +134,11 @@ func (a Ask) create() (*session.Writer, error) {
 	rc := a.Config
 	m := a.Meta
 	m.Provider, m.Model, m.Workspace = rc.Provider, rc.Model, rc.Workspace
-	w, err := (&session.Store{Dir: dir, Now: a.Env.Now}).Create(m)
+	w, err := (&session.Store{Dir: dir, Now: a.Env.Clock.Now}).Create(m)
 	if err != nil {
 		return nil, err
 	}
-	rc.At = a.Env.Time().UTC()
+	rc.At = a.Env.Clock.Now().UTC()
 	if err := w.Append(&rc); err != nil {
 		w.Close()
 		return nil, err

@@ -37,7 +37,7 @@ func TestReflectFlags(t *testing.T) {
 func env(t *testing.T) (*cmdkit.Env, string) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	return &cmdkit.Env{Out: &out, Err: &errb, Getenv: func(k string) string {
+	return &cmdkit.Env{Out: &out, Err: &errb, Vars: func(k string) string {
 		if k == "MECHA_SESSION_DIR" {
 			return dir
 		}

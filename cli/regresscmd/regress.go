@@ -145,10 +145,10 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 		if opts.Env.OutTTY && !opts.JSON {
 			fmt.Fprintf(opts.Env.Err, "\r\x1b[K[%d/%d] replaying %s", i+1, len(ids), id)
 		}
-		start := opts.Env.Time()
+		start := opts.Env.Clock.Now()
 		res := regressResult{ID: id}
 		rep, err := regressOne(ctx, opts, cfg, mode, id, &res, &checked)
-		res.Time = opts.Env.Time().Sub(start).Seconds()
+		res.Time = opts.Env.Clock.Now().Sub(start).Seconds()
 		res.Report = rep
 		switch {
 		case errors.Is(err, context.Canceled):
@@ -229,7 +229,7 @@ var errSlots = errors.New("regress: the local server must have one slot")
 
 // checkSlots refuses a llama-server that batches requests across slots.
 func checkSlots(ctx context.Context, env *cmdkit.Env) error {
-	base := env.Var("MECHA_LOCAL_URL")
+	base := env.Vars.Get("MECHA_LOCAL_URL")
 	if base == "" {
 		base = openai.LocalDefaultBaseURL
 	}
@@ -240,7 +240,7 @@ func checkSlots(ctx context.Context, env *cmdkit.Env) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errSlots, err)
 	}
-	resp, err := env.Client().Do(req)
+	resp, err := env.HTTPClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("%w: cannot read %s: %v (start llama-server with -np 1, or pass --skip-slot-check for a server without /props)", errSlots, url, err)
 	}

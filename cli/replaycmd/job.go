@@ -98,7 +98,7 @@ func (j *Job) subagent(rc transcript.Config) *subagent.Setup {
 			return harness.NewProvider(attach.World(j.env), rc.Provider, harness.ProviderSetup{MockScript: j.set.MockScript,
 				Config: j.cfg, RequestTimeout: j.set.RequestTimeout})
 		},
-		Prices: j.cfg.Prices, Now: j.env.Now, Log: j.env.Err, MCPServers: j.mcp.Record,
+		Prices: j.cfg.Prices, Now: j.env.Clock.Now, Log: j.env.Err, MCPServers: j.mcp.Record,
 		ParentID: func() string {
 			if j.lw == nil || j.lw.Writer() == nil {
 				return ""
@@ -107,7 +107,7 @@ func (j *Job) subagent(rc transcript.Config) *subagent.Setup {
 		},
 	}
 	if dir, err := j.env.SessionDir(); err == nil && j.set.Record {
-		sub.Sessions = &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
+		sub.Sessions = &session.Store{Dir: dir, Now: j.env.Clock.Now, BackgroundSync: true}
 	}
 	return sub
 }
@@ -156,7 +156,7 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 	}
 	opts := replay.Options{
 		Session: j.s, Providers: providers, Override: j.override, Mode: j.set.Mode,
-		MechaVersion: cmdkit.Version(), PermissionMode: string(j.set.Permission), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Now, Log: log,
+		MechaVersion: cmdkit.Version(), PermissionMode: string(j.set.Permission), Tools: j.tools, Prices: j.cfg.Prices, Now: j.env.Clock.Now, Log: log,
 		MCPServers: j.mcp.Record,
 	}
 	var lw *session.Lazy
@@ -175,7 +175,7 @@ func (j *Job) Run(ctx context.Context, log io.Writer) (*replay.Report, error) {
 			if c, ok := first.(*transcript.Config); ok {
 				prov, model = c.Provider, c.Model
 			}
-			store := &session.Store{Dir: dir, Now: j.env.Now, BackgroundSync: true}
+			store := &session.Store{Dir: dir, Now: j.env.Clock.Now, BackgroundSync: true}
 			w, err := store.Create(transcript.Meta{Provider: prov, Model: model, Workspace: j.s.Meta.Workspace,
 				Title: textfmt.Clip("replay of "+j.s.Meta.ID+": "+textfmt.OneLine(j.s.Meta.Title), 100), ReplayOf: j.s.Meta.ID})
 			if err == nil {

@@ -33,14 +33,14 @@ func (r *recorder) open() error {
 	if err != nil {
 		return err
 	}
-	store := &session.Store{Dir: dir, Now: r.env.Now}
+	store := &session.Store{Dir: dir, Now: r.env.Clock.Now}
 	w, err := store.Create(transcript.Meta{Provider: Provider, Workspace: r.rc.Workspace, RerunOf: r.of.ID,
 		Title: textfmt.Clip("rerun of "+r.of.ID+": "+textfmt.OneLine(r.of.Title), 100)})
 	if err != nil {
 		return err
 	}
 	rc := r.rc
-	rc.At = r.env.Time().UTC()
+	rc.At = r.env.Clock.Now().UTC()
 	if err := w.Append(&rc); err != nil {
 		w.Close()
 		return err
@@ -71,7 +71,7 @@ func (r *recorder) record(res toolreplay.Result) error {
 		ID: json.RawMessage(strconv.Itoa(res.Index)), Tool: res.Name, Arguments: args,
 		Content: content, IsError: res.Now.IsError,
 		StartedAt: res.Started.UTC(), DurationMS: float64(res.Took.Microseconds()) / 1000,
-		At: r.env.Time().UTC(),
+		At: r.env.Clock.Now().UTC(),
 	})
 }
 

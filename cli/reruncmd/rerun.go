@@ -155,7 +155,7 @@ func rerunRun(ctx context.Context, opts *Options) error {
 		rec = &recorder{env: opts.Env, of: calls.Meta, rc: rc}
 		defer rec.close()
 	}
-	rep, err := toolreplay.Rerun(ctx, calls, toolreplay.RerunOptions{Tools: tools, Ignore: opts.ignore, Now: opts.Env.Now,
+	rep, err := toolreplay.Rerun(ctx, calls, toolreplay.RerunOptions{Tools: tools, Ignore: opts.ignore, Now: opts.Env.Clock.Now,
 		Done: func(c toolreplay.Call, r toolreplay.Result) error {
 			if rec == nil {
 				return nil

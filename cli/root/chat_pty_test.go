@@ -52,7 +52,7 @@ func onPTY(t *testing.T, vars map[string]string, args ...string) *ptyScreen {
 	// terminal's answers are not needed here, so they are dropped (unread,
 	// they would block its writes).
 	go io.Copy(io.Discard, s.screen)
-	env := &cmdkit.Env{In: tty, Out: tty, Err: &s.err, InTTY: true, OutTTY: true, Getenv: func(k string) string { return vars[k] }}
+	env := &cmdkit.Env{In: tty, Out: tty, Err: &s.err, InTTY: true, OutTTY: true, Vars: func(k string) string { return vars[k] }}
 	go func() {
 		buf := make([]byte, 4096)
 		for {

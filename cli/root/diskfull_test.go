@@ -34,7 +34,7 @@ func TestRunOnAFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	env := &cmdkit.Env{Out: &out, Err: &errOut, Getenv: func(k string) string {
+	env := &cmdkit.Env{Out: &out, Err: &errOut, Vars: func(k string) string {
 		switch k {
 		case "MECHA_SESSION_DIR":
 			return filepath.Join(small, "sessions")

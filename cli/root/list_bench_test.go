@@ -29,7 +29,7 @@ func BenchmarkSessionsList(b *testing.B) {
 			if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
 				b.Skipf("no store at %s: run go test -bench=List ./session first", dir)
 			}
-			env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
+			env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Vars: func(k string) string {
 				if k == "MECHA_SESSION_DIR" {
 					return dir
 				}

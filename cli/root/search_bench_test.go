@@ -32,7 +32,7 @@ func BenchmarkSessionsSearch(b *testing.B) {
 	dir := b.TempDir()
 	genSearchStore(b, dir, n, 100<<10)
 	const needle = "quokka-zebra-1729"
-	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
+	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Vars: func(k string) string {
 		if k == "MECHA_SESSION_DIR" {
 			return dir
 		}

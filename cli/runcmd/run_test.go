@@ -23,7 +23,7 @@ import (
 
 func testEnv(t *testing.T) *cmdkit.Env {
 	home := t.TempDir()
-	return &cmdkit.Env{Out: io.Discard, Err: io.Discard, Getenv: func(k string) string {
+	return &cmdkit.Env{Out: io.Discard, Err: io.Discard, Vars: func(k string) string {
 		if k == "MECHA_HOME" {
 			return home
 		}

@@ -41,7 +41,7 @@ func exportEnv(t *testing.T) (*cmdkit.Env, *bytes.Buffer, string) {
 	}
 	out := &bytes.Buffer{}
 	vars := map[string]string{"MECHA_HOME": home, "MECHA_SESSION_DIR": sessions}
-	return &cmdkit.Env{Out: out, Err: &bytes.Buffer{}, Getenv: func(k string) string { return vars[k] }}, out, home
+	return &cmdkit.Env{Out: out, Err: &bytes.Buffer{}, Vars: func(k string) string { return vars[k] }}, out, home
 }
 
 // TestExportGolden holds each format to its golden file (go test -run

@@ -94,7 +94,7 @@ func validateList(opts *ListOptions) error {
 		}
 	}
 	if opts.Since != "" {
-		t, err := parseSince(opts.Since, opts.Env.Time(), opts.Env.Zone())
+		t, err := parseSince(opts.Since, opts.Env.Clock.Now(), opts.Env.Zone())
 		if err != nil {
 			return cmdkit.Usagef("--since: %v", err)
 		}

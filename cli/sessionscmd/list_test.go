@@ -43,7 +43,7 @@ func TestParseSince(t *testing.T) {
 func TestListFlags(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	env := &cmdkit.Env{Now: func() time.Time { return now }}
+	env := &cmdkit.Env{Clock: func() time.Time { return now }}
 	var got *ListOptions
 	err := cmdtest.Execute(NewCmdList(env, func(o *ListOptions) error { got = o; return nil }),
 		"-w", ".", "--kind", "run,serve", "--kind", "proxy", "--since", "7d", "--no-children", "--no-replays")

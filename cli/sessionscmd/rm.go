@@ -222,7 +222,7 @@ func pruneRun(opts *PruneOptions) error {
 		return err
 	}
 	opts.Env.NoteSkipped(l.NotSessions)
-	cutoff := opts.Env.Time().Add(-opts.OlderThan)
+	cutoff := opts.Env.Clock.Now().Add(-opts.OlderThan)
 	var old []string
 	for _, s := range l.Sessions {
 		if !s.Meta.CreatedAt.Before(cutoff) {

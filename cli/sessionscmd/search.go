@@ -164,7 +164,7 @@ func searchable(opts *SearchOptions) ([]session.Info, error) {
 		return nil, err
 	}
 	opts.Env.NoteSkipped(l.NotSessions)
-	keep := createdSince(opts.Env.Time(), opts.Days)
+	keep := createdSince(opts.Env.Clock.Now(), opts.Days)
 	var infos []session.Info
 	for _, s := range l.Sessions {
 		if keep == nil || keep(s.Meta) {

@@ -66,7 +66,7 @@ func TestSearchRunOrder(t *testing.T) {
 	}
 	run := func(opts SearchOptions) []searchHit {
 		var out bytes.Buffer
-		opts.Env = &cmdkit.Env{Out: &out, Err: io.Discard, Getenv: func(k string) string {
+		opts.Env = &cmdkit.Env{Out: &out, Err: io.Discard, Vars: func(k string) string {
 			if k == "MECHA_SESSION_DIR" {
 				return dir
 			}

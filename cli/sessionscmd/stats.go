@@ -82,7 +82,7 @@ func statsRun(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	read, skipped, err := session.ReadDirSummaries(dir, createdSince(opts.Env.Time(), opts.Days))
+	read, skipped, err := session.ReadDirSummaries(dir, createdSince(opts.Env.Clock.Now(), opts.Days))
 	if err != nil {
 		return err
 	}
