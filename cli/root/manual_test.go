@@ -106,7 +106,7 @@ func TestManual(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(g, w) {
-			t.Errorf("docs/manual/%s differs from the help it is generated from; %s", name, regen)
+			t.Errorf("docs/manual/%s differs from the help it is generated from at line %d; %s", name, firstDiff(w, g), regen)
 		}
 	}
 	for _, name := range want {
@@ -114,4 +114,15 @@ func TestManual(t *testing.T) {
 			t.Errorf("docs/manual/%s documents no command; %s", name, regen)
 		}
 	}
+}
+
+// firstDiff is the number of the first line where a and b differ.
+func firstDiff(a, b []byte) int {
+	al, bl := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
+	for i := range min(len(al), len(bl)) {
+		if !bytes.Equal(al[i], bl[i]) {
+			return i + 1
+		}
+	}
+	return min(len(al), len(bl)) + 1
 }
