@@ -19,7 +19,7 @@ func NewCmdMCP(env *cmdkit.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "MCP: list and call configured servers, serve mecha's tools, record calls to any server",
-		Long: `MCP servers come from [mcpclient.servers.NAME] tables in $MECHA_HOME/config.toml and
+		Long: `MCP servers come from [mcp.servers.NAME] tables in $MECHA_HOME/config.toml and
 from .mcp.json files given with --mcp-config; their tools are offered to the
 model as mcp__SERVER__TOOL. A .mcp.json in the workspace is never loaded on
 its own.

@@ -35,7 +35,7 @@ On a terminal, mecha alone opens the interactive mode (mecha chat); off
 one, and with --help, it prints this.
 
 Sessions are stored in $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
-~/.mecha/sessionscmd. Settings and prices are read from $MECHA_HOME/config.toml
+~/.mecha/sessions. Settings and prices are read from $MECHA_HOME/config.toml
 (default ~/.mecha/config.toml).
 
 Exit status:
