@@ -99,9 +99,11 @@ record, so the run can be resumed and replayed.
 Providers: anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), openai
 (OPENAI_API_KEY, OPENAI_BASE_URL), local (llama-server or Ollama at
 MECHA_LOCAL_URL, default http://127.0.0.1:8080) and mock (built in, no
-network; --mock-script plays a script of turns). Without -p, config.toml's
-default_provider; without -m, its [providers.NAME] model (see "mecha config
---help"). Start llama-server on one slot (-np 1) for seeded runs to repeat.
+network; --mock-script plays a JSON script of turns, in the format that
+engine/provider/mock/doc.go of mecha's source specifies). Without -p,
+config.toml's default_provider; without -m, its [providers.NAME] model (see
+"mecha config --help"). Start llama-server on one slot (-np 1) for seeded
+runs to repeat.
 
 The task: the argument, "-" or -f FILE, or stdin when no task is given and
 stdin is not a terminal: UTF-8 text of at most 1 MiB (binary input is
@@ -176,7 +178,8 @@ tool when --tool is not given) offers the agent tool, with which the model
 hands a self-contained sub-task to a child run: {"task", "tools",
 "max_turns", "max_output_tokens", "max_cost_usd"}, only task required. The
 child runs on the same provider, model and system prompt with a fresh
-context holding its task, and its answer is the call's result. Its tools
+context holding its task, and its answer, followed by a line naming its
+session, is the call's result. Its tools
 are a subset of this run's (default all; never agent: one level), under
 the same permission mode, trifecta policy and sandbox. Its budgets are
 carved from what this run has left and count against this run's, so
