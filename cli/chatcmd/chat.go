@@ -42,23 +42,33 @@ func NewCmdChat(env *cmdkit.Env, runF func(context.Context, *Options) error) *co
 		Use:   `chat [--resume ID | -c] ["<prompt>"]`,
 		Short: "Talk to an agent in the terminal, every turn recorded as a session",
 		Long: `Open the interactive mode: a conversation above an input box, the model's
-text as it streams, each tool call as a line with its outcome, and a status
-line with the session, model, tokens, cost and taint. "mecha" alone on a
-terminal does the same.
+text as it streams (then as rendered Markdown), each tool call as a line
+with a spinner and then its outcome, size and time, and a status line with
+the session, model, tokens, cost (at config.toml's prices) and taint:
+clean, private, untrusted or armed. "mecha" alone on a terminal does the
+same. Nothing from a model, a tool or a transcript reaches the terminal
+raw: control characters and escape sequences are shown as text (\x1b).
 
 Each prompt is one run over the same session, recorded exactly as mecha run
 records it, so a chat can be listed, shown, resumed, replayed and scripted
-like any session. Calls that need permission are put to you inline (allow
-once, deny, or allow the tool for the rest of the session); a write or an
-edit shows its diff. What you send while tools run is steering: it goes to
-the model beside those tools' results. Esc interrupts a run; Ctrl-C twice
-quits. Type /help in the chat for its commands.
+like any session. The chat holds the session's one-writer lock while it is
+open, and when it ends prints the session id and how to resume it.
 
-Examples:
-  mecha chat
-  mecha chat -c                       # continue this workspace's newest session
-  mecha chat --resume last -m claude-opus-4-1
-  mecha chat -p local --read-only "what does this project do?"`,
+Calls that need permission are put to you inline: y allows the call once,
+n denies it, a allows the tool for the rest of the session; a write or an
+edit shows its diff, a command its text. With --trifecta ask the
+interlock's question comes the same way, with its reason, each time.
+
+What you send while tools run is steering: it goes to the model beside
+those tools' results, in the same message (a replay of the session notes
+it). Text sent while the model writes and no call follows becomes the next
+prompt. Esc interrupts a run (the calls it cut are recorded with their
+results and the run with its summary, so the session can be resumed);
+Ctrl-C once says how to quit, twice quits. Type /help in the chat for its
+commands and keys.
+
+The chat needs a terminal on stdin and stdout; off one it exits 2. In
+scripts, use mecha run.`,
 		Args: cmdkit.RangeArgs(0, 1, "the first prompt, if any (quote it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -25,7 +25,58 @@ func NewCmdConfig(env *cmdkit.Env) *cobra.Command {
 file is; "config show" prints every setting as mecha would use it, secrets
 left out: API keys are only said to be set or not, and the env values and
 headers of MCP servers, passwords and query values in URLs, and values of
-credential-like arguments are replaced by <redacted>.`,
+credential-like arguments are replaced by <redacted>.
+
+config.toml is decoded strictly: a key mecha does not know is an error naming
+it and its line. Its keys:
+
+  default_provider = "anthropic"   the provider used without -p (else mock)
+  reflect = true                   reflect on each run when it closes (--reflect)
+  subagents = true                 offer the agent tool beside every tool
+                                   when --tool is not given
+
+  [providers.anthropic]            also openai, local, mock
+  model = "claude-opus-4-1"        the model used without -m
+  connect_timeout = "30s"          making the connection (DNS, TCP, TLS)
+  first_byte_timeout = "10m"       once connected, the wait for the first
+                                   part of the answer (the model reading)
+  idle_timeout = "5m"              the wait for each further part
+  request_timeout = "2m"           all three at once (no default); each
+                                   key above, when set, wins over it
+
+  [prices.anthropic."claude-opus-4-1"]   USD per million tokens
+  input = 15.0
+  output = 75.0
+  cache_read = 1.5                 optional, as is cache_write: when unset,
+                                   cache tokens cost the input price
+  cache_write = 18.75
+
+  [prices.local."*"]               "*" prices every model of the provider
+  input = 0
+  output = 0
+
+  [mcp.servers.NAME]               MCP servers: see "mecha mcp --help"
+
+The three timeouts shown are their defaults. Durations are strings with a
+unit. Only a part of the answer counts as progress: response headers, SSE
+comments and Anthropic's ping events do not, so a server that sends nothing
+else times out. A timeout fails the request with one line
+naming the provider, the URL and the timeout, and is retried like a
+dropped connection; --request-timeout overrides every timeout for one
+command. Timeouts do not shape a request, so no session records them.
+
+Transcripts record tokens, never prices: "sessions show" and "sessions
+stats" price usage at today's table. A price is a number from 0 to
+1000000; a model with no price shows — (null in JSON), never $0.00.
+
+The environment: MECHA_HOME (mecha's home, default ~/.mecha),
+MECHA_SESSION_DIR (the session store, default $MECHA_HOME/sessions),
+ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, OPENAI_API_KEY and
+OPENAI_BASE_URL, and MECHA_LOCAL_URL (the local provider's server:
+llama-server, Ollama or any OpenAI-compatible one; default
+http://127.0.0.1:8080). The local provider's model is "local" unless -m or
+[providers.local] model names one; llama-server serves whatever it loaded,
+Ollama needs the name.`,
 		Example: `  mecha config path
   $EDITOR "$(mecha config path)"
   mecha config show

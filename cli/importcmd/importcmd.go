@@ -46,9 +46,18 @@ not quite (Glob and Grep as shell commands; apply_patch), which makes a
 script of them "reconstructed"; others keep their names, and a replay
 refuses them, naming them.
 
-Importing a file again finds the session it made ("already imported").
-Lines that are not understood (a torn last line, a record type not known)
-are skipped and counted. --dry-run parses and reports, writing nothing.`,
+A Claude Code transcript is a tree (a rewind leaves the abandoned branch in
+the file): the import takes the branch ending at the last entry, the
+conversation last seen, and rejoins the parallel tool uses Claude Code
+writes as separate entries.
+
+Importing a file again finds the session it made ("already imported"; the
+id comes from the file's first timestamp and a hash of its path and
+content, so a transcript that has grown since is imported anew). Lines
+that are not understood (a torn last line, a record type not known) are
+skipped and counted, never failing the import; a file that cannot be read
+is reported, the others are still imported, and the exit status is 1.
+--dry-run parses and reports, writing nothing.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cmdkit.Usagef("import: name the harness: claude-code or codex")

@@ -21,9 +21,45 @@ func NewCmdMCP(env *cmdkit.Env) *cobra.Command {
 		Use:   "mcp",
 		Short: "MCP: list and call configured servers, serve mecha's tools, record calls to any server",
 		Long: `MCP servers come from [mcp.servers.NAME] tables in $MECHA_HOME/config.toml and
-from .mcp.json files given with --mcp-config; their tools are offered to the
-model as mcp__SERVER__TOOL. A .mcp.json in the workspace is never loaded on
-its own.
+from .mcp.json files given with --mcp-config (the format Claude Code and
+Cursor share; run, chat, replay, regress, tool, doctor and mcp take it); their
+tools are offered to the model as mcp__SERVER__TOOL, sanitised to
+[A-Za-z0-9_-] and cut to 64 bytes (two tools that end up with one name are
+an error naming both). A .mcp.json in the workspace is never loaded on its
+own, since it can start any program. --no-mcp starts no server.
+
+  [mcp.servers.everything]
+  command = "npx"                       a program on stdio, or:
+  args = ["-y", "@modelcontextprotocol/server-everything"]
+  env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }   added to its environment
+  # url = "https://host/mcp"            streamable HTTP (transport = "sse"
+  # headers = { Authorization = "Bearer ${TOKEN}" }    for the older one)
+  # enabled = false                     listed, never started
+  # tools = ["echo", "get-sum"]         offer only these
+  # capabilities = ["reads_workspace"]  narrow what its tools declare
+  # trust_annotations = true            believe readOnlyHint / openWorldHint
+  # startup_timeout_s = 30              connect, initialize and tools/list
+  # tool_timeout_s = 600                one call
+
+${VAR} is expanded when the server starts (an unset one stops that server)
+and is never recorded, nor are env or header values. A stdio server gets
+mecha's environment less the variables named like credentials, as the
+shell does: pass one through env when the server needs it.
+
+Capabilities: an MCP tool declares every capability (reads_workspace,
+modifies_workspace, runs_commands, reaches_network, external) unless
+capabilities narrows them, so each call asks first and taints the session
+as the shell does. A server that reads files and reaches the network is
+all three legs of the trifecta in one call: narrow it (see SECURITY.md).
+
+Servers start in parallel; one that fails costs a line on stderr and the
+run goes on without it. A stdio server's stderr goes to
+$MECHA_HOME/logs/mcp-SERVER.log. Ctrl-C cancels a call (the server is
+told); a server that died gives error results. At the end each server's
+stdin is closed, then its process group gets SIGTERM, then SIGKILL. A
+run's config record names each server, how it was reached, its serverInfo,
+protocol version and tools; a replay refuses a session whose MCP tool is
+not offered today, naming it, and notes a server whose version changed.
 
 "mecha mcp serve" offers mecha's built-in tools to any MCP client; "mecha mcp
 proxy" sits in front of any MCP server. Both record every tools/call, as it

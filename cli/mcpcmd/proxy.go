@@ -41,13 +41,30 @@ The upstream's command or URL, serverInfo and negotiated protocol version
 go in the session's config; the client's name in its header.
 
 The proxy is transparent: tools, resources, prompts, completions, logging,
-notifications, progress and cancellation pass through, and the client sees
-the upstream's serverInfo. It listens on stdio, or on streamable HTTP with
+notifications, progress and cancellation pass through, as do the server's
+own requests for sampling, elicitation and roots, and the client sees the
+upstream's serverInfo, capabilities and instructions. It listens on stdio, or on streamable HTTP with
 --http (loopback unless ADDR names a host; DNS rebinding protection on).
 The upstream's stderr goes to the proxy's.
 
 In a client's MCP config, put "mecha mcp proxy --name NAME --" before the
-server's command.`,
+server's command. To record Claude Code's calls to a server:
+
+  claude mcp add everything -- mecha mcp proxy --name everything -- \
+      npx -y @modelcontextprotocol/server-everything
+
+or in the project's .mcp.json:
+
+  {"mcpServers": {"everything": {"command": "mecha", "args": ["mcp", "proxy",
+    "--name", "everything", "--", "npx", "-y",
+    "@modelcontextprotocol/server-everything"]}}}
+
+Each Claude Code session that starts the server starts one proxy, which
+records one mecha session: "mecha sessions show last" lists every call
+Claude made to the server and what it got back. Environment variables the
+config gives the server reach it through the proxy; none is recorded.
+"mecha script" and "mecha rerun" redo such a session's calls with no
+client at all, as mcp__NAME__TOOL (NAME is --name, else upstream).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			switch {

@@ -51,7 +51,10 @@ private and untrusted both. "mecha distill" drops reflections that are
 untrusted or of unknown provenance.
 
 The provider and model are -p and -m, else the reflected session's (when
-mecha can call it), else config.toml's default_provider, else mock.`,
+mecha can call it), else config.toml's default_provider, else mock.
+"mecha run --reflect" (or reflect = true in config.toml) reflects on each
+run when it closes, with the run's own provider and model. Reflections and
+distillations are never reflected on automatically.`,
 		Args: cmdkit.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]

@@ -53,6 +53,17 @@ func NewCmdRegress(env *cmdkit.Env, runF func(context.Context, *RegressOptions) 
 		Long: `Replay the sessions pinned in $MECHA_HOME/regression-sessions.txt (one id per
 line; # comments and blank lines are allowed), or just the ids given, against
 the current build, and fail if any of them diverges, is refused or fails.
+The pins are machine-local on purpose: transcripts are personal data.
+
+To pin a session:
+  1. record it with built-in tools only (an MCP server rewired later breaks
+     a pin by drift, not regression), keeping its id:
+       ID=$(mecha run --json -p local --no-mcp --no-learned-rules \
+         --no-project-instructions --seed 42 --temperature 0 \
+         --tool fs_read --tool fs_list -w eval/workspace "TASK" | jq -r .session)
+  2. check that it replays clean once: mecha replay "$ID" --on-divergence=error
+  3. pin the id, not "last" (after step 2 the newest session is the replay):
+       echo "$ID" >> "${MECHA_HOME:-$HOME/.mecha}/regression-sessions.txt"
 
 A pin that diverges means the harness (prompt assembly, tool dispatch,
 request shape) or the model changed: read the report before deciding which.

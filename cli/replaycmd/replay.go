@@ -66,8 +66,21 @@ them for every turn, and -p alone picks that provider's default model for
 turns recorded on another provider. A tool whose description or input
 schema changed since the recording is noted; the model is offered today's.
 A replay is recorded as a session of its own that names the one it
-replays. Against a sampling server one divergent replay is a sample, not a
-regression: --repeat N replays N times and counts.
+replays (replay_of). Against a sampling server one divergent replay is a
+sample, not a regression: --repeat N replays N times and counts. Replayed
+results carry no outside provenance, so a replay's taint can be less armed
+than the recording's.
+
+A replay refuses, naming the reason, a session with no config record or
+one that used a tool this build (or today's MCP servers) no longer offers.
+A session the person steered mid-run (text sent beside tool results)
+replays with a note that the comparison is approximate: steering cannot be
+re-injected at the same point. --html FILE writes the report as a page
+like "sessions view" (mode 0600): turn by turn, the recorded calls and the
+replayed ones side by side as they were compared, each divergence marked
+with its kind, an argument difference as a diff of the two inputs, and the
+recorded calls a stopped replay never reached; --json carries the same two
+sequences (recorded, replayed).
 
 --deep also replays the child sessions of the session (the runs its
 "agent" calls started, found by the parent their headers name), and

@@ -64,8 +64,14 @@ masks the matches in both results before they are compared.
 
 Permissions as in a run: calls that modify the workspace or run commands
 ask, --yes allows them, --read-only skips them. -w DIR reruns in another
-directory (typically a fresh copy of the inputs); the default is the
-recorded workspace.
+directory (typically a fresh copy of the inputs: a rerun starts from
+whatever the workspace holds); the default is the recorded workspace.
+
+MCP calls go to the servers the session recorded, started exactly as its
+script would start them (a line on stderr names each), never to configured
+servers of the same name, and the rerun's config record names them. Their
+tools declare every capability, so --read-only skips MCP calls and --yes
+runs them. A call of the agent tool is left out: a rerun runs no model.
 
 A rerun is recorded as a session of its own, whose header names the session
 it reruns (rerun_of), with one tool_call record per call it ran; it can be

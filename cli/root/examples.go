@@ -13,7 +13,7 @@ var examples = map[string]string{
 	"mecha chat": `  mecha chat
   mecha chat -c
   mecha chat --resume 20260805T091500 -p anthropic
-  mecha chat "what does this repository do?"`,
+  mecha chat -p local --read-only "what does this repository do?"`,
 	"mecha run": `  mecha run "list the TODOs in this repository"
   mecha run -p anthropic -m claude-sonnet-4-5 --yes "fix the failing test"
   mecha run -p local --seed 42 --temperature 0 --tool fs_read --tool fs_list "summarize README.md"

@@ -42,10 +42,17 @@ Exit status:
   0    success
   1    failure (a command that could not do its job; the message says why),
        for replay --on-divergence=error and regress, any divergence, for
-       tool call, an error result, and for rerun, any result that differs
+       tool call, an error result, for rerun, any result that differs, and
+       for run -c, no session to continue in the workspace
   2    bad usage: unknown command or flag, wrong arguments, an invalid session id
   3    a run stopped by a budget (--max-turns, --max-output-tokens, --max-cost-usd)
-  130  interrupted`
+       or an answer cut at --max-tokens
+  130  interrupted
+
+A mistyped command, subcommand or flag is refused in one line naming the
+nearest ones (exit status 2). "mecha completion bash|zsh|fish|powershell"
+prints a shell completion script; it completes commands and flags, session
+ids (newest first, with titles), providers, models, tool names and files.`
 
 // NewCmdRoot builds the mecha command tree.
 func NewCmdRoot(env *cmdkit.Env) *cobra.Command {

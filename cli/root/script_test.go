@@ -30,7 +30,7 @@ import (
 	"github.com/mecha-agent/mecha/testkit/sandboxtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of the scripts in testdata/script")
+var update = flag.Bool("update", false, "rewrite the golden files of the scripts in testdata/script, and docs/manual (TestManual)")
 
 // TestMain makes the test binary double as the mecha command, so scripts
 // run the real CLI as a separate process.

@@ -59,20 +59,29 @@ record, so the run can be resumed and replayed.
 Providers: anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), openai
 (OPENAI_API_KEY, OPENAI_BASE_URL), local (llama-server or Ollama at
 MECHA_LOCAL_URL, default http://127.0.0.1:8080) and mock (built in, no
-network; --mock-script plays a script of turns).
+network; --mock-script plays a JSON script of turns, in the format that
+engine/provider/mock/doc.go of mecha's source specifies). Without -p,
+config.toml's default_provider; without -m, its [providers.NAME] model (see
+"mecha config --help"). Start llama-server on one slot (-np 1) for seeded
+runs to repeat.
 
 The task: the argument, "-" or -f FILE, or stdin when no task is given and
-stdin is not a terminal (at most 1 MiB). Stdin piped beside a task given
-as an argument or a file is appended to it as context, in a fenced block
-labelled stdin (redirect from /dev/null to give none).
+stdin is not a terminal: UTF-8 text of at most 1 MiB (binary input is
+refused; an empty task, or none with stdin a terminal, is bad usage). Stdin
+piped beside a task given as an argument or a file is appended to it as
+context, in a fenced block labelled stdin (redirect from /dev/null to give
+none).
 
 Output: when stdout is a terminal, each response's text is shown there as
 it streams (a response is known to be the answer only once it ends); the
 text of responses that call tools is also written to stderr when stderr is
 not a terminal, and the answer is shown once. When stdout is not a
 terminal, the answer is printed once at the end, and the text between tool
-calls goes to stderr. --json prints one object at the end; --stream-json
-prints one JSON object per line as the run goes:
+calls goes to stderr. On a terminal, control characters and escape
+sequences from a model, a tool or a file are shown as escapes (\x1b,
+\u202e), so they cannot retitle the window or overwrite lines; a pipe or a
+file gets the answer's bytes as recorded. --json prints one object at the
+end; --stream-json prints one JSON object per line as the run goes:
   {"type":"delta","kind":"text"|"thinking","text":S}
   {"type":"message","index":N,"role":"user"|"assistant","content":[BLOCK...]}
   {"type":"tool_start","id":S,"name":S,"input":JSON}
@@ -88,7 +97,15 @@ every setting not given on the command line is taken from its last run.
 -c (--continue) resumes the newest session of this workspace (-w or the
 current directory) that was a run of yours: never a replay, a rerun, a
 reflection, an import, an MCP server's or a subagent's session. "last"
-names the newest session of any kind.
+names the newest session of any kind (right after "mecha replay", the
+replay). Each attach writes its own config record. A session has one
+writer at a time: a second --resume of a session in use exits 1 at once,
+naming the process that holds it; reading it (sessions show, replay) is
+never blocked.
+
+Ctrl-C stops the current turn, writes the run's summary and exits 130; a
+second Ctrl-C ends mecha at once. The shell tool is sandboxed by default
+(--sandbox, --sandbox-network; see "mecha tool --help" and SECURITY.md).
 
 Project instructions: AGENTS.md at the workspace's root, or CLAUDE.md
 when there is none, is added to the system prompt (at most 256 KiB; a link
@@ -117,9 +134,24 @@ session when the run closes ("mecha reflect"); a failure to reflect is one
 line on stderr and leaves the exit status as it was.
 
 Subagents: --tool agent (or subagents = true in config.toml, beside every
-tool when --tool is not given) offers the agent tool, which runs a
-sub-task as a child run with some of this run's tools, budgets carved from
-what this run has left, and a session of its own naming this one.
+tool when --tool is not given) offers the agent tool, with which the model
+hands a self-contained sub-task to a child run: {"task", "tools",
+"max_turns", "max_output_tokens", "max_cost_usd"}, only task required. The
+child runs on the same provider, model and system prompt with a fresh
+context holding its task, and its answer, followed by a line naming its
+session, is the call's result. Its tools
+are a subset of this run's (default all; never agent: one level), under
+the same permission mode, trifecta policy and sandbox. Its budgets are
+carved from what this run has left and count against this run's, so
+delegating never outspends them; children started in one answer share
+what is left. Its session is created with its first record and names this
+session and the call in its header; "sessions show" names children under
+their calls, and --no-session records none. A child that fails gives an
+error result and this run goes on. A call is judged by the tools it gives
+the child (a call giving only fs_read needs no permission; one giving
+web_fetch is refused in an armed conversation), and taint crosses the
+boundary both ways. A replay answers agent calls from the recording;
+"replay --deep" also replays each child against its own.
 
 Exit status: 0 when the model answered, 3 when a budget stopped the run
 (--max-turns, --max-output-tokens, --max-cost-usd) or the answer was cut

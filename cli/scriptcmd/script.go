@@ -50,6 +50,22 @@ torn or unparseable line, arguments that do not parse). A reconstructed
 script carries a line beginning "# LOSSY:" near the top and a "# GAP:"
 comment at the place of each loss.
 
+Each call is a line "call N 'TOOL' ok|failed|unrecorded" (how it ended in
+the recording) that runs "mecha tool call --yes -w "$ws" -- TOOL -" with
+the recorded input on stdin, from a here-document whose quoted delimiter
+no line of the input equals, so the arguments arrive byte for byte. The
+environment variable MECHA names the mecha to run. Calls of the agent tool
+are left out, with a comment (the child session has its own script).
+
+An MCP tool's call starts the server the recording used, as the session
+recorded it, never your configuration's, so the script runs the same on a
+machine with another configuration or none. Recordings hold no environment
+or header values: a ${VAR} in a recorded command, argument or URL is
+expanded from the environment the script runs in, and a server that needs
+a secret in its env table or a header is started without it. The calls of
+a "mecha mcp proxy" session are redone as mcp__NAME__TOOL (NAME: the
+proxy's --name, else upstream).
+
 The script is written to $MECHA_HOME/scripts/replay_<id>.sh (or -o FILE)
 with mode 0700, since it holds transcript data, and its path is printed;
 -o - writes it to stdout. --json prints

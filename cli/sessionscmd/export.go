@@ -31,10 +31,13 @@ func NewCmdExport(env *cmdkit.Env, runF func(*ExportOptions) error) *cobra.Comma
 		Long: `Write a session to share it:
 
   md    Markdown to paste into a pull request or an issue: the task, each
-        tool call with its arguments and the start of its result (folded in
-        a <details> block), the assistant's text, the answer and the usage.
-        Text from the transcript sits in fences longer than any backtick run
-        in it, so it cannot break the document's structure.
+        tool call with its arguments and the first 20 lines (2,000 bytes)
+        of its result (folded in a <details> block), the assistant's text,
+        denials, refusals and the point the conversation became armed,
+        compactions, each run, then the answer and the usage. Text from the
+        transcript sits in fences longer than any backtick run in it, and
+        other text from it is escaped, so it cannot open a heading, a link,
+        a tag or a mention, or break the document's structure.
   html  the page of "mecha sessions view". With -o FILE, the texts and
         parts past --budget go to FILE.files/ as with view; to stdout there
         is one page, whose long texts past the budget show at most 512
@@ -45,7 +48,8 @@ func NewCmdExport(env *cmdkit.Env, runF func(*ExportOptions) error) *cobra.Comma
         lines skipped.
 
 The format defaults to the extension of -o (.md, .html, .json), else md. The
-output goes to stdout, or replaces FILE whole (mode 0600).`,
+output goes to stdout, or replaces FILE whole (mode 0600). Each format is
+written as the transcript is read, never holding it whole.`,
 		Args: cmdkit.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]

@@ -53,8 +53,12 @@ The filters read only each transcript's first line; the turns and the stop
 reason of the sessions shown come from their last summary record, usually
 read from the end of the file alone. Kinds are run, replay, rerun, reflection, serve (mcp serve), proxy
 (mcp proxy) and imported; --kind takes several, comma-separated or repeated.
+A session's kind comes from its header (replay_of, rerun_of, imported_from,
+reflects_on or distill, and the mcp provider for serve and proxy).
 --no-replays hides replays and reruns (sessions that redo another one),
---no-children the child runs subagents start.`,
+--no-children the child runs subagents start. With -n N only the N sessions
+shown are read past their first line, so listing costs about the same
+whatever the size of the transcripts.`,
 		Example: `  mecha sessions list --workspace .          # sessions of this directory
   mecha sessions list --kind run --since 7d  # this week's own runs
   mecha sessions list --no-replays --no-children -n 20

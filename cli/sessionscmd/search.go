@@ -40,7 +40,8 @@ reflections, the values of tool inputs, tool results and compaction summaries
 (never JSON keys, headers or configs). Sessions are searched newest first and
 matches printed as they are found: the session id and title, the record's line
 in the transcript, the role (user, assistant, or the tool) and a snippet with
-the match marked. A literal query is case-sensitive; --regex takes Go's syntax
+the match marked (in colour on a terminal, »between these« elsewhere; control
+characters from a transcript shown escaped). A literal query is case-sensitive; --regex takes Go's syntax
 ((?i) for any case). There is no index: transcripts are read directly, and only
 lines holding the query's literal text (or a regex's literal prefix) are decoded.`,
 		Args: cmdkit.ExactArgs(1, "one query"),

@@ -13,9 +13,22 @@ func NewCmdSessions(env *cmdkit.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List, show, search, view, export, price and remove recorded sessions",
-		Long: `Read the session store. A session is named by its full id, a unique prefix of
-it (such as 20260805T091500), the path of a .jsonl transcript, or "last" for
-the newest session.`,
+		Long: `Read the session store. A session is named by its full id
+(20260805T091500-3f2a1b7c), a unique prefix of it (such as 20260805T091500),
+the path of a .jsonl transcript, or "last" for the newest session of any
+kind (a replay, a rerun or an MCP proxy's session included; "mecha run -c"
+picks the newest run of the workspace instead). A prefix that matches
+several sessions is refused with a list of them.
+
+The store is $MECHA_SESSION_DIR, else $MECHA_HOME/sessions, else
+~/.mecha/sessions: a directory created owner-only, one file per session
+named by its id, each mode 0600. A transcript is a header line and then
+one JSON record per line, each appended in one write under a lock; a
+process killed mid-write leaves at worst a torn last line, which readers
+skip and report. A header is at most 64 KiB and any other line at most 64
+MiB (a longer one is skipped and reported); a file in the store that is
+not a regular file is passed over with a note naming it. The format is
+specified in record/transcript/doc.go of mecha's source.`,
 		Args: cmdkit.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}

@@ -40,7 +40,10 @@ On a terminal the output goes through $PAGER (default "less -R"; less gets
 LESS=FRX unless $LESS is set, so a short session is simply printed);
 --no-pager writes directly, as does output that is not a terminal.
 Control characters and escape sequences in the transcript are shown as
-escapes (\x1b, \u202e), never sent to the terminal.`,
+escapes (\x1b, \u202e), never sent to the terminal; a pager that cannot
+start is noted and skipped. --json prints the whole session (the document
+"sessions export --format json" writes), with DEL, C1 controls and bidi
+overrides as \u escapes and the settings an import did not know as null.`,
 		Example: `  mecha sessions show last
   mecha sessions show --last 3 20261130T0915
   mecha sessions show --turn 2 --full last

@@ -51,9 +51,15 @@ session goes on in parts, FILE.files/part-0002.html and on, each page
 linking the next (the totals end the last). A session under the budget is
 one file and no directory.
 
-The page goes to $MECHA_HOME/views/<id>.html (mode 0600), or to -o FILE,
-replaced whole with its directory; its path is printed. --open then opens it with $BROWSER, or
-the platform's opener (xdg-open, open).`,
+The page goes to $MECHA_HOME/views/<id>.html (mode 0600, in a directory
+only you can enter), or to -o FILE, replaced whole with its directory
+(FILE.files/, mode 0700, written under a temporary name and renamed into
+place with the page; a page that needs none removes it). A FILE.files held
+by a file, or by a directory with anything but such files, is an error and
+nothing is written. To share a session of several parts, share the
+directory with the page. Its path is printed. --open then opens it with
+$BROWSER (a command; %s in it stands for the file, else the file is added
+at the end), else the platform's opener (xdg-open, open).`,
 		Args: cmdkit.ExactArgs(1, "one session id"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.ID = args[0]
