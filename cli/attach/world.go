@@ -12,7 +12,7 @@ import (
 // World is the harness's view of a command's Env.
 func World(env *cmdkit.Env) *harness.World {
 	return &harness.World{Getenv: env.Vars, Environ: env.Environ, Now: env.Clock.Now, HTTPClient: env.HTTPClient,
-		Executable: env.Executable, SandboxSupport: env.SandboxSupport, Err: env.Err, In: env.In, InTTY: env.InTTY,
+		Executable: env.Executable, Err: env.Err, In: env.In, InTTY: env.InTTY,
 		Version: cmdkit.Version()}
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -539,4 +540,29 @@ func resultsText(s *session.Session) string {
 		}
 	}
 	return b.String()
+}
+
+// TestChatOffersSubagents: config.toml's subagents = true offers the agent
+// tool in a chat as in a run (the chat assembled its own tools before and
+// never offered it); without it the same chat offers no agent tool.
+func TestChatOffersSubagents(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		home := t.TempDir()
+		if on {
+			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("subagents = true\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := startChatIn(t, home, []fakellm.Turn{{Text: "Hello."}}, "--yes", "hi")
+		c.waitFor("Hello.")
+		c.waitFor("ready · ")
+		c.quit()
+		cfgs := c.onlySession().Configs()
+		if len(cfgs) != 1 {
+			t.Fatalf("subagents %v: %d config records", on, len(cfgs))
+		}
+		if got := slices.Contains(cfgs[0].Tools, "agent"); got != on {
+			t.Errorf("subagents = %v: the chat offered %q", on, cfgs[0].Tools)
+		}
+	}
 }

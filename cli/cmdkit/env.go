@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
@@ -50,9 +49,6 @@ type Env struct {
 	// Executable is mecha's own executable, which the shell re-executes
 	// as the sandbox helper (nil: os.Executable).
 	Executable func() (string, error)
-	// SandboxSupport is what this kernel offers the sandbox (nil: probe
-	// the kernel).
-	SandboxSupport func() sandbox.Support
 	// GOOS picks the platform's opener for OpenFile ("": runtime.GOOS).
 	GOOS string
 }
@@ -94,17 +90,16 @@ func (c Clock) Now() time.Time {
 func System() *Env {
 	return &Env{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		OutTTY:         term.IsTerminal(int(os.Stdout.Fd())),
-		ErrTTY:         term.IsTerminal(int(os.Stderr.Fd())),
-		InTTY:          term.IsTerminal(int(os.Stdin.Fd())),
-		Vars:           os.Getenv,
-		Environ:        os.Environ,
-		Clock:          time.Now,
-		Location:       time.Local,
-		HTTPClient:     &http.Client{Transport: transport()},
-		SetGCPercent:   debug.SetGCPercent,
-		Executable:     os.Executable,
-		SandboxSupport: sandbox.Probe,
+		OutTTY:       term.IsTerminal(int(os.Stdout.Fd())),
+		ErrTTY:       term.IsTerminal(int(os.Stderr.Fd())),
+		InTTY:        term.IsTerminal(int(os.Stdin.Fd())),
+		Vars:         os.Getenv,
+		Environ:      os.Environ,
+		Clock:        time.Now,
+		Location:     time.Local,
+		HTTPClient:   &http.Client{Transport: transport()},
+		SetGCPercent: debug.SetGCPercent,
+		Executable:   os.Executable,
 	}
 }
 

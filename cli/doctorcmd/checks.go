@@ -167,8 +167,7 @@ func mcpCheck(s *mcpclient.Server) Check {
 
 // checkSandbox says what this kernel enforces of the shell's default
 // sandbox (landlock, network cut).
-func checkSandbox(env *cmdkit.Env) Check {
-	probe := env.SandboxSupport
+func checkSandbox(probe func() sandbox.Support) Check {
 	if probe == nil {
 		probe = sandbox.Probe
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
@@ -53,6 +54,9 @@ type Options struct {
 	JSON    bool
 	Timeout time.Duration
 	MCP     harness.MCP
+	// Probe tells what the kernel enforces of the sandbox (nil: probe
+	// this one; tests give another kernel).
+	Probe func() sandbox.Support
 }
 
 const defaultTimeout = 3 * time.Second
@@ -133,7 +137,7 @@ func Run(ctx context.Context, opts *Options) *Report {
 	checks = append(checks, checkKeys(env, cfg)...)
 	checks = append(checks, checkLocal(ctx, env, cfg, opts.Timeout))
 	checks = append(checks, checkMCP(ctx, env, cfg, opts.MCP)...)
-	checks = append(checks, checkSandbox(env))
+	checks = append(checks, checkSandbox(opts.Probe))
 	checks = append(checks, checkStore(env)...)
 	r := &Report{Checks: checks}
 	for i, c := range checks {

@@ -18,7 +18,7 @@ import (
 )
 
 // testEnv is an Env on a fresh home with vars set and the given kernel.
-func testEnv(t *testing.T, vars map[string]string, sup sandbox.Support) (*cmdkit.Env, *bytes.Buffer) {
+func testEnv(t *testing.T, vars map[string]string) (*cmdkit.Env, *bytes.Buffer) {
 	t.Helper()
 	home := t.TempDir()
 	all := map[string]string{"MECHA_HOME": home}
@@ -26,8 +26,7 @@ func testEnv(t *testing.T, vars map[string]string, sup sandbox.Support) (*cmdkit
 		all[k] = v
 	}
 	var out bytes.Buffer
-	return &cmdkit.Env{Out: &out, Err: &out, Vars: func(k string) string { return all[k] },
-		SandboxSupport: func() sandbox.Support { return sup }, HTTPClient: &http.Client{}}, &out
+	return &cmdkit.Env{Out: &out, Err: &out, Vars: func(k string) string { return all[k] }, HTTPClient: &http.Client{}}, &out
 }
 
 func find(r *Report, name string) Check {
@@ -50,8 +49,10 @@ func TestRun(t *testing.T) {
 	}))
 	defer srv.Close()
 	good := sandbox.Support{Landlock: 4, Seccomp: true}
-	env, _ := testEnv(t, map[string]string{"MECHA_LOCAL_URL": srv.URL, "OPENAI_API_KEY": "sk-NOTSHOWN"}, good)
-	r := Run(context.Background(), &Options{Env: env, Timeout: time.Second})
+	env, _ := testEnv(t, map[string]string{"MECHA_LOCAL_URL": srv.URL, "OPENAI_API_KEY": "sk-NOTSHOWN"})
+	kernel := good
+	probe := func() sandbox.Support { return kernel }
+	r := Run(context.Background(), &Options{Env: env, Probe: probe, Timeout: time.Second})
 	if !r.OK || r.Problems != 0 || r.Warnings != 1 || find(r, "anthropic").Status != Warning || find(r, "openai").Status != OK {
 		t.Errorf("report %+v", r)
 	}
@@ -63,11 +64,12 @@ func TestRun(t *testing.T) {
 	}
 
 	// A kernel without Landlock, a server that is not OpenAI-compatible.
-	env, out := testEnv(t, map[string]string{"MECHA_LOCAL_URL": srv.URL + "/nope"}, sandbox.Support{})
+	env, out := testEnv(t, map[string]string{"MECHA_LOCAL_URL": srv.URL + "/nope"})
+	kernel = sandbox.Support{} // probe now tells of this kernel
 	if err := cmdtest.Execute(NewCmdDoctor(env, nil)); err != nil {
 		t.Fatalf("warnings failed the command: %v", err)
 	}
-	r = Run(context.Background(), &Options{Env: env, Timeout: time.Second})
+	r = Run(context.Background(), &Options{Env: env, Probe: probe, Timeout: time.Second})
 	if c := find(r, "sandbox"); c.Status != Warning || c.Fix == "" {
 		t.Errorf("sandbox without Landlock: %+v", c)
 	}
@@ -81,12 +83,14 @@ func TestRun(t *testing.T) {
 
 func TestDefaultProviderMakesAProblem(t *testing.T) {
 	t.Parallel()
-	env, _ := testEnv(t, nil, sandbox.Support{Landlock: 1, Seccomp: true})
+	env, _ := testEnv(t, nil)
+	kernel := sandbox.Support{Landlock: 1, Seccomp: true}
+	probe := func() sandbox.Support { return kernel }
 	home, _ := env.Home()
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("default_provider = \"anthropic\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := Run(context.Background(), &Options{Env: env, Timeout: time.Second, MCP: harness.MCP{Off: true}})
+	r := Run(context.Background(), &Options{Env: env, Probe: probe, Timeout: time.Second, MCP: harness.MCP{Off: true}})
 	if r.OK || find(r, "anthropic").Status != Problem || find(r, "openai").Status != Warning {
 		t.Errorf("report %+v", r)
 	}
@@ -125,7 +129,7 @@ func TestUnconfiguredLocalServer(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close() // nothing listens there now
-	env, _ := testEnv(t, nil, sandbox.Support{Landlock: 1, Seccomp: true})
+	env, _ := testEnv(t, nil)
 	home, _ := env.Home()
 	for _, tc := range []struct {
 		config string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/cli/complete"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 )
@@ -50,7 +51,7 @@ start, 2 on bad usage.`,
 		},
 	}
 	opts.Target.flags(cmd)
-	cmd.ValidArgsFunction = cmdkit.FirstArg(cmdkit.CompleteMCPServers(env))
+	cmd.ValidArgsFunction = complete.FirstArg(complete.CompleteMCPServers(env))
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/cli/complete"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 )
@@ -40,7 +41,7 @@ func addCompletion(root *cobra.Command, env *cmdkit.Env) {
 			}
 		}
 	}
-	cmdkit.RegisterCompletions(root, env, catalog())
+	complete.Register(root, env, catalog())
 	addExamples(root)
 }
 
@@ -60,21 +61,21 @@ func helpTopic(root *cobra.Command) func(*cobra.Command, []string) error {
 }
 
 // catalog is what completion knows of the harness.
-func catalog() cmdkit.Catalog {
-	return cmdkit.Catalog{
+func catalog() complete.Catalog {
+	return complete.Catalog{
 		Providers:    harness.Providers(),
 		DefaultModel: harness.DefaultModel,
-		Tools: func() []cmdkit.Named {
-			var out []cmdkit.Named
+		Tools: func() []complete.Named {
+			var out []complete.Named
 			for _, t := range harness.BuiltinTools() {
-				out = append(out, cmdkit.Named{Name: t.Name, Desc: t.Description})
+				out = append(out, complete.Named{Name: t.Name, Desc: t.Description})
 			}
 			return out
 		},
-		MCPServers: func(cfg *config.Config) []cmdkit.Named {
-			var out []cmdkit.Named
+		MCPServers: func(cfg *config.Config) []complete.Named {
+			var out []complete.Named
 			for _, s := range harness.ConfiguredServers(cfg) {
-				out = append(out, cmdkit.Named{Name: s.Name, Desc: s.Kind, Prefix: s.Prefix, Off: s.Disabled})
+				out = append(out, complete.Named{Name: s.Name, Desc: s.Kind, Prefix: s.Prefix, Off: s.Disabled})
 			}
 			return out
 		},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/cli/complete"
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/workdir"
@@ -96,7 +97,7 @@ unknown tool, input that is not a JSON object.`,
 	f.BoolVar(&opts.JSON, "json", false, `print {"name","input","content","is_error"}`)
 	attach.SandboxFlags(cmd, &opts.Sandbox)
 	opts.MCP.flags(cmd)
-	cmd.ValidArgsFunction = cmdkit.FirstArg(cmdkit.CompleteToolNames(env))
+	cmd.ValidArgsFunction = complete.FirstArg(complete.CompleteToolNames(env))
 	return cmd
 }
 

@@ -134,6 +134,12 @@ var Rules = append(LayerRules(Layers, TestKits), []Rule{
 		Transitive: true,
 	},
 	{
+		Name:       "the CLI's kit builds nothing: no provider, tool, MCP client, sandbox or harness",
+		Packages:   []string{"./cli/cmdkit", "./cli/complete"},
+		Forbid:     []string{"./engine/...", "./mcp/...", "./harness", "./redrive/..."},
+		Transitive: true,
+	},
+	{
 		Name:       "providers never reach agent or session",
 		Packages:   []string{"./engine/provider/..."},
 		Forbid:     []string{"./engine/agent", "./record/session"},

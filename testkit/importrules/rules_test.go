@@ -212,7 +212,10 @@ func TestCheck(t *testing.T) {
 		{
 			"the record reaches up to the engine",
 			with(mod + "/record/session: " + mod + "/record/transcript " + mod + "/engine/tool"),
-			[]string{`rule "the record layer imports no layer above it": example.com/m/record/session -> example.com/m/engine/tool`},
+			[]string{
+				"rule \"the CLI's kit builds nothing: no provider, tool, MCP client, sandbox or harness\": example.com/m/cli/cmdkit -> example.com/m/record/session -> example.com/m/engine/tool",
+				`rule "the record layer imports no layer above it": example.com/m/record/session -> example.com/m/engine/tool`,
+			},
 		},
 		{
 			"sessionview reaches agent",
@@ -271,6 +274,7 @@ func TestEveryRuleFires(t *testing.T) {
 		with(mod + "/record/importer: " + mod + "/record/transcript net/http"),
 		with(mod + "/learn: " + mod + "/record/session " + mod + "/engine/agent"),
 		with(mod + "/engine/subagent: " + mod + "/engine/agent " + mod + "/engine/tool/builtin"),
+		with(mod + "/cli/cmdkit: " + mod + "/engine/sandbox"),
 	} {
 		for _, v := range Check(mod, g, Rules) {
 			fired[v.Rule] = true

@@ -1,4 +1,11 @@
-package cmdkit
+// Package complete is shell completion: Register gives every command of
+// a tree the completions its arguments and flags call for, by what they
+// are: a session id argument (a "ID" word in Use), -p, -m, --tool,
+// --resume, the flags that take one of a few words, and files and
+// directories. A command that registered its own keeps it. What only the
+// harness knows (providers, models, tools, MCP servers) comes in a
+// Catalog, so that the CLI's kit builds none of them.
+package complete
 
 import (
 	"fmt"
@@ -9,16 +16,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
 )
-
-// Shell completion. RegisterCompletions gives every command of a tree the
-// completions its arguments and flags call for, by what they are: a
-// session id argument (a "ID" word in Use), -p, -m, --tool, --resume, the
-// flags that take one of a few words, and files and directories. A
-// command that registered its own keeps it.
 
 // fixedValues are the flags that take one of a few words.
 var fixedValues = map[string][]string{
@@ -54,16 +56,16 @@ type Named struct {
 	Off                bool
 }
 
-// catalog is the Catalog RegisterCompletions was given.
+// catalog is the Catalog Register was given.
 var catalog Catalog
 
-// RegisterCompletions walks cmd and its subcommands, completing with cat.
-func RegisterCompletions(cmd *cobra.Command, env *Env, cat Catalog) {
+// Register walks cmd and its subcommands, completing with cat.
+func Register(cmd *cobra.Command, env *cmdkit.Env, cat Catalog) {
 	catalog = cat
 	registerCompletions(cmd, env)
 }
 
-func registerCompletions(cmd *cobra.Command, env *Env) {
+func registerCompletions(cmd *cobra.Command, env *cmdkit.Env) {
 	if cmd.ValidArgsFunction == nil {
 		if many, ok := takesSessionIDs(cmd.Use); ok {
 			cmd.ValidArgsFunction = CompleteSessions(env, many)
@@ -92,7 +94,7 @@ func takesSessionIDs(use string) (many, ok bool) {
 	return false, false
 }
 
-func registerFlag(cmd *cobra.Command, env *Env, f *pflag.Flag) {
+func registerFlag(cmd *cobra.Command, env *cmdkit.Env, f *pflag.Flag) {
 	if _, ok := cmd.GetFlagCompletionFunc(f.Name); ok {
 		return
 	}
@@ -144,7 +146,7 @@ func accepted(values []string, usage string) []string {
 // small read per file). many lets it complete every argument, leaving out
 // the ids already given. A word that looks like a path completes as a
 // .jsonl file.
-func CompleteSessions(env *Env, many bool) cobra.CompletionFunc {
+func CompleteSessions(env *cmdkit.Env, many bool) cobra.CompletionFunc {
 	return func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if !many && len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -161,8 +163,8 @@ func CompleteSessions(env *Env, many bool) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []cobra.Completion
-		if strings.HasPrefix(LastSession, toComplete) && !slices.Contains(args, LastSession) {
-			out = append(out, cobra.CompletionWithDesc(LastSession, "the newest: "+describeSession(env, l.Sessions[0])))
+		if strings.HasPrefix(cmdkit.LastSession, toComplete) && !slices.Contains(args, cmdkit.LastSession) {
+			out = append(out, cobra.CompletionWithDesc(cmdkit.LastSession, "the newest: "+describeSession(env, l.Sessions[0])))
 		}
 		for _, s := range l.Sessions {
 			if id := s.Meta.ID; strings.HasPrefix(id, toComplete) && !slices.Contains(args, id) {
@@ -175,7 +177,7 @@ func CompleteSessions(env *Env, many bool) cobra.CompletionFunc {
 
 // describeSession is a session's title and creation time, on one line of
 // printable characters (a title may hold escape sequences).
-func describeSession(env *Env, s session.Info) string {
+func describeSession(env *cmdkit.Env, s session.Info) string {
 	title := textfmt.Clip(textfmt.OneLine(s.Meta.Title), 60)
 	if title == "" {
 		title = "(untitled)"
@@ -201,7 +203,7 @@ func Printable(s string) string {
 }
 
 // CompleteProviders completes -p, the default described as such.
-func CompleteProviders(env *Env) cobra.CompletionFunc {
+func CompleteProviders(env *cmdkit.Env) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		def := "mock"
 		if cfg, err := env.Config(); err == nil && cfg.DefaultProvider != "" {
@@ -224,7 +226,7 @@ func CompleteProviders(env *Env) cobra.CompletionFunc {
 // CompleteModels completes -m: for the provider -p names (else the
 // default provider, or every provider on a command whose -p has no
 // default), its default model and the models config.toml prices.
-func CompleteModels(env *Env) cobra.CompletionFunc {
+func CompleteModels(env *cmdkit.Env) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		cfg, err := env.Config()
 		if err != nil {
@@ -266,7 +268,7 @@ func CompleteModels(env *Env) cobra.CompletionFunc {
 // CompleteToolNames completes a tool name: the built-in tools, then
 // mcp__SERVER for each configured server that is enabled (its tools are
 // not listed: that would start it).
-func CompleteToolNames(env *Env) cobra.CompletionFunc {
+func CompleteToolNames(env *cmdkit.Env) cobra.CompletionFunc {
 	return func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		var out []cobra.Completion
 		if catalog.Tools != nil {
@@ -297,7 +299,7 @@ func FirstArg(fn cobra.CompletionFunc) cobra.CompletionFunc {
 }
 
 // CompleteMCPServers completes the name of a configured MCP server.
-func CompleteMCPServers(env *Env) cobra.CompletionFunc {
+func CompleteMCPServers(env *cmdkit.Env) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		cfg, err := env.Config()
 		if err != nil {

@@ -1,4 +1,4 @@
-package cmdkit
+package complete
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/spf13/cobra"
 )
@@ -43,14 +44,14 @@ func complete(fn cobra.CompletionFunc, cmd *cobra.Command, args []string, word s
 	return out
 }
 
-func TestRegisterCompletions(t *testing.T) {
+func TestRegister(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	cfg := "[providers.openai]\nmodel = \"gpt-x\"\n[prices.openai.gpt-y]\ninput = 1\noutput = 1\n[mcp.servers.s]\ncommand = \"x\"\n"
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{Vars: func(k string) string { return map[string]string{"MECHA_HOME": home}[k] }}
+	env := &cmdkit.Env{Vars: func(k string) string { return map[string]string{"MECHA_HOME": home}[k] }}
 	root := &cobra.Command{Use: "mecha"}
 	show := &cobra.Command{Use: "show ID", Run: func(*cobra.Command, []string) {}}
 	own := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -66,7 +67,7 @@ func TestRegisterCompletions(t *testing.T) {
 		t.Fatal(err)
 	}
 	root.AddCommand(show, run)
-	RegisterCompletions(root, env, testCatalog)
+	Register(root, env, testCatalog)
 
 	if show.ValidArgsFunction == nil || run.ValidArgsFunction != nil {
 		t.Error("session ids: registered where Use says ID only")

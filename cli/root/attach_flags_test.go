@@ -1,0 +1,62 @@
+package root
+
+import (
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mecha-agent/mecha/cli/attach"
+	"github.com/mecha-agent/mecha/cli/chatcmd"
+	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/cli/runcmd"
+	"github.com/mecha-agent/mecha/harness"
+)
+
+// TestChatTakesRunsAttachFlags compares the flag sets of run and chat:
+// every flag that shapes an attach (attach.Flags) is on both with the same
+// shorthand, type, default and help, and the two differ only by the flags
+// that are about a single run's output and record.
+func TestChatTakesRunsAttachFlags(t *testing.T) {
+	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard}
+	run, chat := runcmd.NewCmdRun(env, nil), chatcmd.NewCmdChat(env, nil)
+	shaping := &cobra.Command{Use: "x"}
+	attach.Flags(shaping, &harness.Settings{})
+	n := 0
+	shaping.Flags().VisitAll(func(want *pflag.Flag) {
+		n++
+		for _, c := range []*cobra.Command{run, chat} {
+			got := c.Flags().Lookup(want.Name)
+			switch {
+			case got == nil:
+				t.Errorf("%s does not take --%s", c.Name(), want.Name)
+			case got.Shorthand != want.Shorthand || got.Value.Type() != want.Value.Type() || got.DefValue != want.DefValue || got.Usage != want.Usage:
+				t.Errorf("%s --%s is not attach.Flags' --%s: %+v", c.Name(), want.Name, want.Name, got)
+			}
+		}
+	})
+	if n < 25 {
+		t.Fatalf("attach.Flags declares %d flags; the attach is shaped by more", n)
+	}
+	runOnly, chatOnly := difference(run, chat), difference(chat, run)
+	if want := []string{"file", "json", "no-session", "reflect", "stream-json", "title"}; !slices.Equal(runOnly, want) {
+		t.Errorf("flags of run alone: %q, want %q", runOnly, want)
+	}
+	if len(chatOnly) != 0 {
+		t.Errorf("flags of chat alone: %q", chatOnly)
+	}
+}
+
+// difference lists, sorted, the flags of a that b does not take.
+func difference(a, b *cobra.Command) []string {
+	var out []string
+	a.Flags().VisitAll(func(f *pflag.Flag) {
+		if b.Flags().Lookup(f.Name) == nil {
+			out = append(out, f.Name)
+		}
+	})
+	slices.Sort(out)
+	return out
+}
