@@ -20,9 +20,8 @@ func Flags(cmd *cobra.Command, s *harness.Settings) {
 	f.StringVar(&s.SystemPromptFile, "system-prompt-file", "", "use the text of `FILE` as the system prompt")
 	f.BoolVar(&s.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
 	f.BoolVar(&s.NoProjectInstructions, "no-project-instructions", false, "do not add the workspace's AGENTS.md (or CLAUDE.md) to the system prompt")
-	f.BoolVar(&s.Yes, "yes", false, "allow every tool call without asking")
-	f.BoolVar(&s.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
-	f.StringVar(&s.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
+	PermissionFlags(cmd, &s.Yes, &s.ReadOnly)
+	TrifectaFlag(cmd, &s.Trifecta)
 	f.IntVar(&s.MaxTurns, "max-turns", harness.DefaultMaxTurns, "stop after this many model calls")
 	f.IntVar(&s.MaxTokens, "max-tokens", harness.DefaultMaxTokens, "the most tokens one response may have")
 	f.Uint64Var(&s.MaxOutputTokens, "max-output-tokens", 0, "stop once the run has produced this many output tokens")
@@ -50,6 +49,21 @@ func ModelFlags(cmd *cobra.Command, s *harness.Settings) {
 func MCPFlags(cmd *cobra.Command, m *harness.MCP) {
 	cmd.Flags().StringArrayVar(&m.Files, "mcp-config", nil, "also use the MCP servers of this .mcp.json `FILE` (repeatable)")
 	cmd.Flags().BoolVar(&m.Off, "no-mcp", false, "offer no tools from MCP servers (start none)")
+}
+
+// PermissionFlags adds --yes and --read-only: the permission mode of the
+// tools a command runs (neither: ask), in a run and in the commands that
+// run tools outside one (tool call, rerun, mcp serve).
+func PermissionFlags(cmd *cobra.Command, yes, readOnly *bool) {
+	cmd.Flags().BoolVar(yes, "yes", false, "allow every tool call without asking")
+	cmd.Flags().BoolVar(readOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
+}
+
+// TrifectaFlag adds --trifecta: what the interlock does with a call that
+// could send data out of a conversation holding private data and
+// untrusted content (run, chat, rerun).
+func TrifectaFlag(cmd *cobra.Command, policy *string) {
+	cmd.Flags().StringVar(policy, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
 }
 
 // SandboxFlags adds --sandbox and --sandbox-network: what confines the

@@ -62,8 +62,7 @@ that fails is said once on stderr.`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "the directory the tools work in (default: the current directory)")
 	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; default: every built-in tool)")
-	f.BoolVar(&opts.Yes, "yes", false, "allow calls that modify the workspace or run a command")
-	f.BoolVar(&opts.ReadOnly, "read-only", false, "deny calls that modify the workspace or run a command (the default)")
+	attach.PermissionFlags(cmd, &opts.Yes, &opts.ReadOnly)
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on `ADDR` ([HOST:]PORT) instead of stdio")
 	attach.SandboxFlags(cmd, &opts.Sandbox)
 	return cmd

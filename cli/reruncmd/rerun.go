@@ -96,8 +96,7 @@ any differs, 2 on bad usage.`,
 	f.BoolVar(&opts.JSON, "json", false, `print {"session","calls","same","changed","results":[{"index","name","status","diff"}]}`)
 	attach.SandboxFlags(cmd, &opts.Sandbox)
 	f.StringArrayVar(&opts.Ignore, "ignore", nil, "mask matches of `REGEX` before comparing (repeatable)")
-	f.BoolVar(&opts.Yes, "yes", false, "allow every call that modifies the workspace or runs a command")
-	f.BoolVar(&opts.ReadOnly, "read-only", false, "skip every call that modifies the workspace or runs a command")
+	attach.PermissionFlags(cmd, &opts.Yes, &opts.ReadOnly)
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "rerun in this directory (default: the recorded workspace)")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the rerun as a session")
 	return cmd

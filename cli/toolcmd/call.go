@@ -92,8 +92,7 @@ unknown tool, input that is not a JSON object.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "the directory the tool works in (default: the current directory)")
-	f.BoolVar(&opts.Yes, "yes", false, "allow a call that modifies the workspace or runs a command without asking")
-	f.BoolVar(&opts.ReadOnly, "read-only", false, "refuse a call that modifies the workspace or runs a command")
+	attach.PermissionFlags(cmd, &opts.Yes, &opts.ReadOnly)
 	f.BoolVar(&opts.JSON, "json", false, `print {"name","input","content","is_error"}`)
 	attach.SandboxFlags(cmd, &opts.Sandbox)
 	opts.MCP.flags(cmd)
