@@ -5,15 +5,19 @@
 // settings resolved over it and over the resumed session's last attach
 // (Resolve: resume inheritance, AGENTS.md, learned rules and the taint they
 // carry), the provider built (NewProvider), the MCP servers started, the
-// tool surface built with the one policy chain (Surface), and the record
+// tool surface built with the one policy chain (BuildTools), and the record
 // opened lazily and held under the session's one-writer lock. Door.Run
 // then runs the loop for one prompt; Close lets go of everything.
 //
-// The entrances that run no model (tool call, rerun, script's calls, mcp
-// serve) take the same tool surface from Surface; replay takes the
-// provider factory and the surface of a Door (ProviderFor, ToolsFor) and
-// drives the recorded turns itself; a subagent's child runs on the
-// surface and provider its parent's Door hands the agent tool.
+// The entrances that run no model (tool call and tool list, rerun, a
+// script's calls, which are tool calls, and mcp serve) describe their
+// surface as a SurfaceSpec, stating only how it differs from a new run's;
+// OpenSurface builds it as a Door builds a prompt's (one function,
+// surfaceOn, for both), its tracker starting from the taint the spec
+// gives. Replay takes the provider factory and the surface of a Door
+// (ProviderFor, ToolsFor) and drives the recorded turns itself; a
+// subagent's child runs on the surface and provider its parent's Door
+// hands the agent tool.
 //
 // The harness reads the world only through its World (variables, the
 // clock, the HTTP client, the kernel's sandbox support), which the CLI

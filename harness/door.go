@@ -232,18 +232,13 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	if err != nil {
 		return nil, err
 	}
-	mcpTools, err := d.mcp.Tools()
-	if err != nil {
-		return nil, err
-	}
 	ledger := &agent.Ledger{}
 	rec := d.record(&rc, p.Text)
-	tools, tracker, err := BuildTools(w, &d.wss, rc, ToolSetup{Only: s.Tools, MCP: mcpTools, Asker: d.attach.Asker,
+	tools, tracker, err := surfaceOn(w, &d.wss, d.mcp, &rc, ToolSetup{Only: s.Tools, Asker: d.attach.Asker,
 		Subagent: d.children(prov, ledger, rec), Subagents: d.cfg.Subagents})
 	if err != nil {
 		return nil, err
 	}
-	rc.Tools, rc.ToolSpecs, rc.MCPServers = tools.Names(), tools.TranscriptSpecs(), d.mcp.Record(tools.Names())
 	history := d.history(rc)
 	var recorder agent.Recorder
 	if rec != nil {

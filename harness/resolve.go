@@ -100,11 +100,7 @@ func applySandbox(w *World, s *Settings, resumed bool, rc *transcript.Config) {
 	if s.set(resumed, "sandbox-network") {
 		rc.SandboxNetwork = s.Sandbox.Network
 	}
-	got, note := w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
-	if note != "" {
-		fmt.Fprintln(w.errw(), "mecha: "+note)
-	}
-	rc.Sandbox, rc.SandboxNetwork = got.Mode, got.Network
+	lowerSandbox(w, rc)
 }
 
 // inherited is the configuration a run starts from: the resumed session's

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // HelperName is the name mecha starts its sandbox helper under.
@@ -31,4 +32,15 @@ func (w *World) self() (string, error) {
 		return "", fmt.Errorf("sandbox: mecha's executable: %w", err)
 	}
 	return p, nil
+}
+
+// lowerSandbox lowers rc's sandbox to what this kernel enforces of it,
+// saying so in one line on the World's Err when that is less, so that a
+// record never claims more.
+func lowerSandbox(w *World, rc *transcript.Config) {
+	got, note := w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	if note != "" {
+		fmt.Fprintln(w.errw(), "mecha: "+note)
+	}
+	rc.Sandbox, rc.SandboxNetwork = got.Mode, got.Network
 }
