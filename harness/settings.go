@@ -7,7 +7,6 @@ import (
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/engine/tool"
-	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // Settings are what shapes an attach, as the flags of run and chat give
@@ -85,21 +84,6 @@ func (s Sandbox) Validate() error {
 		return usagef("--sandbox must be %s or %s, not %q", sandbox.ModeLandlock, sandbox.ModeNone, s.Mode)
 	}
 	return nil
-}
-
-// Apply sets rc's sandbox to what this kernel enforces of s, saying so in
-// one line on the World's Err when it enforces less, so that a record
-// never claims more.
-func (s Sandbox) Apply(w *World, rc *transcript.Config) {
-	mode := s.Mode
-	if mode == "" {
-		mode = sandbox.ModeLandlock
-	}
-	got, note := w.Sandbox(mode, s.Network)
-	if note != "" {
-		fmt.Fprintln(w.errw(), "mecha: "+note)
-	}
-	rc.Sandbox, rc.SandboxNetwork = got.Mode, got.Network
 }
 
 func (s *Settings) given(name string) bool { return s.Given != nil && s.Given(name) }

@@ -11,7 +11,6 @@ import (
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
-	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/mcp/mcpserve"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -47,10 +46,7 @@ tools/call is recorded as it runs. Recording never fails a call; a write
 that fails is said once on stderr.`,
 		Args: cmdkit.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := harness.PermissionMode(opts.Yes, opts.ReadOnly); err != nil {
-				return attach.Usage(err)
-			}
-			if err := attach.Usage(opts.Sandbox.Validate()); err != nil {
+			if err := attach.Usage(opts.surface().Validate()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -68,33 +64,31 @@ that fails is said once on stderr.`,
 	return cmd
 }
 
+// surface is the surface served: a run's built-ins, with no MCP server
+// (its client is the model's harness, with servers of its own), read-only
+// unless --yes (no terminal to ask on), and the interlock off: the
+// client's conversation, which the interlock would judge, is not seen.
+func (o *ServeOptions) surface() harness.SurfaceSpec {
+	return harness.SurfaceSpec{Workspace: o.Workspace, Yes: o.Yes, ReadOnly: o.ReadOnly || !o.Yes, Trifecta: string(tool.TrifectaOff),
+		Sandbox: o.Sandbox, MCP: harness.MCP{Off: true}, Tools: o.Tools}
+}
+
 func serveRun(ctx context.Context, opts *ServeOptions) error {
 	env := opts.Env
-	mode := tool.ModeReadOnly
-	if opts.Yes {
-		mode = tool.ModeYes
-	}
-	ws, err := workdir.Dir(opts.Workspace)
+	surf, err := harness.OpenSurface(ctx, attach.World(env), opts.surface())
 	if err != nil {
 		return err
 	}
-	rc := transcript.Config{MechaVersion: cmdkit.Version(), Provider: "mcp", Workspace: ws,
-		PermissionMode: string(mode), Trifecta: "off"}
-	opts.Sandbox.Apply(attach.World(env), &rc)
-	var wss harness.Workspaces
-	defer wss.Close()
-	reg, _, err := harness.BuildTools(attach.World(env), &wss, rc, harness.ToolSetup{Only: opts.Tools})
-	if err != nil {
-		return err
-	}
-	rc.Tools, rc.ToolSpecs = reg.Names(), reg.TranscriptSpecs()
+	defer surf.Close()
+	reg, rc := surf.Registry(), surf.Config()
+	rc.Provider = "mcp"
 	dir, err := env.SessionDir()
 	if err != nil {
 		return err
 	}
 	rec := &mcpserve.Recorder{
 		Store:  &session.Store{Dir: dir, Now: env.Clock.Now},
-		Meta:   transcript.Meta{Provider: "mcp", Workspace: ws, Title: "mcp serve"},
+		Meta:   transcript.Meta{Provider: rc.Provider, Workspace: rc.Workspace, Title: "mcp serve"},
 		Config: &rc, Warn: env.Err, Now: env.Clock.Now,
 	}
 	defer finish(env, rec)

@@ -103,7 +103,7 @@ any differs, 2 on bad usage.`,
 }
 
 func (o *Options) validate() error {
-	if err := attach.Usage(o.Sandbox.Validate()); err != nil {
+	if err := attach.Usage(o.surface("", nil).Validate()); err != nil {
 		return err
 	}
 	o.ignore = o.ignore[:0]
@@ -114,8 +114,15 @@ func (o *Options) validate() error {
 		}
 		o.ignore = append(o.ignore, re)
 	}
-	_, err := harness.PermissionMode(o.Yes, o.ReadOnly)
-	return attach.Usage(err)
+	return nil
+}
+
+// surface is the surface a rerun redoes the calls on: a run's, in ws,
+// with the MCP servers the session recorded and no configured one, the
+// interlock off (a rerun redoes calls a person chose).
+func (o *Options) surface(ws string, recorded []mcpclient.ServerConfig) harness.SurfaceSpec {
+	return harness.SurfaceSpec{Workspace: ws, Yes: o.Yes, ReadOnly: o.ReadOnly, Trifecta: string(tool.TrifectaOff), Sandbox: o.Sandbox,
+		MCP: harness.MCP{Off: true}, Servers: recorded}
 }
 
 func rerunRun(ctx context.Context, opts *Options) error {
@@ -131,26 +138,13 @@ func rerunRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	mode, _ := harness.PermissionMode(opts.Yes, opts.ReadOnly)
-	if mode == "" {
-		mode = tool.ModeAsk
-	}
-	var wss harness.Workspaces
-	defer wss.Close()
-	rc := transcript.Config{MechaVersion: cmdkit.Version(), Provider: Provider, Workspace: ws, PermissionMode: string(mode),
-		Trifecta: "off"}
-	opts.Sandbox.Apply(attach.World(opts.Env), &rc)
-	set, mcpTools, err := startRecorded(ctx, opts.Env, calls, ws)
+	surf, err := harness.OpenSurface(ctx, attach.World(opts.Env), opts.surface(ws, recordedServers(opts.Env, calls)))
 	if err != nil {
 		return err
 	}
-	defer set.Close()
-	tools, _, err := harness.BuildTools(attach.World(opts.Env), &wss, rc, harness.ToolSetup{MCP: mcpTools})
-	if err != nil {
-		return err
-	}
-	rc.Tools, rc.ToolSpecs = tools.Names(), tools.TranscriptSpecs()
-	rc.MCPServers = set.Record(rc.Tools)
+	defer surf.Close()
+	rc := surf.Config()
+	rc.Provider = Provider
 	if calls.Lossy() {
 		fmt.Fprintf(opts.Env.Err, "note: the record is damaged (%d %s); the rerun redoes what can be recovered\n",
 			len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
@@ -160,7 +154,7 @@ func rerunRun(ctx context.Context, opts *Options) error {
 		rec = &recorder{env: opts.Env, of: calls.Meta, rc: rc}
 		defer rec.close()
 	}
-	rep, err := toolreplay.Rerun(ctx, calls, toolreplay.RerunOptions{Tools: tools, Ignore: opts.ignore, Now: opts.Env.Clock.Now,
+	rep, err := toolreplay.Rerun(ctx, calls, toolreplay.RerunOptions{Tools: surf.Registry(), Ignore: opts.ignore, Now: opts.Env.Clock.Now,
 		Done: func(c toolreplay.Call, r toolreplay.Result) error {
 			if rec == nil {
 				return nil
@@ -209,13 +203,13 @@ func report(opts *Options, rep *toolreplay.Report, ws string) error {
 	return printReport(opts.Env.Out, cmdkit.NewStyle(opts.Env), rep, ws, opts.Diff)
 }
 
-// startRecorded starts the MCP servers the session's calls used, as the
-// session recorded them (command and args, or URL), in ws: the same
-// servers a generated script starts, never the configured ones, so that
-// a rerun and the script redo the same thing. A server recorded twice
-// under one name but reached differently (a resume changed it) starts as
-// first recorded, with a note.
-func startRecorded(ctx context.Context, env *cmdkit.Env, calls *toolreplay.Calls, ws string) (*mcpclient.Set, []*mcpclient.Tool, error) {
+// recordedServers are the MCP servers the session's calls used, as the
+// session recorded them (command and args, or URL): the same servers a
+// generated script starts, never the configured ones, so that a rerun and
+// the script redo the same thing. A server recorded twice under one name
+// but reached differently (a resume changed it) starts as first recorded,
+// with a note.
+func recordedServers(env *cmdkit.Env, calls *toolreplay.Calls) []mcpclient.ServerConfig {
 	var recorded []transcript.MCPServer
 	for _, s := range calls.Servers() {
 		if i := slices.IndexFunc(recorded, func(r transcript.MCPServer) bool { return r.Name == s.Name }); i >= 0 {
@@ -225,21 +219,12 @@ func startRecorded(ctx context.Context, env *cmdkit.Env, calls *toolreplay.Calls
 		}
 		recorded = append(recorded, s)
 	}
-	if len(recorded) == 0 {
-		return &mcpclient.Set{}, nil, nil
-	}
 	configs := make([]mcpclient.ServerConfig, len(recorded))
 	for i, s := range recorded {
 		configs[i] = toolreplay.ServerConfig(s)
 		fmt.Fprintf(env.Err, "mcp: starting server %q as recorded: %s\n", s.Name, toolreplay.ServerText(s))
 	}
-	set := harness.StartMCP(ctx, attach.World(env), configs, ws)
-	tools, err := set.Tools()
-	if err != nil {
-		set.Close()
-		return nil, nil, err
-	}
-	return set, tools, nil
+	return configs
 }
 
 // printReport writes the report for a person: one line per call, the

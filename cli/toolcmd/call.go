@@ -13,10 +13,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/cli/complete"
-	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
-	"github.com/mecha-agent/mecha/internal/workdir"
-	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/redrive/toolreplay"
 )
 
@@ -101,7 +98,7 @@ unknown tool, input that is not a JSON object.`,
 }
 
 func (o *CallOptions) validate() error {
-	if err := attach.Usage(o.Sandbox.Validate()); err != nil {
+	if err := attach.Usage(o.surface().Validate()); err != nil {
 		return err
 	}
 	if o.Name == "" {
@@ -112,10 +109,15 @@ func (o *CallOptions) validate() error {
 			return &cmdkit.UsageError{Err: err}
 		}
 	}
-	if _, err := harness.PermissionMode(o.Yes, o.ReadOnly); err != nil {
-		return attach.Usage(err)
-	}
 	return o.MCP.validate()
+}
+
+// surface is the surface a call runs on: a run's, opened for the one tool
+// (only the MCP server its name can belong to starts).
+func (o *CallOptions) surface() harness.SurfaceSpec {
+	spec := harness.SurfaceSpec{Workspace: o.Workspace, Yes: o.Yes, ReadOnly: o.ReadOnly, Sandbox: o.Sandbox, For: o.Name}
+	o.MCP.spec(&spec)
+	return spec
 }
 
 // callResult is the --json output.
@@ -131,31 +133,15 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	ws, err := workdir.Dir(opts.Workspace)
+	surf, err := harness.OpenSurface(ctx, attach.World(opts.Env), opts.surface())
 	if err != nil {
 		return err
 	}
-	mode, _ := harness.PermissionMode(opts.Yes, opts.ReadOnly)
-	if mode == "" {
-		mode = tool.ModeAsk
-	}
-	var wss harness.Workspaces
-	defer wss.Close()
-	set, mcpTools, err := opts.MCP.start(ctx, opts.Env, ws, serverFor(opts.Name), true)
-	if err != nil {
-		return err
-	}
-	defer set.Close()
-	rc := transcript.Config{Workspace: ws, PermissionMode: string(mode)}
-	opts.Sandbox.Apply(attach.World(opts.Env), &rc)
-	reg, _, err := harness.BuildTools(attach.World(opts.Env), &wss, rc, harness.ToolSetup{MCP: mcpTools})
-	if err != nil {
-		return err
-	}
-	res, err := toolreplay.Invoke(ctx, reg, opts.Name, input)
+	defer surf.Close()
+	res, err := toolreplay.Invoke(ctx, surf.Registry(), opts.Name, input)
 	switch {
 	case errors.Is(err, toolreplay.ErrUnknownTool):
-		if serr := startFailed(set, opts.Name); serr != nil {
+		if serr := surf.MissingServer(opts.Name); serr != nil {
 			return serr
 		}
 		return &cmdkit.UsageError{Err: err}

@@ -12,8 +12,6 @@ import (
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
-	"github.com/mecha-agent/mecha/internal/workdir"
-	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // ListOptions are the options of "mecha tool list".
@@ -43,7 +41,7 @@ costs a line on stderr); --no-mcp lists no MCP tools. An ad-hoc server
 			if err := opts.MCP.validate(); err != nil {
 				return err
 			}
-			if err := attach.Usage(opts.Sandbox.Validate()); err != nil {
+			if err := attach.Usage(opts.surface().Validate()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -57,6 +55,13 @@ costs a line on stderr); --no-mcp lists no MCP tools. An ad-hoc server
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print [{"name","description","input_schema","capabilities"}]`)
 	attach.SandboxFlags(cmd, &opts.Sandbox)
 	return cmd
+}
+
+// surface is the surface listed: a run's, in the workspace.
+func (o *ListOptions) surface() harness.SurfaceSpec {
+	spec := harness.SurfaceSpec{Workspace: o.Workspace, Sandbox: o.Sandbox}
+	o.MCP.spec(&spec)
+	return spec
 }
 
 // listed is one tool of --json.
@@ -76,23 +81,12 @@ type capabilities struct {
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	ws, err := workdir.Dir(opts.Workspace)
+	surf, err := harness.OpenSurface(ctx, attach.World(opts.Env), opts.surface())
 	if err != nil {
 		return err
 	}
-	set, mcpTools, err := opts.MCP.start(ctx, opts.Env, ws, nil, false)
-	if err != nil {
-		return err
-	}
-	defer set.Close()
-	var wss harness.Workspaces
-	defer wss.Close()
-	rc := transcript.Config{Workspace: ws}
-	opts.Sandbox.Apply(attach.World(opts.Env), &rc)
-	reg, _, err := harness.BuildTools(attach.World(opts.Env), &wss, rc, harness.ToolSetup{MCP: mcpTools})
-	if err != nil {
-		return err
-	}
+	defer surf.Close()
+	reg := surf.Registry()
 	var out []listed
 	for _, t := range reg.Tools() {
 		s, c := t.Spec(), t.Capabilities()

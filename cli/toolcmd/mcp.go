@@ -1,10 +1,6 @@
 package toolcmd
 
 import (
-	"context"
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/cli/attach"
@@ -79,73 +75,12 @@ func (s *servers) adHocConfig() mcpclient.ServerConfig {
 	return c
 }
 
-// configs returns the servers the flags name: the ad-hoc one, none with
-// --no-mcp, else the configured ones.
-func (s *servers) configs(env *cmdkit.Env) ([]mcpclient.ServerConfig, error) {
+// spec states how the servers of a surface differ from a run's: the
+// ad-hoc server alone, when one is given.
+func (s *servers) spec(spec *harness.SurfaceSpec) {
+	spec.MCP = s.MCP
 	if s.adHoc() {
-		return []mcpclient.ServerConfig{s.adHocConfig()}, nil
+		spec.MCP = harness.MCP{Off: true}
+		spec.Servers = []mcpclient.ServerConfig{s.adHocConfig()}
 	}
-	if s.Off {
-		return nil, nil
-	}
-	cfg, err := env.Config()
-	if err != nil {
-		return nil, err
-	}
-	return harness.MCPServers(cfg, s.Files)
-}
-
-// start starts the servers whose tools keep(name of the server) wants
-// (nil: all), in dir; with quiet, a server that fails costs no line on
-// stderr (the caller says why). The Set is never nil; close it.
-func (s *servers) start(ctx context.Context, env *cmdkit.Env, dir string, keep func(server string) bool, quiet bool) (*mcpclient.Set, []*mcpclient.Tool, error) {
-	all, err := s.configs(env)
-	if err != nil {
-		return nil, nil, err
-	}
-	var want []mcpclient.ServerConfig
-	for _, c := range all {
-		if keep == nil || keep(c.Name) {
-			want = append(want, c)
-		}
-	}
-	if len(want) == 0 {
-		return &mcpclient.Set{}, nil, nil
-	}
-	var set *mcpclient.Set
-	if quiet {
-		set = mcpclient.Start(ctx, want, harness.MCPOptions(attach.World(env), dir))
-	} else {
-		set = harness.StartMCP(ctx, attach.World(env), want, dir)
-	}
-	tools, err := set.Tools()
-	if err != nil {
-		set.Close()
-		return nil, nil, err
-	}
-	return set, tools, nil
-}
-
-// serverFor reports whether a tool name may belong to a server: only
-// those servers are started for one call.
-func serverFor(name string) func(server string) bool {
-	return func(server string) bool { return strings.HasPrefix(name, mcpclient.ServerPrefix(server)+"__") }
-}
-
-// startFailed says why the server a tool name would belong to is not
-// there, when one failed to start or is disabled; nil otherwise.
-func startFailed(set *mcpclient.Set, name string) error {
-	for _, s := range set.Servers() {
-		c := s.Config()
-		if !serverFor(name)(c.Name) {
-			continue
-		}
-		switch {
-		case s.Err != nil:
-			return fmt.Errorf("mcp: server %q, which would offer %s, did not start: %w", c.Name, name, s.Err)
-		case c.Disabled:
-			return fmt.Errorf("mcp: server %q, which would offer %s, is disabled (enabled = false)", c.Name, name)
-		}
-	}
-	return nil
 }
