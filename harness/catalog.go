@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/engine/tool/builtin"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
@@ -17,6 +18,19 @@ func BuiltinTools() []ToolDoc {
 		out = append(out, ToolDoc{s.Name, s.Description})
 	}
 	return out
+}
+
+// BuiltinCapabilities returns what the built-in tool name declares it may
+// do, the shell unconfined: the most it can do wherever it runs (a
+// script's header says so of its calls). ok is false for a name that is
+// not a built-in tool.
+func BuiltinCapabilities(name string) (c tool.Capabilities, ok bool) {
+	for _, t := range builtin.All(builtin.Workspace{}, builtin.Options{}) {
+		if t.Spec().Name == name {
+			return t.Capabilities(), true
+		}
+	}
+	return c, false
 }
 
 // ServerDoc is a configured MCP server: its name, its kind (stdio or

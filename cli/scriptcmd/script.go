@@ -13,8 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-	"github.com/mecha-agent/mecha/engine/tool"
-	"github.com/mecha-agent/mecha/engine/tool/builtin"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/atomicfile"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/redrive/toolreplay"
@@ -108,7 +107,7 @@ func scriptRun(opts *Options) error {
 	}
 	var buf bytes.Buffer
 	err = toolreplay.WriteScript(&buf, calls, toolreplay.ScriptOptions{
-		Version: cmdkit.Version(), Caps: Capabilities()})
+		Version: cmdkit.Version(), Caps: harness.BuiltinCapabilities})
 	if err != nil {
 		return err
 	}
@@ -160,18 +159,4 @@ func outputPath(opts *Options, id string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(home, "scripts", "replay_"+id+".sh"), nil
-}
-
-// Capabilities returns what each built-in tool may do, for the script's
-// header. Capabilities are declarations that do not depend on the
-// workspace, so no workspace is opened.
-func Capabilities() func(string) (tool.Capabilities, bool) {
-	caps := map[string]tool.Capabilities{}
-	for _, t := range builtin.All(builtin.Workspace{}, builtin.Options{}) {
-		caps[t.Spec().Name] = t.Capabilities()
-	}
-	return func(name string) (tool.Capabilities, bool) {
-		c, ok := caps[name]
-		return c, ok
-	}
 }

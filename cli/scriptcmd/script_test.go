@@ -40,14 +40,3 @@ func TestScriptFlagsRefused(t *testing.T) {
 		}
 	}
 }
-
-func TestCapabilities(t *testing.T) {
-	t.Parallel()
-	caps := Capabilities()
-	if c, ok := caps("shell"); !ok || !c.RunsCommands {
-		t.Errorf("shell: %+v %v", c, ok)
-	}
-	if _, ok := caps("no_such_tool"); ok {
-		t.Error("an unknown tool has capabilities")
-	}
-}
