@@ -15,7 +15,6 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/internal/workdir"
@@ -31,6 +30,7 @@ type Options struct {
 	Diff, JSON    bool
 	Ignore        []string
 	Yes, ReadOnly bool
+	Trifecta      string
 	Workspace     string
 	NoSession     bool
 	Sandbox       harness.Sandbox
@@ -53,7 +53,8 @@ with the recorded one:
   now fails     it succeeded in the recording and fails now
   now succeeds  it failed in the recording and succeeds now
   skipped       not run: it never ran in the recording (denied or refused),
-                its arguments are lost, or the permission mode refused it
+                its arguments are lost, or the permission mode or the
+                trifecta interlock refuses it now
   unrecorded    run, but the recording has no result to compare with
 
 Model replay ("mecha replay") holds the tool results fixed and lets the
@@ -67,11 +68,21 @@ ask, --yes allows them, --read-only skips them. -w DIR reruns in another
 directory (typically a fresh copy of the inputs: a rerun starts from
 whatever the workspace holds); the default is the recorded workspace.
 
+The trifecta interlock holds as in a run (--trifecta): before each call the
+rerun's conversation takes on the taint the recording had at that call (its
+taint checkpoints), besides what the calls it redoes bring in, so a call
+that could send data out of a conversation holding private data and
+untrusted content is skipped, with the interlock's reason, even when the
+recording ran it (with --trifecta off).
+
 MCP calls go to the servers the session recorded, started exactly as its
 script would start them (a line on stderr names each), never to configured
 servers of the same name, and the rerun's config record names them. Their
 tools declare every capability, so --read-only skips MCP calls and --yes
-runs them. A call of the agent tool is left out: a rerun runs no model.
+runs them, and one such call makes the conversation private and untrusted:
+the interlock then refuses the MCP calls of later messages, as in a run
+(--trifecta off redoes them). A call of the agent tool is left out: a
+rerun runs no model.
 
 A rerun is recorded as a session of its own, whose header names the session
 it reruns (rerun_of), with one tool_call record per call it ran; it can be
@@ -97,6 +108,7 @@ any differs, 2 on bad usage.`,
 	attach.SandboxFlags(cmd, &opts.Sandbox)
 	f.StringArrayVar(&opts.Ignore, "ignore", nil, "mask matches of `REGEX` before comparing (repeatable)")
 	attach.PermissionFlags(cmd, &opts.Yes, &opts.ReadOnly)
+	attach.TrifectaFlag(cmd, &opts.Trifecta)
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "rerun in this directory (default: the recorded workspace)")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the rerun as a session")
 	return cmd
@@ -118,10 +130,9 @@ func (o *Options) validate() error {
 }
 
 // surface is the surface a rerun redoes the calls on: a run's, in ws,
-// with the MCP servers the session recorded and no configured one, the
-// interlock off (a rerun redoes calls a person chose).
+// with the MCP servers the session recorded and no configured one.
 func (o *Options) surface(ws string, recorded []mcpclient.ServerConfig) harness.SurfaceSpec {
-	return harness.SurfaceSpec{Workspace: ws, Yes: o.Yes, ReadOnly: o.ReadOnly, Trifecta: string(tool.TrifectaOff), Sandbox: o.Sandbox,
+	return harness.SurfaceSpec{Workspace: ws, Yes: o.Yes, ReadOnly: o.ReadOnly, Trifecta: o.Trifecta, Sandbox: o.Sandbox,
 		MCP: harness.MCP{Off: true}, Servers: recorded}
 }
 
@@ -154,7 +165,7 @@ func rerunRun(ctx context.Context, opts *Options) error {
 		rec = &recorder{env: opts.Env, of: calls.Meta, rc: rc}
 		defer rec.close()
 	}
-	rep, err := toolreplay.Rerun(ctx, calls, toolreplay.RerunOptions{Tools: surf.Registry(), Ignore: opts.ignore, Now: opts.Env.Clock.Now,
+	rep, err := toolreplay.Rerun(ctx, calls, toolreplay.RerunOptions{Tools: surf.Registry(), Tracker: surf.Tracker(), Ignore: opts.ignore, Now: opts.Env.Clock.Now,
 		Done: func(c toolreplay.Call, r toolreplay.Result) error {
 			if rec == nil {
 				return nil

@@ -68,6 +68,9 @@ type Call struct {
 	// session's config recorded it (its command and args or URL, never
 	// header or environment values); nil for a built-in tool.
 	Server *transcript.MCPServer
+	// Taint is the conversation's taint as the recording's checkpoints
+	// had it when the call was made (those written before its message).
+	Taint transcript.Taint
 }
 
 // Gap is something the record lost. Index is the call it concerns or, for
@@ -94,6 +97,8 @@ type Calls struct {
 	// mcp_servers, or its proxy upstream as one server.
 	servers  []transcript.MCPServer
 	upstream *transcript.MCPServer
+	// taint merges the checkpoints read so far.
+	taint transcript.Taint
 }
 
 // UpstreamName is what the server of a proxy session recorded without
@@ -154,6 +159,8 @@ func Extract(path string) (*Calls, error) {
 			c.Meta = it.Meta
 		case *sessionview.Attach:
 			c.attach(it.Config)
+		case *sessionview.Checkpoint:
+			c.taint = it.Merged
 		case *sessionview.Reply:
 			for _, vc := range it.Calls {
 				c.add(it.Line(), vc)
@@ -259,7 +266,7 @@ const agentTool = "agent"
 
 func (c *Calls) add(line int, vc sessionview.Call) {
 	call := Call{Index: len(c.Calls) + 1, ID: vc.ID, Name: vc.Name, Input: vc.Input, Line: line, Outcome: vc.Outcome(),
-		Server: c.serverOf(vc.Name)}
+		Server: c.serverOf(vc.Name), Taint: c.taint}
 	if r := vc.Result; r != nil && !r.OutcomeUnknown {
 		call.Result, call.IsError, call.HasResult = r.Content, r.IsError, true
 	}

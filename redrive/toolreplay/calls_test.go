@@ -203,3 +203,34 @@ func TestExtractServed(t *testing.T) {
 		t.Errorf("no result: %+v, gaps %+v", g, c.Gaps)
 	}
 }
+
+// TestExtractTaint: each call carries the taint the checkpoints written
+// before its message recorded.
+func TestExtractTaint(t *testing.T) {
+	t.Parallel()
+	path := file(t, []transcript.Record{
+		meta(),
+		user(transcript.TextBlock("go")),
+		assistant(use("a", "fs_read", `{"path":"a"}`)),
+		user(transcript.ToolResultBlock("a", "A", false)),
+		&transcript.Taint{Private: true},
+		assistant(use("b", "web_fetch", `{"url":"http://h/"}`), use("c", "fs_read", `{"path":"b"}`)),
+		user(transcript.ToolResultBlock("b", "page", false), transcript.ToolResultBlock("c", "B", false)),
+		&transcript.Taint{Private: true, Untrusted: true},
+		assistant(use("d", "web_fetch", `{"url":"http://h/?d=A"}`)),
+		user(transcript.ToolResultBlock("d", "sent", false)),
+	}, nil)
+	c, err := Extract(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []transcript.Taint{{}, {Private: true}, {Private: true}, {Private: true, Untrusted: true}}
+	if len(c.Calls) != len(want) {
+		t.Fatalf("%d calls", len(c.Calls))
+	}
+	for i, w := range want {
+		if c.Calls[i].Taint != w {
+			t.Errorf("call %d: taint %+v, want %+v", i+1, c.Calls[i].Taint, w)
+		}
+	}
+}

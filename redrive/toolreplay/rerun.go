@@ -21,8 +21,8 @@ const (
 	StatusNowFails    = "now fails"
 	StatusNowSucceeds = "now succeeds"
 	// StatusSkipped: not run now (it never ran in the recording, its
-	// arguments are lost, or the permission mode refused it), so not
-	// compared, and not counted as the same.
+	// arguments are lost, or the permission mode or the trifecta
+	// interlock refused it), so not compared, and not counted as the same.
 	StatusSkipped = "skipped"
 	// StatusUnrecorded: run now, but the recording has no result to
 	// compare with.
@@ -79,6 +79,14 @@ type RerunOptions struct {
 	// Done, when set, is told each call as soon as it was run or skipped
 	// (to record it, to show progress). An error stops the rerun.
 	Done func(Call, Result) error
+	// Tracker, when set, is the taint tracker of Tools: the calls of one
+	// recorded message are judged together, as the agent loop judges one
+	// answer's, and before each call is redone the tracker takes on the
+	// taint the recording had then (Call.Taint), so the interlock judges
+	// the call at least as the recording's conversation stood, whatever
+	// the rerun cannot redo (a learned rule's privacy, a subagent's
+	// findings, an imported start).
+	Tracker *tool.Tracker
 }
 
 // Rerun redoes the calls in order against today's tools, with no model,
@@ -89,11 +97,13 @@ func Rerun(ctx context.Context, c *Calls, o RerunOptions) (*Report, error) {
 		now = time.Now
 	}
 	rep := &Report{Session: c.Meta.ID, Calls: len(c.Calls), Results: []Result{}}
+	batch := 0
 	for _, call := range c.Calls {
 		r := Result{Index: call.Index, Name: call.Name, Input: call.Input}
 		if call.Expect == Skip {
 			r.Status, r.Reason = StatusSkipped, call.Note
 		} else {
+			batch = o.judge(call, batch)
 			r.Started = now()
 			res, err := Invoke(ctx, o.Tools, call.Name, call.Input)
 			r.Took = now().Sub(r.Started)
@@ -124,11 +134,29 @@ func Rerun(ctx context.Context, c *Calls, o RerunOptions) (*Report, error) {
 	return rep, nil
 }
 
+// judge readies the Tracker for a call about to be redone: the calls one
+// message made (batch: the line of the last call's message) are judged
+// together by the state before the first of them, as the agent loop
+// judges the calls of one answer, and the recording's taint at the call
+// is merged in. It returns the call's batch.
+func (o RerunOptions) judge(call Call, batch int) int {
+	if o.Tracker == nil {
+		return batch
+	}
+	if call.Line == 0 || call.Line != batch {
+		o.Tracker.Turn()
+	}
+	if !call.Taint.Clean() {
+		o.Tracker.Start(call.Taint, fmt.Sprintf("the recording, before call %d", call.Index))
+	}
+	return call.Line
+}
+
 // compare says how a new result stands against the recorded one.
 func compare(call Call, now tool.Result, ignore []*regexp.Regexp) (status, reason, diff string) {
 	vc := sessionview.Call{Result: &sessionview.Result{Content: now.Content, IsError: now.IsError}}
 	switch vc.Outcome() {
-	case sessionview.Denied, sessionview.Refused:
+	case sessionview.Denied, sessionview.Refused, sessionview.Interlocked:
 		return StatusSkipped, now.Content, ""
 	}
 	if call.Expect == Unrecorded || !call.HasResult {

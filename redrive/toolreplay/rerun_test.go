@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // fake is a tool that answers from a table of results by input.
@@ -50,6 +51,7 @@ func TestCompare(t *testing.T) {
 		{"volatile masked", Call{Result: "built at 10:00", HasResult: true, Expect: Succeed}, ok("built at 11:42"), []*regexp.Regexp{stamp}, StatusSame, "", true, ""},
 		{"refused now", Call{Result: "x", HasResult: true, Expect: Succeed}, bad("denied: fs_write modifies the workspace and the run is in read-only mode"), nil, StatusSkipped, "", true, "denied: fs_write modifies the workspace and the run is in read-only mode"},
 		{"denied now", Call{Result: "x", HasResult: true, Expect: Succeed}, bad("denied by the user"), nil, StatusSkipped, "", true, "denied by the user"},
+		{"interlocked now", Call{Expect: Unrecorded}, bad("refused: lethal trifecta: the conversation holds ..."), nil, StatusSkipped, "", true, "refused: lethal trifecta: the conversation holds ..."},
 		{"unrecorded", Call{Expect: Unrecorded}, ok("x"), nil, StatusUnrecorded, "", true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,4 +112,65 @@ func TestRerun(t *testing.T) {
 	if !strings.Contains(rep.Results[4].Now.Content, `unknown tool "web_fetch"`) {
 		t.Errorf("a tool that is gone: %+v", rep.Results[4])
 	}
+}
+
+// TestRerunJudgesAsTheRecording: with a Tracker, a call is judged by the
+// taint the recording had at it besides what the rerun brought in, and the
+// calls of one recorded message together, by the state before them.
+func TestRerunJudgesAsTheRecording(t *testing.T) {
+	t.Parallel()
+	call := func(index, line int, name string, taint transcript.Taint) Call {
+		return Call{Index: index, Line: line, Name: name, Input: json.RawMessage(`{}`), Result: "ok", HasResult: true,
+			Expect: Succeed, Taint: taint}
+	}
+	rerun := func(t *testing.T, calls ...Call) (*Report, *fake) {
+		t.Helper()
+		ok := map[string]tool.Result{`{}`: {Content: "ok"}}
+		send := &fake{name: "send", caps: tool.Capabilities{ReachesNetwork: true}, answers: ok}
+		// One call of fetch arms the conversation.
+		fetch := &fake{name: "fetch", caps: tool.Capabilities{ReadsWorkspace: true, External: true}, answers: ok}
+		tracker := &tool.Tracker{}
+		policy := tool.Policy{Mode: tool.ModeYes, Trifecta: tool.TrifectaRefuse}
+		reg, err := tool.NewRegistry(policy.Wrap(send, tracker), policy.Wrap(fetch, tracker))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Rerun(context.Background(), &Calls{Calls: calls}, RerunOptions{Tools: reg, Tracker: tracker})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, send
+	}
+	statuses := func(rep *Report) string {
+		var got []string
+		for _, r := range rep.Results {
+			got = append(got, r.Status)
+		}
+		return strings.Join(got, ",")
+	}
+	t.Run("recorded taint", func(t *testing.T) {
+		// The recording was armed at call 2 (it ran with the interlock off).
+		rep, send := rerun(t, call(1, 2, "send", transcript.Taint{}), call(2, 4, "send", transcript.Taint{Private: true, Untrusted: true}))
+		if got := statuses(rep); got != "same,skipped" {
+			t.Errorf("statuses %s", got)
+		}
+		if r := rep.Results[1].Reason; !strings.HasPrefix(r, tool.RefusalPrefix) || !strings.Contains(r, "(the recording, before call 2)") {
+			t.Errorf("call 2's reason: %q", r)
+		}
+		if len(send.ran) != 1 {
+			t.Errorf("send ran %d times", len(send.ran))
+		}
+	})
+	t.Run("one message", func(t *testing.T) {
+		rep, send := rerun(t, call(1, 2, "fetch", transcript.Taint{}), call(2, 2, "send", transcript.Taint{}), call(3, 4, "send", transcript.Taint{}))
+		if got := statuses(rep); got != "same,same,skipped" {
+			t.Errorf("statuses %s", got)
+		}
+		if r := rep.Results[2].Reason; !strings.Contains(r, "untrusted content (fetch brought in content from outside)") {
+			t.Errorf("call 3's reason: %q", r)
+		}
+		if len(send.ran) != 1 {
+			t.Errorf("send ran %d times", len(send.ran))
+		}
+	})
 }
