@@ -67,9 +67,11 @@ turns recorded on another provider. A tool whose description or input
 schema changed since the recording is noted; the model is offered today's.
 A replay is recorded as a session of its own that names the one it
 replays (replay_of). Against a sampling server one divergent replay is a
-sample, not a regression: --repeat N replays N times and counts. Replayed
-results carry no outside provenance, so a replay's taint can be less armed
-than the recording's.
+sample, not a regression: --repeat N replays N times and counts. A
+recorded result given back brings the recording's taint at that call with
+it (the checkpoint covering it; none: private and untrusted), so a live
+replay's interlock judges the calls it runs as the recorded run's would
+have, and the replay's own checkpoints are as armed as what it replayed.
 
 A replay refuses, naming the reason, a session with no config record or
 one that used a tool this build (or today's MCP servers) no longer offers.
