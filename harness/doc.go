@@ -10,10 +10,12 @@
 // then runs the loop for one prompt; Close lets go of everything.
 //
 // The entrances that run no model (tool call, rerun, script's calls, mcp
-// serve) take the same tool surface from Surface; replay takes the
-// provider factory and the surface of a Door (ProviderFor, ToolsFor) and
-// drives the recorded turns itself; a subagent's child runs on the
-// surface and provider its parent's Door hands the agent tool.
+// serve) take the same tool surface from Surface. A replay opens its Door
+// with OpenReplay and Door.Replay hands redrive/replay, which drives the
+// recorded turns, the door's providers (ProviderFor) and a tool surface
+// per recorded attach built as a run's, and records the replay as a
+// session of its own. A subagent's child runs on the surface and provider
+// its parent's Door hands the agent tool.
 //
 // The harness reads the world only through its World (variables, the
 // clock, the HTTP client, the kernel's sandbox support), which the CLI

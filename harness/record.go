@@ -77,15 +77,19 @@ func (d *Door) startRecord(rc *transcript.Config, text string) (*session.Writer,
 }
 
 // create creates the door's new session: the Attach's Meta with the
-// attach's provider, model and workspace, titled from the prompt when no
-// title is given.
+// attach's provider and model, and its workspace unless the Meta names
+// one (a replay's names the replayed session's), titled from the prompt
+// when no title is given.
 func (d *Door) create(rc *transcript.Config, text string) (*session.Writer, error) {
 	store, err := d.store()
 	if err != nil {
 		return nil, err
 	}
 	m := d.attach.Meta
-	m.Provider, m.Model, m.Workspace = rc.Provider, rc.Model, rc.Workspace
+	m.Provider, m.Model = rc.Provider, rc.Model
+	if m.Workspace == "" {
+		m.Workspace = rc.Workspace
+	}
 	if m.Title == "" {
 		m.Title = textfmt.Clip(textfmt.OneLine(text), 80)
 	}

@@ -20,8 +20,7 @@ func Flags(cmd *cobra.Command, s *harness.Settings) {
 	f.StringVar(&s.SystemPromptFile, "system-prompt-file", "", "use the text of `FILE` as the system prompt")
 	f.BoolVar(&s.NoLearnedRules, "no-learned-rules", false, "do not append $MECHA_HOME/learned_rules.md to the system prompt")
 	f.BoolVar(&s.NoProjectInstructions, "no-project-instructions", false, "do not add the workspace's AGENTS.md (or CLAUDE.md) to the system prompt")
-	f.BoolVar(&s.Yes, "yes", false, "allow every tool call without asking")
-	f.BoolVar(&s.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
+	PermissionFlags(cmd, s)
 	f.StringVar(&s.Trifecta, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
 	f.IntVar(&s.MaxTurns, "max-turns", harness.DefaultMaxTurns, "stop after this many model calls")
 	f.IntVar(&s.MaxTokens, "max-tokens", harness.DefaultMaxTokens, "the most tokens one response may have")
@@ -40,10 +39,31 @@ func Flags(cmd *cobra.Command, s *harness.Settings) {
 
 // ModelFlags adds -p, -m and --mock-script: which model an attach runs on.
 func ModelFlags(cmd *cobra.Command, s *harness.Settings) {
+	modelFlags(cmd, s, "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)",
+		"model (default: config.toml's [providers.NAME] model, else the provider's own)")
+}
+
+// ReplayModelFlags adds the same flags to a command that re-drives
+// recorded attaches (replay, regress), where they replace the recorded
+// provider and model: unset, each turn goes to the provider and model of
+// the attach that recorded it.
+func ReplayModelFlags(cmd *cobra.Command, s *harness.Settings) {
+	modelFlags(cmd, s, "", "replay against this provider (default: the recorded one)",
+		"replay against this model (default: the recorded one, or -p's default)")
+}
+
+func modelFlags(cmd *cobra.Command, s *harness.Settings, provider, providerHelp, modelHelp string) {
 	f := cmd.Flags()
-	f.StringVarP(&s.Provider, "provider", "p", "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)")
-	f.StringVarP(&s.Model, "model", "m", "", "model (default: config.toml's [providers.NAME] model, else the provider's own)")
+	f.StringVarP(&s.Provider, "provider", "p", provider, providerHelp)
+	f.StringVarP(&s.Model, "model", "m", "", modelHelp)
 	f.StringVar(&s.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
+}
+
+// PermissionFlags adds --yes and --read-only: the permission gate's mode.
+func PermissionFlags(cmd *cobra.Command, s *harness.Settings) {
+	f := cmd.Flags()
+	f.BoolVar(&s.Yes, "yes", false, "allow every tool call without asking")
+	f.BoolVar(&s.ReadOnly, "read-only", false, "refuse every call that modifies the workspace or runs a command")
 }
 
 // MCPFlags adds --mcp-config and --no-mcp.
