@@ -14,8 +14,10 @@
 // with OpenReplay and Door.Replay hands redrive/replay, which drives the
 // recorded turns, the door's providers (ProviderFor) and a tool surface
 // per recorded attach built as a run's, and records the replay as a
-// session of its own. A subagent's child runs on the surface and provider
-// its parent's Door hands the agent tool.
+// session of its own. A reflection or a distillation is a Question asked
+// through Ask: one tool-less model call under a question's configuration,
+// its prompt's taint recorded before the answer. A subagent's child runs
+// on the surface and provider its parent's Door hands the agent tool.
 //
 // The harness reads the world only through its World (variables, the
 // clock, the HTTP client, the kernel's sandbox support), which the CLI

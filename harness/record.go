@@ -36,7 +36,7 @@ func (d *Door) record(rc *transcript.Config, text string) *session.Lazy {
 		return nil
 	}
 	return &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) {
-		return d.startRecord(rc, text)
+		return d.startRecord(rc, text, "")
 	}}
 }
 
@@ -47,8 +47,9 @@ func (d *Door) note(format string, args ...any) {
 }
 
 // startRecord opens the held session or creates a new one, and appends
-// the attach's config record.
-func (d *Door) startRecord(rc *transcript.Config, text string) (*session.Writer, error) {
+// the attach's config record; says, when set, is what the note naming the
+// session says it does ("reflects on ID").
+func (d *Door) startRecord(rc *transcript.Config, text, says string) (*session.Writer, error) {
 	var (
 		w   *session.Writer
 		err error
@@ -64,7 +65,10 @@ func (d *Door) startRecord(rc *transcript.Config, text string) (*session.Writer,
 	// Turn boundaries fsync without holding up the next model call; Close
 	// waits for the last one.
 	w.SyncInBackground()
-	d.note("session: %s (%s/%s)", w.ID(), rc.Provider, rc.Model)
+	if says != "" {
+		says = " " + says
+	}
+	d.note("session: %s%s (%s/%s)", w.ID(), says, rc.Provider, rc.Model)
 	rc.At = d.world.now().UTC()
 	if err := w.Append(rc); err != nil {
 		w.Close()
