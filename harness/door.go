@@ -73,20 +73,18 @@ type Door struct {
 	lock *session.Lock    // held from before prev was read until Close
 	path string           // the session's file, once it has one
 	id   string
+
+	replay *replaying // what a door opened by OpenReplay re-drives
 }
 
 // Open opens an attach: config.toml read, the resumed session (if any)
 // locked and loaded, the MCP servers started. Nothing is recorded until a
 // prompt's run records its first record.
 func Open(ctx context.Context, w *World, a Attach) (*Door, error) {
-	if err := a.Settings.Validate(); err != nil {
-		return nil, err
-	}
-	cfg, err := LoadConfig(w)
+	d, err := newDoor(w, a)
 	if err != nil {
 		return nil, err
 	}
-	d := &Door{world: w, attach: a, cfg: cfg}
 	if a.Resume != "" {
 		if err := d.hold(a.Resume); err != nil {
 			return nil, err
@@ -98,11 +96,24 @@ func Open(ctx context.Context, w *World, a Attach) (*Door, error) {
 		return nil, err
 	}
 	WorkspaceMCPNote(w, dir, a.Settings.MCP)
-	if d.mcp, err = StartMCPFor(ctx, w, cfg, a.Settings.MCP, dir); err != nil {
+	if d.mcp, err = StartMCPFor(ctx, w, d.cfg, a.Settings.MCP, dir); err != nil {
 		d.Close()
 		return nil, err
 	}
 	return d, nil
+}
+
+// newDoor is a door with its settings checked and config.toml read, and
+// nothing opened yet.
+func newDoor(w *World, a Attach) (*Door, error) {
+	if err := a.Settings.Validate(); err != nil {
+		return nil, err
+	}
+	cfg, err := LoadConfig(w)
+	if err != nil {
+		return nil, err
+	}
+	return &Door{world: w, attach: a, cfg: cfg}, nil
 }
 
 // LoadConfig reads $MECHA_HOME/config.toml (defaults when it is missing).
@@ -201,6 +212,7 @@ func (d *Door) Close() error {
 	if d.mcp != nil {
 		d.mcp.Close()
 	}
+	d.replay.close()
 	return d.wss.Close()
 }
 
@@ -228,7 +240,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	if err != nil {
 		return nil, err
 	}
-	prov, err := NewProvider(w, rc.Provider, ProviderSetup{MockScript: s.MockScript, Config: d.cfg, RequestTimeout: s.RequestTimeout})
+	prov, err := d.providerFor(settings, rc.Provider)
 	if err != nil {
 		return nil, err
 	}

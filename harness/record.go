@@ -36,7 +36,7 @@ func (d *Door) record(rc *transcript.Config, text string) *session.Lazy {
 		return nil
 	}
 	return &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) {
-		return d.startRecord(rc, text)
+		return d.startRecord(rc, text, "")
 	}}
 }
 
@@ -47,8 +47,9 @@ func (d *Door) note(format string, args ...any) {
 }
 
 // startRecord opens the held session or creates a new one, and appends
-// the attach's config record.
-func (d *Door) startRecord(rc *transcript.Config, text string) (*session.Writer, error) {
+// the attach's config record; says, when set, is what the note naming the
+// session says it does ("reflects on ID").
+func (d *Door) startRecord(rc *transcript.Config, text, says string) (*session.Writer, error) {
 	var (
 		w   *session.Writer
 		err error
@@ -64,7 +65,10 @@ func (d *Door) startRecord(rc *transcript.Config, text string) (*session.Writer,
 	// Turn boundaries fsync without holding up the next model call; Close
 	// waits for the last one.
 	w.SyncInBackground()
-	d.note("session: %s (%s/%s)", w.ID(), rc.Provider, rc.Model)
+	if says != "" {
+		says = " " + says
+	}
+	d.note("session: %s%s (%s/%s)", w.ID(), says, rc.Provider, rc.Model)
 	rc.At = d.world.now().UTC()
 	if err := w.Append(rc); err != nil {
 		w.Close()
@@ -77,15 +81,19 @@ func (d *Door) startRecord(rc *transcript.Config, text string) (*session.Writer,
 }
 
 // create creates the door's new session: the Attach's Meta with the
-// attach's provider, model and workspace, titled from the prompt when no
-// title is given.
+// attach's provider and model, and its workspace unless the Meta names
+// one (a replay's names the replayed session's), titled from the prompt
+// when no title is given.
 func (d *Door) create(rc *transcript.Config, text string) (*session.Writer, error) {
 	store, err := d.store()
 	if err != nil {
 		return nil, err
 	}
 	m := d.attach.Meta
-	m.Provider, m.Model, m.Workspace = rc.Provider, rc.Model, rc.Workspace
+	m.Provider, m.Model = rc.Provider, rc.Model
+	if m.Workspace == "" {
+		m.Workspace = rc.Workspace
+	}
 	if m.Title == "" {
 		m.Title = textfmt.Clip(textfmt.OneLine(text), 80)
 	}

@@ -39,9 +39,23 @@ func Flags(cmd *cobra.Command, s *harness.Settings) {
 
 // ModelFlags adds -p, -m and --mock-script: which model an attach runs on.
 func ModelFlags(cmd *cobra.Command, s *harness.Settings) {
+	modelFlags(cmd, s, "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)",
+		"model (default: config.toml's [providers.NAME] model, else the provider's own)")
+}
+
+// ReplayModelFlags adds the same flags to a command that re-drives
+// recorded attaches (replay, regress), where they replace the recorded
+// provider and model: unset, each turn goes to the provider and model of
+// the attach that recorded it.
+func ReplayModelFlags(cmd *cobra.Command, s *harness.Settings) {
+	modelFlags(cmd, s, "", "replay against this provider (default: the recorded one)",
+		"replay against this model (default: the recorded one, or -p's default)")
+}
+
+func modelFlags(cmd *cobra.Command, s *harness.Settings, provider, providerHelp, modelHelp string) {
 	f := cmd.Flags()
-	f.StringVarP(&s.Provider, "provider", "p", "mock", "model provider: anthropic, openai, local or mock (default: config.toml's default_provider, else mock)")
-	f.StringVarP(&s.Model, "model", "m", "", "model (default: config.toml's [providers.NAME] model, else the provider's own)")
+	f.StringVarP(&s.Provider, "provider", "p", provider, providerHelp)
+	f.StringVarP(&s.Model, "model", "m", "", modelHelp)
 	f.StringVar(&s.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
 }
 

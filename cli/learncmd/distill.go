@@ -14,10 +14,8 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-	"github.com/mecha-agent/mecha/cli/reflectcmd"
 	"github.com/mecha-agent/mecha/engine/provider/mock"
 	"github.com/mecha-agent/mecha/harness"
-	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/learn"
 	"github.com/mecha-agent/mecha/record/session"
@@ -76,10 +74,6 @@ type Distilled struct {
 // rest, recording the distillation as a session (meta distill). Each
 // reflection is reported on report as it is judged.
 func distill(ctx context.Context, env *cmdkit.Env, d DistillFlags, report io.Writer) (*Distilled, error) {
-	cfg, err := env.Config()
-	if err != nil {
-		return nil, err
-	}
 	refl, unreadable, more, err := reflections(env, d.Days)
 	if err != nil {
 		return nil, err
@@ -101,26 +95,20 @@ func distill(ctx context.Context, env *cmdkit.Env, d DistillFlags, report io.Wri
 		fmt.Fprintf(report, "nothing to distill: no kept reflection of the last %d %s proposes a rule\n", d.Days, textfmt.Plural(d.Days, "day", "days"))
 		return out, nil
 	}
-	name, model := pick(d, cfg)
-	prov, err := harness.NewProvider(attach.World(env), name, harness.ProviderSetup{MockScript: d.MockScript, Config: cfg, RequestTimeout: d.RequestTimeout})
-	if err != nil {
-		return nil, err
-	}
 	n := 0
 	for _, k := range b.Kept {
 		if len(k.Rules) > 0 {
 			n++
 		}
 	}
-	rc := reflectcmd.Config(name, model, DistillPrompt)
-	id, text, err := reflectcmd.Ask{Env: env, Provider: prov, Prices: cfg.Prices, Config: rc, Taint: b.Taint(), TaintWhy: "the reflections it distils",
-		Meta:   transcript.Meta{Distill: true, Title: fmt.Sprintf("distillation of %d %s", n, textfmt.Plural(n, "reflection", "reflections"))},
-		Prompt: b.Prompt(), Says: fmt.Sprintf("distils %d %s", n, textfmt.Plural(n, "reflection", "reflections"))}.Run(ctx)
+	what := fmt.Sprintf("%d %s", n, textfmt.Plural(n, "reflection", "reflections"))
+	att, err := harness.Ask(ctx, attach.World(env), harness.Attach{Settings: d.settings(), Meta: transcript.Meta{Distill: true, Title: "distillation of " + what}},
+		harness.Question{System: DistillPrompt, Prompt: b.Prompt(), Taint: b.Taint(), TaintWhy: "the reflections it distils", Says: "distils " + what, Log: env.Err})
 	if err != nil {
 		return nil, fmt.Errorf("distill: %w", err)
 	}
-	out.Session = &id
-	out.Rules = learn.ParseDistilled(text, b)
+	out.Session = &att.Session
+	out.Rules = learn.ParseDistilled(att.Result.Text, b)
 	return out, nil
 }
 
@@ -171,18 +159,18 @@ func reflections(env *cmdkit.Env, days int) (out []*session.Session, bad []learn
 	return out, bad, more, nil
 }
 
-// pick chooses the distilling provider and model.
-func pick(d DistillFlags, cfg *config.Config) (name, model string) {
-	name = d.Provider
-	if name == "" {
-		name = cfg.DefaultProvider
+// settings are the distilling attach's: the provider and model -p and -m
+// give, else config.toml's default_provider (else mock) and that
+// provider's default model, as a run's.
+func (d DistillFlags) settings() harness.Settings {
+	s := harness.DefaultSettings()
+	s.MockScript, s.RequestTimeout = d.MockScript, d.RequestTimeout
+	if d.Provider != "" {
+		s.Provider = d.Provider
 	}
-	if name == "" {
-		name = mock.Name
+	s.Model = d.Model
+	s.Given = func(name string) bool {
+		return name == "provider" && d.Provider != "" || name == "model" && d.Model != ""
 	}
-	model = d.Model
-	if model == "" {
-		model = harness.DefaultModel(cfg, name)
-	}
-	return name, model
+	return s
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/provider/mock"
 	"github.com/mecha-agent/mecha/harness"
-	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
 )
@@ -76,10 +75,6 @@ distillations are never reflected on automatically.`,
 }
 
 func reflectRun(ctx context.Context, opts *Options) error {
-	cfg, err := opts.Env.Config()
-	if err != nil {
-		return err
-	}
 	of, _, err := opts.Env.LoadSession(opts.ID)
 	if err != nil {
 		return err
@@ -87,12 +82,7 @@ func reflectRun(ctx context.Context, opts *Options) error {
 	if len(of.Messages()) == 0 {
 		return fmt.Errorf("session %s holds no messages to reflect on", of.Meta.ID)
 	}
-	name, model := pick(opts, cfg, of)
-	prov, err := harness.NewProvider(attach.World(opts.Env), name, harness.ProviderSetup{MockScript: opts.MockScript, Config: cfg, RequestTimeout: opts.RequestTimeout})
-	if err != nil {
-		return err
-	}
-	res, err := Job{Env: opts.Env, Provider: prov, Name: name, Model: model, Prices: cfg.Prices, Of: of}.Run(ctx)
+	res, err := Job{Env: opts.Env, Settings: opts.settings(of), Of: of}.Run(ctx)
 	if err != nil {
 		return fmt.Errorf("reflect: %w", err)
 	}
@@ -101,31 +91,33 @@ func reflectRun(ctx context.Context, opts *Options) error {
 	return nil
 }
 
-// pick chooses the provider and the model (see the command's help).
-func pick(opts *Options, cfg *config.Config, of *session.Session) (name, model string) {
+// settings choose the provider and the model (see the command's help):
+// -p, else the reflected session's when mecha can call it; -m, else the
+// session's model when it is on that provider. What is not chosen here is
+// the harness's choice: config.toml's default_provider (else mock), the
+// provider's default model.
+func (o *Options) settings(of *session.Session) harness.Settings {
+	s := harness.DefaultSettings()
+	s.MockScript, s.RequestTimeout = o.MockScript, o.RequestTimeout
 	ofName, ofModel := of.Meta.Provider, of.Meta.Model
 	if cs := of.Configs(); len(cs) > 0 {
 		ofName, ofModel = cs[len(cs)-1].Provider, cs[len(cs)-1].Model
 	}
+	given := map[string]bool{}
 	switch {
-	case opts.Provider != "":
-		name = opts.Provider
+	case o.Provider != "":
+		s.Provider, given["provider"] = o.Provider, true
 	case harness.KnownProvider(ofName):
-		name = ofName
-	case cfg.DefaultProvider != "":
-		name = cfg.DefaultProvider
-	default:
-		name = mock.Name
+		s.Provider, given["provider"] = ofName, true
 	}
 	switch {
-	case opts.Model != "":
-		model = opts.Model
-	case name == ofName && ofModel != "":
-		model = ofModel
-	default:
-		model = harness.DefaultModel(cfg, name)
+	case o.Model != "":
+		s.Model, given["model"] = o.Model, true
+	case given["provider"] && s.Provider == ofName && ofModel != "":
+		s.Model, given["model"] = ofModel, true
 	}
-	return name, model
+	s.Given = func(name string) bool { return given[name] }
+	return s
 }
 
 // Note says on stderr what a reflection was recorded with: its candidate

@@ -38,7 +38,8 @@ func env(t *testing.T) (*cmdkit.Env, string) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	return &cmdkit.Env{Out: &out, Err: &errb, Vars: func(k string) string {
-		if k == "MECHA_SESSION_DIR" {
+		switch k {
+		case "MECHA_SESSION_DIR", "MECHA_HOME":
 			return dir
 		}
 		return ""
@@ -85,7 +86,7 @@ func TestJobRecordsTheCheckpointBeforeTheAnswer(t *testing.T) {
 			e, dir := env(t)
 			of := reflected(t, dir, c.covered)
 			prov := mock.New(&mock.Script{Turns: []mock.Turn{{Text: "It went well.\n- Say what changed (#1)."}}})
-			res, err := Job{Env: e, Provider: prov, Name: "mock", Model: "mock-1", Of: of}.Run(context.Background())
+			res, err := Job{Env: e, Settings: On("mock", "mock-1"), Provider: prov, Of: of}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +122,7 @@ func TestJobFailsWithoutAnAnswer(t *testing.T) {
 	e, dir := env(t)
 	of := reflected(t, dir, &transcript.Taint{})
 	prov := mock.New(&mock.Script{Turns: []mock.Turn{{Error: &mock.TurnError{Status: 400, Message: "bad request"}}}})
-	if _, err := (Job{Env: e, Provider: prov, Name: "mock", Model: "mock-1", Of: of}).Run(context.Background()); err == nil {
+	if _, err := (Job{Env: e, Settings: On("mock", "mock-1"), Provider: prov, Of: of}).Run(context.Background()); err == nil {
 		t.Fatal("a failed model call made a reflection")
 	}
 }

@@ -23,30 +23,29 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/engine/provider/openai"
-	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/redrive/replay"
 )
 
 // RegressOptions are the options of "mecha regress".
 type RegressOptions struct {
-	Env             *cmdkit.Env
-	IDs             []string
-	Pins            string
-	Provider, Model string
-	OnDivergence    string
-	JSON            bool
-	JUnit           string
-	Shard           string
-	NoSession       bool
-	SkipSlotCheck   bool
-	RequestTimeout  time.Duration
-	MCP             harness.MCP
+	Env  *cmdkit.Env
+	IDs  []string
+	Pins string
+	// Attach are the flags regress shares with replay: -p, -m,
+	// --mock-script, --request-timeout and the MCP flags.
+	Attach        harness.Settings
+	OnDivergence  string
+	JSON          bool
+	JUnit         string
+	Shard         string
+	NoSession     bool
+	SkipSlotCheck bool
 }
 
 // NewCmdRegress builds "mecha regress".
 func NewCmdRegress(env *cmdkit.Env, runF func(context.Context, *RegressOptions) error) *cobra.Command {
-	opts := &RegressOptions{Env: env}
+	opts := &RegressOptions{Env: env, Attach: harness.DefaultSettings()}
 	cmd := &cobra.Command{
 		Use:   "regress [ID...]",
 		Short: "Replay every pinned session and fail on any divergence",
@@ -88,16 +87,15 @@ matrix can split a large set across machines.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Pins, "pins", "", "the pin `FILE` (default: $MECHA_HOME/regression-sessions.txt)")
-	f.StringVarP(&opts.Provider, "provider", "p", "", "replay against this provider (default: each session's own)")
-	f.StringVarP(&opts.Model, "model", "m", "", "replay against this model")
+	attach.ReplayModelFlags(cmd, &opts.Attach)
 	f.StringVar(&opts.OnDivergence, "on-divergence", "error", "error (any divergence fails) or stop (only structural ones fail)")
 	f.BoolVar(&opts.JSON, "json", false, "print the results as JSON")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the pins (1-based)")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the replays as sessions")
 	f.BoolVar(&opts.SkipSlotCheck, "skip-slot-check", false, "do not require a single-slot llama-server for the local provider")
-	attach.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
-	attach.MCPFlags(cmd, &opts.MCP)
+	attach.RequestTimeoutFlag(cmd, &opts.Attach.RequestTimeout)
+	attach.MCPFlags(cmd, &opts.Attach.MCP)
 	return cmd
 }
 
@@ -129,19 +127,22 @@ func (o *RegressOptions) validate() error {
 	if slices.Contains(o.IDs, "") {
 		return cmdkit.Usagef("regress: a session id is empty")
 	}
-	_, _, err := parseShard(o.Shard)
-	return err
+	if _, _, err := parseShard(o.Shard); err != nil {
+		return err
+	}
+	return attach.Usage(o.Attach.Validate())
 }
 
 func regressRun(ctx context.Context, opts *RegressOptions) error {
 	mode, _ := replay.ParseMode(opts.OnDivergence)
 	shardI, shardN, _ := parseShard(opts.Shard)
-	cfg, err := opts.Env.Config()
-	if err != nil {
+	// A config.toml that cannot be read fails the command before any pin.
+	if _, err := opts.Env.Config(); err != nil {
 		return err
 	}
 	ids := opts.IDs
 	if len(ids) == 0 {
+		var err error
 		if ids, err = readPins(opts.Env, opts.Pins); err != nil {
 			return err
 		}
@@ -158,7 +159,7 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 		}
 		start := opts.Env.Clock.Now()
 		res := regressResult{ID: id}
-		rep, err := regressOne(ctx, opts, cfg, mode, id, &res, &checked)
+		rep, err := regressOne(ctx, opts, mode, id, &res, &checked)
 		res.Time = opts.Env.Clock.Now().Sub(start).Seconds()
 		res.Report = rep
 		switch {
@@ -210,7 +211,7 @@ func fails(mode replay.Mode, rep *replay.Report) bool {
 	return rep.Structural()
 }
 
-func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, mode replay.Mode, id string, res *regressResult, checked *bool) (*replay.Report, error) {
+func regressOne(ctx context.Context, opts *RegressOptions, mode replay.Mode, id string, res *regressResult, checked *bool) (*replay.Report, error) {
 	path, err := opts.Env.ResolveSession(id)
 	if err != nil {
 		return nil, err
@@ -221,19 +222,19 @@ func regressOne(ctx context.Context, opts *RegressOptions, cfg *config.Config, m
 	}
 	opts.Env.NoteForeignID(path, s.HeaderID)
 	res.ID, res.Title = s.Meta.ID, s.Meta.Title
-	job, err := replaycmd.NewJob(ctx, opts.Env, cfg, s, replaycmd.Settings{Provider: opts.Provider, Model: opts.Model, Mode: mode, Record: !opts.NoSession,
-		RequestTimeout: opts.RequestTimeout, MCP: opts.MCP})
+	d, err := replaycmd.Open(ctx, opts.Env, s, replaycmd.Settings{Attach: opts.Attach, Mode: mode, Record: !opts.NoSession, Quiet: true})
 	if err != nil {
 		return nil, err
 	}
-	defer job.Cleanup()
-	if job.Uses(openai.NameLocal) && !*checked && !opts.SkipSlotCheck {
+	defer d.Close()
+	local := func(t replay.Target) bool { return t.Provider == openai.NameLocal }
+	if slices.ContainsFunc(d.ReplayTargets(), local) && !*checked && !opts.SkipSlotCheck {
 		if err := checkSlots(ctx, opts.Env); err != nil {
 			return nil, err
 		}
 		*checked = true
 	}
-	return job.Run(ctx, io.Discard)
+	return d.Replay(ctx, io.Discard)
 }
 
 var errSlots = errors.New("regress: the local server must have one slot")

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/redrive/replay"
@@ -24,7 +23,7 @@ const maxDeep = 8
 // (at path) found in its directory, and theirs, and adds them to rep under
 // the calls that started them. A child that cannot be replayed is reported
 // refused; an interrupt or a failure of the replay itself is returned.
-func replayChildren(ctx context.Context, env *cmdkit.Env, cfg *config.Config, set Settings, s *session.Session, path string, rep *replay.Report, depth int) error {
+func replayChildren(ctx context.Context, env *cmdkit.Env, set Settings, s *session.Session, path string, rep *replay.Report, depth int) error {
 	if depth >= maxDeep {
 		return nil
 	}
@@ -41,16 +40,16 @@ func replayChildren(ctx context.Context, env *cmdkit.Env, cfg *config.Config, se
 			rep.Children = append(rep.Children, child)
 			continue
 		}
-		job, err := NewJob(ctx, env, cfg, ks, set)
+		d, err := Open(ctx, env, ks, set)
 		if err != nil {
 			return err
 		}
-		child.Report, err = job.Run(ctx, env.Err)
-		job.Cleanup()
+		child.Report, err = d.Replay(ctx, env.Err)
+		d.Close()
 		if err != nil && (child.Report == nil || child.Report.Status != replay.StatusRefused) {
 			return err
 		}
-		if err := replayChildren(ctx, env, cfg, set, ks, k.Path, child.Report, depth+1); err != nil {
+		if err := replayChildren(ctx, env, set, ks, k.Path, child.Report, depth+1); err != nil {
 			return err
 		}
 		rep.Children = append(rep.Children, child)

@@ -26,9 +26,14 @@ func TestReplayFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ID != "2026" || o.Provider != "anthropic" || o.Model != "m" || o.OnDivergence != string(replay.ModeLive) ||
-		o.Repeat != 3 || !o.ReadOnly || o.Workspace != "/tmp" || o.RequestTimeout != 2*time.Minute {
+	a := o.Attach
+	if o.ID != "2026" || a.Provider != "anthropic" || a.Model != "m" || o.OnDivergence != string(replay.ModeLive) ||
+		o.Repeat != 3 || !a.ReadOnly || a.Workspace != "/tmp" || a.RequestTimeout != 2*time.Minute {
 		t.Errorf("parsed %+v", o)
+	}
+	// Unset, -p and -m replace nothing: each turn keeps its recorded ones.
+	if o, err := parse("x"); err != nil || o.Attach.Provider != "" || o.Attach.Model != "" {
+		t.Errorf("no -p: %+v, %v", o, err)
 	}
 }
 

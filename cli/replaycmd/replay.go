@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
@@ -22,25 +21,21 @@ import (
 
 // ReplayOptions are the options of "mecha replay".
 type ReplayOptions struct {
-	Env             *cmdkit.Env
-	ID              string
-	Provider, Model string
-	OnDivergence    string
-	JSON            bool
-	Repeat          int
-	NoSession       bool
-	Yes, ReadOnly   bool
-	Workspace       string
-	MockScript      string
-	HTML            string
-	RequestTimeout  time.Duration
-	MCP             harness.MCP
-	Deep            bool
+	Env *cmdkit.Env
+	ID  string
+	// Attach are the flags replay shares with run (Settings.Attach).
+	Attach       harness.Settings
+	OnDivergence string
+	JSON         bool
+	Repeat       int
+	NoSession    bool
+	HTML         string
+	Deep         bool
 }
 
 // NewCmdReplay builds "mecha replay".
 func NewCmdReplay(env *cmdkit.Env, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
-	opts := &ReplayOptions{Env: env}
+	opts := &ReplayOptions{Env: env, Attach: harness.DefaultSettings()}
 	cmd := &cobra.Command{
 		Use:   "replay ID",
 		Short: "Re-drive a recorded session against a model with the recorded tool results",
@@ -67,9 +62,11 @@ turns recorded on another provider. A tool whose description or input
 schema changed since the recording is noted; the model is offered today's.
 A replay is recorded as a session of its own that names the one it
 replays (replay_of). Against a sampling server one divergent replay is a
-sample, not a regression: --repeat N replays N times and counts. Replayed
-results carry no outside provenance, so a replay's taint can be less armed
-than the recording's.
+sample, not a regression: --repeat N replays N times and counts. A
+recorded result given back brings the recording's taint at that call with
+it (the checkpoint covering it; none: private and untrusted), so a live
+replay's interlock judges the calls it runs as the recorded run's would
+have, and the replay's own checkpoints are as armed as what it replayed.
 
 A replay refuses, naming the reason, a session with no config record or
 one that used a tool this build (or today's MCP servers) no longer offers.
@@ -99,20 +96,17 @@ that started it; in error mode a child's divergence fails the replay too.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Provider, "provider", "p", "", "replay against this provider (default: the recorded one)")
-	f.StringVarP(&opts.Model, "model", "m", "", "replay against this model (default: the recorded one, or -p's default)")
+	attach.ReplayModelFlags(cmd, &opts.Attach)
+	attach.PermissionFlags(cmd, &opts.Attach.Yes, &opts.Attach.ReadOnly)
 	f.StringVar(&opts.OnDivergence, "on-divergence", "stop", "stop, error or live")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	f.IntVar(&opts.Repeat, "repeat", 1, "replay `N` times and count how many diverged")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the replay as a session")
-	f.BoolVar(&opts.Yes, "yes", false, "in live mode, allow every real call without asking")
-	f.BoolVar(&opts.ReadOnly, "read-only", false, "in live mode, refuse every real call that modifies the workspace or runs a command")
-	f.StringVarP(&opts.Workspace, "workspace", "w", "", "in live mode, the workspace real calls run in (default: the recorded one)")
-	f.StringVar(&opts.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
+	f.StringVarP(&opts.Attach.Workspace, "workspace", "w", "", "in live mode, the workspace real calls run in (default: the recorded one)")
 	f.BoolVar(&opts.Deep, "deep", false, "also replay the child sessions of subagent calls, and report them under their calls")
 	f.StringVar(&opts.HTML, "html", "", "also write the report as a self-contained HTML page to `FILE`: both call sequences side by side, divergences marked")
-	attach.RequestTimeoutFlag(cmd, &opts.RequestTimeout)
-	attach.MCPFlags(cmd, &opts.MCP)
+	attach.RequestTimeoutFlag(cmd, &opts.Attach.RequestTimeout)
+	attach.MCPFlags(cmd, &opts.Attach.MCP)
 	return cmd
 }
 
@@ -127,34 +121,24 @@ func (o *ReplayOptions) validate() error {
 	if o.Deep && o.Repeat > 1 {
 		return cmdkit.Usagef("--deep replays once; it cannot go with --repeat")
 	}
-	_, err := harness.PermissionMode(o.Yes, o.ReadOnly)
-	return attach.Usage(err)
+	return attach.Usage(o.Attach.Validate())
 }
 
 func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	mode, _ := replay.ParseMode(opts.OnDivergence)
-	perm, _ := harness.PermissionMode(opts.Yes, opts.ReadOnly)
-	cfg, err := opts.Env.Config()
-	if err != nil {
-		return err
-	}
 	s, path, err := opts.Env.LoadSession(opts.ID)
 	if err != nil {
 		return err
 	}
-	set := Settings{
-		Provider: opts.Provider, Model: opts.Model, Mode: mode, Workspace: opts.Workspace,
-		Permission: perm, MockScript: opts.MockScript, Record: !opts.NoSession, RequestTimeout: opts.RequestTimeout,
-		MCP: opts.MCP,
-	}
-	job, err := NewJob(ctx, opts.Env, cfg, s, set)
+	set := Settings{Attach: opts.Attach, Mode: mode, Record: !opts.NoSession}
+	d, err := Open(ctx, opts.Env, s, set)
 	if err != nil {
 		return err
 	}
-	defer job.Cleanup()
+	defer d.Close()
 	var reports []*replay.Report
 	for i := 0; i < opts.Repeat; i++ {
-		rep, err := job.Run(ctx, opts.Env.Err)
+		rep, err := d.Replay(ctx, opts.Env.Err)
 		if rep != nil && rep.Status == replay.StatusRefused {
 			if opts.JSON {
 				cmdkit.WriteJSON(opts.Env.Out, rep)
@@ -167,7 +151,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 			return err
 		}
 		if err == nil && opts.Deep {
-			err = replayChildren(ctx, opts.Env, cfg, set, s, path, rep, 0)
+			err = replayChildren(ctx, opts.Env, set, s, path, rep, 0)
 		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) {

@@ -11,6 +11,8 @@ import (
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/chatcmd"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/cli/regresscmd"
+	"github.com/mecha-agent/mecha/cli/replaycmd"
 	"github.com/mecha-agent/mecha/cli/runcmd"
 	"github.com/mecha-agent/mecha/harness"
 )
@@ -32,7 +34,7 @@ func TestChatTakesRunsAttachFlags(t *testing.T) {
 			switch {
 			case got == nil:
 				t.Errorf("%s does not take --%s", c.Name(), want.Name)
-			case got.Shorthand != want.Shorthand || got.Value.Type() != want.Value.Type() || got.DefValue != want.DefValue || got.Usage != want.Usage:
+			case !sameFlag(got, want):
 				t.Errorf("%s --%s is not attach.Flags' --%s: %+v", c.Name(), want.Name, want.Name, got)
 			}
 		}
@@ -47,6 +49,41 @@ func TestChatTakesRunsAttachFlags(t *testing.T) {
 	if len(chatOnly) != 0 {
 		t.Errorf("flags of chat alone: %q", chatOnly)
 	}
+}
+
+// TestReplayTakesTheSharedAttachFlags: replay and regress take the flags
+// they share with run from cli/attach: -p, -m and --mock-script as
+// attach.ReplayModelFlags declares them (they replace the recorded
+// provider and model), and --request-timeout, --mcp-config, --no-mcp (and,
+// for replay, --yes and --read-only) exactly as run takes them.
+func TestReplayTakesTheSharedAttachFlags(t *testing.T) {
+	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard}
+	run := runcmd.NewCmdRun(env, nil)
+	model := &cobra.Command{Use: "x"}
+	attach.ReplayModelFlags(model, &harness.Settings{})
+	for _, c := range []struct {
+		cmd      *cobra.Command
+		asRun    []string
+		asReplay []string
+	}{
+		{replaycmd.NewCmdReplay(env, nil), []string{"request-timeout", "mcp-config", "no-mcp", "yes", "read-only"}, []string{"provider", "model", "mock-script"}},
+		{regresscmd.NewCmdRegress(env, nil), []string{"request-timeout", "mcp-config", "no-mcp"}, []string{"provider", "model", "mock-script"}},
+	} {
+		same := func(from *cobra.Command, names []string) {
+			for _, name := range names {
+				want, got := from.Flags().Lookup(name), c.cmd.Flags().Lookup(name)
+				if got == nil || !sameFlag(got, want) {
+					t.Errorf("%s --%s = %+v, want %+v", c.cmd.Name(), name, got, want)
+				}
+			}
+		}
+		same(run, c.asRun)
+		same(model, c.asReplay)
+	}
+}
+
+func sameFlag(a, b *pflag.Flag) bool {
+	return a.Shorthand == b.Shorthand && a.Value.Type() == b.Value.Type() && a.DefValue == b.DefValue && a.Usage == b.Usage
 }
 
 // difference lists, sorted, the flags of a that b does not take.

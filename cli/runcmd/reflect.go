@@ -8,7 +8,6 @@ import (
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
-	"github.com/mecha-agent/mecha/record/pricing"
 	"github.com/mecha-agent/mecha/record/session"
 )
 
@@ -27,16 +26,17 @@ func (o *Options) reflect(cfg *config.Config, prev *session.Session) bool {
 	return prev == nil || (prev.Meta.ReflectsOn == "" && !prev.Meta.Distill)
 }
 
-// reflectOnClose reflects on the session the run recorded. A failure to
-// reflect never fails the run: it is one line on stderr.
-func reflectOnClose(ctx context.Context, opts *Options, att *harness.Attached, prices pricing.Table) {
+// reflectOnClose reflects on the session the run recorded, with the
+// run's own client, provider and model. A failure to reflect never fails
+// the run: it is one line on stderr.
+func reflectOnClose(ctx context.Context, opts *Options, att *harness.Attached) {
 	if att.Path == "" || ctx.Err() != nil {
 		return
 	}
 	of, err := session.Load(att.Path)
 	var res *reflectcmd.Result
 	if err == nil {
-		res, err = reflectcmd.Job{Env: opts.Env, Provider: att.Provider, Name: att.Config.Provider, Model: att.Config.Model, Prices: prices, Of: of}.Run(ctx)
+		res, err = reflectcmd.Job{Env: opts.Env, Settings: reflectcmd.On(att.Config.Provider, att.Config.Model), Provider: att.Provider, Of: of}.Run(ctx)
 	}
 	if err != nil {
 		fmt.Fprintf(opts.Env.Err, "mecha: reflect: %s (the run itself is unaffected)\n", textfmt.OneLine(err.Error()))

@@ -272,7 +272,7 @@ func runRun(ctx context.Context, opts *Options) error {
 	}
 	err = finish(opts, out, att, runErr)
 	if opts.reflect(d.Config(), prev) {
-		reflectOnClose(ctx, opts, att, d.Config().Prices)
+		reflectOnClose(ctx, opts, att)
 	}
 	return err
 }

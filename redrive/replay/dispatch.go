@@ -58,6 +58,10 @@ type dispatcher struct {
 	recorded []Call // the turn's recorded calls
 	base     int    // index of the turn's first call in the session
 	next     int    // position in recorded of the next call
+	// tracker is the turn's: a recorded result given back brings the
+	// recording's taint at that call into the conversation, so that a
+	// live call after it is judged as the recorded run would have been.
+	tracker *tool.Tracker
 	// live is set once the recording has been abandoned (live mode).
 	live        bool
 	divergences []Divergence
@@ -66,8 +70,8 @@ type dispatcher struct {
 	ran         int    // calls run for real
 }
 
-func (d *dispatcher) beginTurn(turn, base int, calls []Call) {
-	d.turn, d.base, d.recorded, d.next = turn, base, calls, 0
+func (d *dispatcher) beginTurn(turn, base int, calls []Call, tracker *tool.Tracker) {
+	d.turn, d.base, d.recorded, d.next, d.tracker = turn, base, calls, 0, tracker
 }
 
 func (d *dispatcher) diverge(div Divergence) {
@@ -80,9 +84,10 @@ func (d *dispatcher) diverge(div Divergence) {
 func (d *dispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run agent.RunFunc) ([]tool.Result, string) {
 	out := make([]tool.Result, len(calls))
 	var (
-		live []transcript.Block
-		at   []int
-		stop string
+		live    []transcript.Block
+		at      []int
+		stop    string
+		brought recordedTaint
 	)
 	for i, c := range calls {
 		d.made = append(d.made, Step{Turn: d.turn, Index: len(d.made), Name: c.Name, Input: c.Input, Live: d.live})
@@ -122,6 +127,7 @@ func (d *dispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run
 			continue
 		}
 		out[i] = tool.Result{Content: rec.Result, IsError: rec.IsError}
+		brought.add(rec, d.base+pos)
 	}
 	if len(live) > 0 {
 		d.ran += len(live)
@@ -129,7 +135,34 @@ func (d *dispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run
 			out[at[j]] = r
 		}
 	}
+	// Counted after the live calls of the same answer ran: calls made
+	// together were chosen before any of their results were seen.
+	brought.into(d.tracker)
 	return out, stop
+}
+
+// recordedTaint is the taint the recorded results given back for one
+// answer bring in, and the first call that brought each part.
+type recordedTaint struct {
+	taint                  transcript.Taint
+	privateBy, untrustedBy string
+}
+
+func (b *recordedTaint) add(c Call, index int) {
+	why := fmt.Sprintf("the recording, replayed up to call #%d (%s)", index, c.Name)
+	if c.Taint.Private && !b.taint.Private {
+		b.privateBy = why
+	}
+	if c.Taint.Untrusted && !b.taint.Untrusted {
+		b.untrustedBy = why
+	}
+	b.taint = b.taint.Merge(c.Taint)
+}
+
+func (b *recordedTaint) into(tr *tool.Tracker) {
+	if tr != nil && !b.taint.Clean() {
+		tr.Absorb(b.taint, b.privateBy, b.untrustedBy, "")
+	}
 }
 
 // endTurn reports the recorded calls of the turn the replay did not make.

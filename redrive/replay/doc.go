@@ -16,5 +16,12 @@
 // input schema) differs from the one recorded in the config is noted in
 // the report, not counted as a divergence: the model was offered today's.
 //
+// A recorded result given back carries the recording's taint at its call
+// (the checkpoint covering it, merged with every earlier one; none:
+// private and untrusted), absorbed into the turn's tracker once the
+// answer's calls are answered: the replay's checkpoints are as armed as
+// what it replayed, and a live call after it is judged by the interlock
+// as the recorded run's would have been.
+//
 // The comparison code imports nothing that reaches the network.
 package replay

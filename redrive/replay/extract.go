@@ -24,6 +24,12 @@ type Call struct {
 	Result    string `json:"-"`
 	IsError   bool   `json:"-"`
 	HasResult bool   `json:"-"`
+	// Taint is the recording's taint once the call was answered: the
+	// checkpoint covering the message that made it, merged with every
+	// earlier one; private and untrusted both when none covers it
+	// (unknown provenance is never clean). A replay that gives the
+	// recorded result back brings that much into its conversation.
+	Taint transcript.Taint `json:"-"`
 }
 
 // Turn is one thing the person said and what the run did about it.
@@ -64,6 +70,7 @@ func (t *Trajectory) Calls() []Call {
 func Extract(s *session.Session) (*Trajectory, error) {
 	t := &Trajectory{}
 	var cfg *transcript.Config
+	timeline := s.TaintTimeline()
 	_, err := sessionview.Walk(s, nil, func(it sessionview.Item) error {
 		switch it := it.(type) {
 		case *sessionview.Attach:
@@ -84,8 +91,12 @@ func Extract(s *session.Session) (*Trajectory, error) {
 				return nil // an answer to nothing we can replay
 			}
 			cur := &t.Turns[len(t.Turns)-1]
+			taint := transcript.Taint{Private: true, Untrusted: true}
+			if it.Index < len(timeline) && timeline[it.Index].Known {
+				taint = timeline[it.Index].Taint
+			}
 			for _, c := range it.Calls {
-				call := Call{ID: c.ID, Name: c.Name, Input: c.Input}
+				call := Call{ID: c.ID, Name: c.Name, Input: c.Input, Taint: taint}
 				if r := c.Result; r != nil && !r.OutcomeUnknown {
 					call.Result, call.IsError, call.HasResult = r.Content, r.IsError, true
 				}

@@ -254,7 +254,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		if err := capture.Append(&rc); err != nil {
 			return rep, err
 		}
-		d.beginTurn(i+1, base, turn.Calls)
+		d.beginTurn(i+1, base, turn.Calls, tracker)
 		base += len(turn.Calls)
 		prior := &session.Session{Records: capture.records}
 		res, err := agent.Run(ctx, agent.Options{
