@@ -66,7 +66,7 @@ func serverConfig(name string, s config.MCPServer, path string) (mcpclient.Serve
 // looks like a credential (a server that needs one gets it through its
 // env table), and their stderr goes to $MECHA_HOME/logs/mcp-<server>.log.
 func StartMCP(ctx context.Context, w *World, servers []mcpclient.ServerConfig, dir string) *mcpclient.Set {
-	set := mcpclient.Start(ctx, servers, MCPOptions(w, dir))
+	set := ConnectMCP(ctx, w, servers, dir)
 	for _, s := range set.Servers() {
 		if s.Err != nil {
 			fmt.Fprintf(w.errw(), "mcp: server %q did not start: %v; going on without its tools\n", s.Config().Name, s.Err)
@@ -76,6 +76,12 @@ func StartMCP(ctx context.Context, w *World, servers []mcpclient.ServerConfig, d
 		}
 	}
 	return set
+}
+
+// ConnectMCP starts servers as StartMCP does but says nothing: the caller
+// reports each server's outcome itself (mcp list shows them all).
+func ConnectMCP(ctx context.Context, w *World, servers []mcpclient.ServerConfig, dir string) *mcpclient.Set {
+	return mcpclient.Start(ctx, servers, MCPOptions(w, dir))
 }
 
 // MCPOptions are the options servers start with (see StartMCP).

@@ -82,6 +82,15 @@ func (s ProviderSetup) Timeouts(name string) provider.Timeouts {
 	return provider.Timeouts{Connect: t.Connect, FirstByte: t.FirstByte, Idle: t.Idle}
 }
 
+// CheckMockScript refuses a --mock-script given with another provider
+// than the mock, before anything is opened (NewProvider refuses it too).
+func CheckMockScript(provider, script string) error {
+	if script != "" && provider != mock.Name {
+		return usagef("--mock-script goes with -p mock")
+	}
+	return nil
+}
+
 // NewProvider builds a provider by name, wrapped in retries that say on
 // stderr when they wait. Credentials come from the environment and never
 // leave the client.
@@ -130,8 +139,8 @@ func NewProvider(w *World, name string, setup ProviderSetup) (provider.Provider,
 		_, want := knownProvider(name)
 		return nil, usagef("unknown provider %q (want one of %s)", name, want)
 	}
-	if setup.MockScript != "" {
-		return nil, usagef("--mock-script goes with -p mock")
+	if err := CheckMockScript(name, setup.MockScript); err != nil {
+		return nil, err
 	}
 	return provider.WithRetry(p, provider.RetryOptions{
 		OnRetry: func(attempt int, err error, wait time.Duration) {

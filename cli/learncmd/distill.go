@@ -14,7 +14,6 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-	"github.com/mecha-agent/mecha/engine/provider/mock"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/learn"
@@ -53,10 +52,7 @@ func (d *DistillFlags) validate() error {
 	if d.Days < 1 {
 		return cmdkit.Usagef("--days must be at least 1, not %d", d.Days)
 	}
-	if d.MockScript != "" && d.Provider != mock.Name {
-		return cmdkit.Usagef("--mock-script goes with -p mock")
-	}
-	return nil
+	return attach.Usage(harness.CheckMockScript(d.Provider, d.MockScript))
 }
 
 // Distilled is the outcome of a distillation.

@@ -13,6 +13,8 @@ import (
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/cli/complete"
+	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 )
@@ -76,21 +78,29 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	if conf.Disabled {
 		return fmt.Errorf("mcp: server %q is disabled (enabled = false)", opts.Server)
 	}
-	set := mcpclient.Start(ctx, []mcpclient.ServerConfig{*conf}, harness.MCPOptions(attach.World(opts.Env), ""))
-	defer set.Close()
-	s := set.Servers()[0]
-	if s.Err != nil {
-		return fmt.Errorf("mcp: server %q did not start: %w", opts.Server, s.Err)
+	// The call goes through the harness's surface and so through the one
+	// policy chain: allowed (a person named it), no conversation to arm
+	// the interlock, secrets redacted from the result.
+	name := opts.Tool
+	if !strings.HasPrefix(name, mcpclient.NamePrefix) {
+		name = mcpclient.ToolName(conf.Name, opts.Tool)
 	}
-	var t *mcpclient.Tool
-	var names []string
-	for _, c := range s.Tools() {
-		names = append(names, c.Remote())
-		if c.Remote() == opts.Tool || c.Spec().Name == opts.Tool {
-			t = c
+	sf, err := harness.OpenSurface(ctx, attach.World(opts.Env), harness.SurfaceSpec{Yes: true, Trifecta: string(tool.TrifectaOff),
+		Sandbox: harness.Sandbox{Mode: sandbox.ModeNone}, MCP: harness.MCP{Off: true}, Servers: []mcpclient.ServerConfig{*conf},
+		For: name, Tools: []string{mcpclient.ServerPrefix(conf.Name)}})
+	if err != nil {
+		return err
+	}
+	defer sf.Close()
+	if err := sf.MissingServer(name); err != nil {
+		return err
+	}
+	t, ok := sf.Registry().Get(name)
+	if !ok {
+		var names []string
+		for _, n := range sf.Registry().Names() {
+			names = append(names, strings.TrimPrefix(n, mcpclient.ServerPrefix(conf.Name)+"__"))
 		}
-	}
-	if t == nil {
 		return fmt.Errorf("mcp: server %q has no tool %q (it has: %s)", opts.Server, opts.Tool, strings.Join(names, ", "))
 	}
 	res, err := t.Run(ctx, input)

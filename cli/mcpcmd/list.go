@@ -66,7 +66,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	set := mcpclient.Start(ctx, servers, harness.MCPOptions(attach.World(opts.Env), ""))
+	set := harness.ConnectMCP(ctx, attach.World(opts.Env), servers, "")
 	defer set.Close()
 	var out []listedServer
 	for _, s := range set.Servers() {

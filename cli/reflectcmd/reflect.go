@@ -12,7 +12,6 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-	"github.com/mecha-agent/mecha/engine/provider/mock"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
@@ -57,8 +56,8 @@ distillations are never reflected on automatically.`,
 		Args: cmdkit.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			if opts.MockScript != "" && opts.Provider != mock.Name {
-				return cmdkit.Usagef("--mock-script goes with -p mock")
+			if err := harness.CheckMockScript(opts.Provider, opts.MockScript); err != nil {
+				return attach.Usage(err)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
