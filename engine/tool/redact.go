@@ -31,8 +31,9 @@ const MinSecretLen = 8
 // Redact sees a result as the tool returns it, after the tool cut a long
 // one: a secret the cut split in two is not matched here. A tool that cuts
 // must redact first, with a Redactor's Writer or Reader over its whole
-// output (the built-ins do, given builtin.Options.Secrets); Redact is the
-// layer that covers every tool, however it was written.
+// output (the built-ins do, given builtin.Options.Secrets, and MCP tools,
+// given mcpclient.Options.Secrets); Redact is the layer that covers every
+// tool, however it was written.
 //
 // Other transformations (a value split across lines, as base64 wraps at 76
 // columns, reversed, compressed, encrypted, or encoded otherwise) are not
