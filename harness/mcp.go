@@ -91,7 +91,7 @@ func MCPOptions(w *World, dir string) mcpclient.Options {
 	if home != "" {
 		logs = filepath.Join(home, "logs")
 	}
-	return mcpclient.Options{Getenv: w.getenv, Environ: credential.Scrub(w.environ()), Dir: dir,
+	return mcpclient.Options{Getenv: w.getenv, Environ: credential.Scrub(w.environ()), Secrets: Secrets(w), Dir: dir,
 		LogDir: logs, HTTPClient: w.client(), ClientVersion: w.Version}
 }
 

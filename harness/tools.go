@@ -185,7 +185,7 @@ func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 		d.asker = tool.NewTerminalAsker(w.In, w.errw())
 	}
 	d.secrets = Secrets(w)
-	opts := builtin.Options{Env: credential.Scrub(w.environ())}
+	opts := builtin.Options{Env: credential.Scrub(w.environ()), Secrets: d.secrets}
 	var note string
 	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
 	if note != "" && !wss.sandboxNoted {
@@ -208,12 +208,15 @@ func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 // providerKeys are the variables providers read their keys from.
 var providerKeys = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}
 
-// Secrets are the values no tool result may carry: the providers' keys and
-// every variable of the environment handed on to tools whose name is a
-// credential.Named (the ones credential.Scrub withholds). A command can still
-// reach them by other routes (mecha's /proc/PID/environ as root, a file,
-// another process), so BuildTools redacts them from every result; values
-// shorter than tool.MinSecretLen are not redacted.
+// Secrets are the values no tool result may carry: the providers' keys,
+// the value of every variable of the environment whose name is a
+// credential.Named (the ones credential.Scrub withholds), and, whatever a
+// variable is called, the credentials its value holds (credential.InValue:
+// a URL's userinfo and password). A command can still reach them by other
+// routes (mecha's /proc/PID/environ as root, a file, another process), so
+// BuildTools redacts them, and their encodings, from every result, before
+// the built-ins cut their output; values shorter than tool.MinSecretLen are
+// not redacted.
 func Secrets(w *World) []tool.Secret {
 	var out []tool.Secret
 	for _, name := range providerKeys {
@@ -225,6 +228,9 @@ func Secrets(w *World) []tool.Secret {
 		name, v, _ := strings.Cut(kv, "=")
 		if v != "" && credential.Named(name) {
 			out = append(out, tool.Secret{Name: name, Value: v})
+		}
+		for _, c := range credential.InValue(v) {
+			out = append(out, tool.Secret{Name: name, Value: c})
 		}
 	}
 	return out

@@ -93,14 +93,16 @@ func TestSecrets(t *testing.T) {
 			return map[string]string{"OPENAI_API_KEY": "sk-openai-0123456789"}[k]
 		},
 		Environ: func() []string {
-			return []string{"PATH=/bin", "GITHUB_TOKEN=ghp_0123456789", "db_password=hunter2hunter2", "EMPTY_SECRET=", "EDITOR=visible-value-123"}
+			return []string{"PATH=/bin", "GITHUB_TOKEN=ghp_0123456789", "db_password=hunter2hunter2", "EMPTY_SECRET=", "EDITOR=visible-value-123",
+				"DATABASE_URL=postgres://app:pw-0123456789@db/app", "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1", "NPM_AUTH=npm-auth-0123"}
 		},
 	}
 	var got []string
 	for _, s := range Secrets(env) {
 		got = append(got, s.Name+"="+s.Value)
 	}
-	want := "OPENAI_API_KEY=sk-openai-0123456789 GITHUB_TOKEN=ghp_0123456789 db_password=hunter2hunter2"
+	want := "OPENAI_API_KEY=sk-openai-0123456789 GITHUB_TOKEN=ghp_0123456789 db_password=hunter2hunter2 " +
+		"DATABASE_URL=app:pw-0123456789 DATABASE_URL=pw-0123456789 NPM_AUTH=npm-auth-0123"
 	if strings.Join(got, " ") != want {
 		t.Errorf("Secrets = %v\nwant %s", got, want)
 	}

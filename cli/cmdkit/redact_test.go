@@ -34,6 +34,11 @@ func TestRedactArgs(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("RedactArgs = %q, want %q", got, want)
 	}
+	got = RedactArgs([]string{"--db-pass", "p1", "--auth=a1", "--private-key", "k1", "--session-cookie=c1", "--ssh-auth-sock", "/s", "--session-type", "x11"})
+	want = "--db-pass <redacted> --auth=<redacted> --private-key <redacted> --session-cookie=<redacted> --ssh-auth-sock /s --session-type x11"
+	if strings.Join(got, " ") != want {
+		t.Errorf("RedactArgs = %q, want %q", got, want)
+	}
 	if RedactArgs(nil) != nil {
 		t.Error("RedactArgs(nil) is not nil")
 	}

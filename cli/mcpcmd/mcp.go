@@ -43,7 +43,7 @@ own, since it can start any program. --no-mcp starts no server.
 
 ${VAR} is expanded when the server starts (an unset one stops that server)
 and is never recorded, nor are env or header values. A stdio server gets
-mecha's environment less the variables named like credentials, as the
+mecha's environment less the variables holding credentials, as the
 shell does: pass one through env when the server needs it.
 
 Capabilities: an MCP tool declares every capability (reads_workspace,

@@ -27,8 +27,11 @@ The built-in tools ("mecha tool list" shows what each declares):
       same way, so a listed name always leads to the file it lists.
   shell
       /bin/sh -c in the workspace, with mecha's environment less every
-      variable whose name holds API_KEY, APIKEY, SECRET, TOKEN, PASSWORD or
-      CREDENTIAL. Sandboxed by default (--sandbox landlock): it reads
+      variable named like a credential (SECRET, TOKEN, PASSWORD, API_KEY,
+      PRIVATE_KEY, COOKIE, WEBHOOK, DSN, ... anywhere in the name; PASS,
+      PWD, AUTH, SESSION, KEY as its last word) or holding a URL with a
+      password; secrets left in its output, hex and base64 forms included,
+      are redacted. Sandboxed by default (--sandbox landlock): it reads
       anything, writes only in the workspace and a private TMPDIR, and
       reaches no network at all (no TCP, UDP, DNS or socket of any kind).
       --sandbox-network gives the network back; --sandbox none runs it

@@ -1,11 +1,8 @@
 package tool
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
-	"slices"
-	"strings"
 )
 
 // Secret is a configured credential: its value must never reach the model,
@@ -24,19 +21,28 @@ const MinSecretLen = 8
 
 // Redact returns t with every occurrence of a secret's value in its results,
 // and in the message of an error it returns, replaced by
-// "[redacted NAME]". It is the guarantee behind every other measure (the
-// scrubbed environment of commands, a process its children cannot read):
-// whatever route a value takes into a tool's output, a file, a command, the
-// environment of another process, it is replaced before anyone sees it.
+// "[redacted NAME]", and so every encoded form a Redactor knows (hex,
+// base64 whole or inside a longer stream, percent-encoding). It is the
+// guarantee behind every other measure (the scrubbed environment of
+// commands, a process its children cannot read): whatever route a value
+// takes into a tool's output, a file, a command, the environment of
+// another process, it is replaced before anyone sees it.
 //
-// Only the value as written is matched. Encoded forms (base64, URL or hex
-// encoding, a value split across lines or reversed) and a value cut in two
-// by a tool's own truncation are not: a model that sets out to smuggle a
-// key it can read can still do it, and only the first layer stops the
-// reading. Values shorter than MinSecretLen are left alone; with no secret
-// to redact, t is returned as it is.
+// Redact sees a result as the tool returns it, after the tool cut a long
+// one: a secret the cut split in two is not matched here. A tool that cuts
+// must redact first, with a Redactor's Writer or Reader over its whole
+// output (the built-ins do, given builtin.Options.Secrets, and MCP tools,
+// given mcpclient.Options.Secrets); Redact is the layer that covers every
+// tool, however it was written.
+//
+// Other transformations (a value split across lines, as base64 wraps at 76
+// columns, reversed, compressed, encrypted, or encoded otherwise) are not
+// matched: a model that sets out to smuggle a key it can read can still do
+// it, and only the first layer stops the reading. Values shorter than
+// MinSecretLen are left alone; with no secret to redact, t is returned as
+// it is.
 func Redact(t Tool, secrets []Secret) Tool {
-	r := newRedactor(secrets)
+	r := NewRedactor(secrets)
 	if r == nil {
 		return t
 	}
@@ -45,7 +51,7 @@ func Redact(t Tool, secrets []Secret) Tool {
 
 type redacted struct {
 	Tool
-	r *strings.Replacer
+	r *Redactor
 }
 
 // Unwrap returns the tool Redact wraps.
@@ -76,28 +82,3 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
-
-// newRedactor builds one replacer for every secret long enough to redact,
-// nil when there is none. Longer values go first, so that a secret that
-// contains another is replaced whole; a value given under two names is
-// shown under the first name in order.
-func newRedactor(secrets []Secret) *strings.Replacer {
-	var keep []Secret
-	seen := map[string]bool{}
-	for _, s := range secrets {
-		if len(s.Value) < MinSecretLen || seen[s.Value] {
-			continue
-		}
-		seen[s.Value] = true
-		keep = append(keep, s)
-	}
-	if len(keep) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(keep, func(a, b Secret) int { return cmp.Compare(len(b.Value), len(a.Value)) })
-	pairs := make([]string, 0, 2*len(keep))
-	for _, s := range keep {
-		pairs = append(pairs, s.Value, "[redacted "+s.Name+"]")
-	}
-	return strings.NewReplacer(pairs...)
-}

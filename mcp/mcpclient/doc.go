@@ -43,7 +43,8 @@
 // MapResult turns a tools/call result into text: text blocks as they are,
 // images and audio as one-line placeholders with their MIME type and size,
 // structured content as JSON (unless a text block holds the same value),
-// isError as an error result, all cut like the built-ins' results.
+// isError as an error result, all cleared of Options.Secrets (and their
+// encoded forms) and then cut like the built-ins' results.
 //
 // mcptest holds the small server the tests run, in memory or as a process.
 package mcpclient

@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -348,5 +349,31 @@ func TestLoadFile(t *testing.T) {
 	}
 	if _, err := Merge(got, got[:1]); err == nil || !strings.Contains(err.Error(), `"fs" is configured twice`) {
 		t.Errorf("merge: %v", err)
+	}
+}
+
+// TestResultRedactedBeforeCut: a secret across the cut of a long result
+// is replaced whole before the cut; without Secrets (the control) the cut
+// leaves its first half.
+func TestResultRedactedBeforeCut(t *testing.T) {
+	t.Parallel()
+	const secret = "CANARY-mcp-0123456789abcdef"
+	text := strings.Repeat("a", 490) + secret + strings.Repeat("b", 2000) // the head keeps 500 bytes
+	input, _ := json.Marshal(map[string]string{"text": text})
+	for _, secrets := range [][]tool.Secret{nil, {{Name: "DB_PASS", Value: secret}}} {
+		opts := memory(t, nil)
+		opts.MaxResultBytes, opts.Secrets = 1000, secrets
+		set := start(t, []ServerConfig{{Name: "s", URL: "mem"}}, opts)
+		res, err := toolNamed(t, set, "mcp__s__echo").Run(context.Background(), input)
+		if err != nil || !strings.Contains(res.Content, "bytes cut") {
+			t.Fatalf("echo: %.100q, %v", res.Content, err)
+		}
+		left := strings.Contains(res.Content, secret[:10])
+		if secrets == nil && !left {
+			t.Errorf("control: the cut leaves no fragment: %q", res.Content)
+		}
+		if secrets != nil && left {
+			t.Errorf("a fragment of the secret is left: %q", res.Content)
+		}
 	}
 }

@@ -17,8 +17,9 @@ import (
 // base64); a resource as its text, or a placeholder when it is binary; the
 // structured content as its JSON, unless a text block already holds the
 // same value (servers are asked to send both); isError as an error result.
-// The whole is cut to max bytes the way the built-ins cut theirs.
-func MapResult(res *mcp.CallToolResult, max int) tool.Result {
+// The whole is redacted by r (nil: nothing is) and then cut to max bytes
+// the way the built-ins cut theirs.
+func MapResult(res *mcp.CallToolResult, max int, r *tool.Redactor) tool.Result {
 	if res == nil {
 		return tool.Result{Content: "mcp: the server answered with no result", IsError: true}
 	}
@@ -47,7 +48,7 @@ func MapResult(res *mcp.CallToolResult, max int) tool.Result {
 			parts = append(parts, string(b))
 		}
 	}
-	return tool.Result{Content: builtin.Cut(strings.Join(parts, "\n"), max), IsError: res.IsError}
+	return tool.Result{Content: builtin.Cut(r.Replace(strings.Join(parts, "\n")), max), IsError: res.IsError}
 }
 
 func resourceText(r *mcp.ResourceContents) string {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -37,12 +38,17 @@ type Options struct {
 	ClientVersion string
 	// MaxResultBytes cuts results (0: the built-ins' default).
 	MaxResultBytes int
+	// Secrets are replaced in a result, with their encoded forms (see
+	// tool.Redactor), before it is cut, so no cut leaves a fragment of one.
+	Secrets []tool.Secret
 	// KillGrace is the wait after closing a server's stdin before SIGTERM,
 	// and after SIGTERM before SIGKILL (default 2s).
 	KillGrace time.Duration
 	// Dial, when set, replaces how a server is reached (tests use it for
 	// in-memory servers). The returned closer, if any, runs at Close.
 	Dial func(ctx context.Context, c ServerConfig) (mcp.Transport, io.Closer, error)
+
+	redactor *tool.Redactor // Secrets' (nil: none)
 }
 
 // Server is one configured server, connected or not.
@@ -95,6 +101,7 @@ type Set struct {
 // in every case.
 func Start(ctx context.Context, configs []ServerConfig, opts Options) *Set {
 	set := &Set{}
+	opts.redactor = tool.NewRedactor(opts.Secrets)
 	var wg sync.WaitGroup
 	for _, c := range configs {
 		s := &Server{cfg: c, opts: &opts}

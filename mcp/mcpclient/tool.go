@@ -83,7 +83,7 @@ func (t *Tool) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	defer cancel()
 	res, err := t.server.session.CallTool(callCtx, &mcp.CallToolParams{Name: t.remote, Arguments: input})
 	if err == nil {
-		return MapResult(res, t.server.opts.MaxResultBytes), nil
+		return MapResult(res, t.server.opts.MaxResultBytes, t.server.opts.redactor), nil
 	}
 	srv := t.server.cfg.Name
 	var wire *jsonrpc.Error

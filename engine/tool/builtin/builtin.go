@@ -49,6 +49,12 @@ type Options struct {
 	Shell string
 	// Env is the environment of shell commands; nil means os.Environ().
 	Env []string
+	// Secrets are replaced in what the tools read (a command's output, a
+	// file, a fetched body), every encoded form a tool.Redactor knows
+	// included, before any of it is cut to MaxResultBytes, so no cut
+	// leaves a fragment of a secret (see tool.Redactor). The tool.Redact
+	// decorator still covers the whole result.
+	Secrets []tool.Secret
 	// KillGrace is how long the shell tool waits, after the process group
 	// was killed, for output from processes that left the group (setsid)
 	// before it stops reading. Default 2s.
@@ -83,6 +89,9 @@ type Options struct {
 	// dies (see "Shell processes" in the package doc). Tests only: it is
 	// the control that shows the guard is what stops the orphans.
 	noOrphanGuard bool
+
+	// redactor is Secrets' (nil: none).
+	redactor *tool.Redactor
 }
 
 func (o Options) withDefaults() Options {
@@ -115,6 +124,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.KillGrace <= 0 {
 		o.KillGrace = 2 * time.Second
+	}
+	if o.redactor == nil {
+		o.redactor = tool.NewRedactor(o.Secrets)
 	}
 	return o
 }

@@ -53,6 +53,12 @@
 // Cuts never fall inside a UTF-8 sequence. The shell keeps only the head and
 // the tail in memory, whatever the command prints.
 //
+// Options.Secrets are replaced, with their encoded forms (tool.Redactor),
+// in what a tool reads before it is cut: a command's output as it streams,
+// a file as fs_read reads it, a fetched body and the result built from it.
+// A secret across a cut is replaced whole, never left in part; where a
+// read limit cuts a body, a secret's beginning at its end is dropped.
+//
 // # Shell processes
 //
 // A command runs as /bin/sh -c in a process group of its own, with empty

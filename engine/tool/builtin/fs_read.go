@@ -85,7 +85,8 @@ func (t *fsRead) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 		return *bad, nil
 	}
 	defer f.Close()
-	sel, err := selectLines(f, offset, limit, t.opts.MaxResultBytes)
+	// Redacted as it is read, before the selection is cut to size.
+	sel, err := selectLines(t.opts.redactor.Reader(f), offset, limit, t.opts.MaxResultBytes)
 	switch {
 	case errors.Is(err, errBinary):
 		return errorResult("%s is a binary file (it contains NUL bytes); fs_read reads text files only", p.Path), nil

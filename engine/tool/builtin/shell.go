@@ -143,8 +143,12 @@ func (t *shell) Run(ctx context.Context, input json.RawMessage) (tool.Result, er
 		}
 		defer cleanup()
 	}
+	// The output is redacted as it streams, before the head and the tail
+	// are kept: a secret printed across the cut is replaced whole.
 	out := newHeadTail(t.opts.MaxResultBytes)
-	oc := runCommand(ctx, spec, out)
+	redacting := t.opts.redactor.Writer(out)
+	oc := runCommand(ctx, spec, redacting)
+	_ = redacting.Close()
 	if oc.startErr != nil {
 		return errorResult("the command could not be started: %v", oc.startErr), nil
 	}

@@ -209,6 +209,7 @@ func (t *webFetch) Run(ctx context.Context, input json.RawMessage) (tool.Result,
 	if cut {
 		body = cutHead(body, t.opts.MaxFetchBytes)
 	}
+	body = redactBody(t.opts.redactor, body, cut)
 	if readErr != nil {
 		if context.Cause(ctx) == errFetchTimeout {
 			return errorResult("web_fetch: %s: timed out after %s while reading the body (%d bytes read)", clipURL(resp.Request.URL.String()), t.opts.FetchTimeout, len(body)), nil
@@ -258,12 +259,29 @@ func (t *webFetch) render(resp *http.Response, body []byte, cut bool) tool.Resul
 	} else {
 		b.WriteString(text)
 	}
-	content := b.String()
+	content := t.opts.redactor.Replace(b.String())
 	if len(content) > t.opts.MaxResultBytes {
 		content = string(cutHead([]byte(content), t.opts.MaxResultBytes)) +
 			fmt.Sprintf("\n[... cut: showing the first %d bytes of %d ...]", t.opts.MaxResultBytes, len(content))
 	}
 	return tool.Result{Content: content, IsError: resp.StatusCode >= 400 || err != nil}
+}
+
+// redactBody replaces the secrets in a body; when the body was cut at the
+// read limit, a secret's beginning left at its end is dropped too.
+func redactBody(r *tool.Redactor, body []byte, cut bool) []byte {
+	if r == nil {
+		return body
+	}
+	var out bytes.Buffer
+	w := r.Writer(&out)
+	_, _ = w.Write(body)
+	if cut {
+		_ = w.Cut()
+	} else {
+		_ = w.Close()
+	}
+	return out.Bytes()
 }
 
 // bodyText is the readable text of a body: HTML converted by
