@@ -239,7 +239,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	ledger := &agent.Ledger{}
 	rec := d.record(&rc, p.Text)
 	tools, tracker, err := BuildTools(w, &d.wss, rc, ToolSetup{Only: s.Tools, MCP: mcpTools, Asker: d.attach.Asker,
-		Subagent: d.children(prov, ledger, rec), Subagents: d.cfg.Subagents})
+		Subagent: d.children(prov, ledger, rec), Subagents: d.cfg.Subagents, Config: d.cfg})
 	if err != nil {
 		return nil, err
 	}

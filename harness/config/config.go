@@ -66,9 +66,20 @@ type Config struct {
 	MCP       MCP                 `toml:"mcp"`
 	// Subagents offers the "agent" tool (a sub-task run as a child run)
 	// beside every other tool when mecha run is not given --tool.
-	Subagents bool `toml:"subagents"`
+	Subagents bool     `toml:"subagents"`
+	WebFetch  WebFetch `toml:"web_fetch"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
+}
+
+// WebFetch is the [web_fetch] table.
+type WebFetch struct {
+	// RefusePrivate makes web_fetch refuse private addresses too: loopback,
+	// RFC 1918, shared (100.64.0.0/10), unique-local and site-local.
+	// Link-local and cloud-metadata addresses are refused either way. Off
+	// by default: local development servers are normal targets (and
+	// mecha's own tests fetch from loopback servers).
+	RefusePrivate bool `toml:"refuse_private"`
 }
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.
