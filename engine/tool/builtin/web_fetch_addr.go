@@ -20,9 +20,10 @@ type refusedRange struct {
 // 100.100.100.200 in 100.64.0.0/10) is refused even when private ones are
 // not, and ::1 inside ::/96 is judged as loopback. IPv6 forms that lead to
 // an IPv4 address are judged as that address (ipv4Forms), so each IPv4 row
-// covers those forms too; the forms whose IPv4 address cannot be read, or
-// that reach it only through a tunnel, are rows of their own, refused
-// whole.
+// covers those forms too; the other forms are rows of their own, refused
+// whole: IPv4-compatible (deprecated), local-use NAT64 (where the IPv4
+// address sits is the translator's choice), 6to4 and Teredo (reached
+// through a tunnel).
 //
 // Not refused even with RefusePrivate: documentation, benchmarking and
 // reserved ranges (192.0.2.0/24, 198.18.0.0/15, 240.0.0.0/4, ...), where no

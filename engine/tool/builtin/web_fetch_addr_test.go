@@ -140,7 +140,7 @@ func TestRefusedRangesTable(t *testing.T) {
 	}
 	for _, f := range ipv4Forms {
 		if f.prefix.Bits() != 96 || seen[f.prefix] {
-			t.Errorf("IPv4 form %v: the IPv4 address must be its last 32 bits, and it no row", f.prefix)
+			t.Errorf("IPv4 form %v: the IPv4 address must be its last 32 bits, and it not a row", f.prefix)
 		}
 	}
 }
