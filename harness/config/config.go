@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -150,12 +151,13 @@ var Providers = []string{"anthropic", "local", "mock", "openai"}
 const MaxFileSize = 4 << 20
 
 // Load reads the configuration file at path. A missing file is an empty
-// configuration; a malformed one is an error naming the file, line and key,
+// configuration (a path through a regular file names none either: a home
+// under a file); a malformed one is an error naming the file, line and key,
 // and one that is not a regular file (a FIFO would block the read) or is
 // larger than MaxFileSize is refused.
 func Load(path string) (*Config, error) {
 	data, err := safeopen.ReadFile(path, MaxFileSize)
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return &Config{}, nil
 	}
 	if err != nil {

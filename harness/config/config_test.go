@@ -45,6 +45,9 @@ refuse_private = true
 	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || len(c.Prices) != 0 || c.WebFetch.RefusePrivate {
 		t.Errorf("missing file: %v, %v", c, err)
 	}
+	if c, err := Load(filepath.Join(good, "config.toml")); err != nil || len(c.Prices) != 0 {
+		t.Errorf("a path through a file: %v, %v", c, err)
+	}
 	for name, tc := range map[string]struct{ body, want string }{
 		"typo.toml":     {"[prices.a.m]\ninput = 1\noutptu = 2\n", "line 3: unknown key prices.a.m.outptu"},
 		"syntax.toml":   {"[prices\n", "line 1"},
