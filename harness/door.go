@@ -247,7 +247,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	ledger := &agent.Ledger{}
 	rec := d.record(&rc, p.Text)
 	tools, tracker, err := surfaceOn(w, &d.wss, d.mcp, &rc, ToolSetup{Only: s.Tools, Asker: d.attach.Asker,
-		Subagent: d.children(prov, ledger, rec), Subagents: d.cfg.Subagents})
+		Subagent: d.children(prov, ledger, rec), Subagents: d.cfg.Subagents, Config: d.cfg})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/engine/tool/builtin"
+	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -52,6 +53,10 @@ type ToolSetup struct {
 	// interactive mode's inline prompt); nil asks on the terminal when In
 	// is one, else nobody.
 	Asker tool.Asker
+	// Config is config.toml as the caller read it; nil reads it
+	// (LoadConfig), so every door builds its tools by the same settings
+	// ([web_fetch] refuse_private).
+	Config *config.Config
 }
 
 // Workspaces opens each workspace directory once, however many tool
@@ -185,7 +190,13 @@ func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 		d.asker = tool.NewTerminalAsker(w.In, w.errw())
 	}
 	d.secrets = Secrets(w)
-	opts := builtin.Options{Env: credential.Scrub(w.environ()), Secrets: d.secrets}
+	cfg := setup.Config
+	if cfg == nil {
+		if cfg, err = LoadConfig(w); err != nil {
+			return d, nil, err
+		}
+	}
+	opts := builtin.Options{Env: credential.Scrub(w.environ()), Secrets: d.secrets, RefusePrivate: cfg.WebFetch.RefusePrivate}
 	var note string
 	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
 	if note != "" && !wss.sandboxNoted {

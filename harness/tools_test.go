@@ -3,6 +3,9 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/engine/tool/builtin"
+	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -127,5 +131,61 @@ func TestBuildToolsRecordedNone(t *testing.T) {
 		if (reg.Len() == 0) != c.none {
 			t.Errorf("tools %#v: %d tools offered", c.tools, reg.Len())
 		}
+	}
+}
+
+// TestBuildToolsRefusePrivate: config.toml's [web_fetch] refuse_private
+// reaches the web_fetch every door builds (read from $MECHA_HOME when the
+// caller gives no config), and its spec says so. The control: the same
+// loopback server is fetched without the switch.
+func TestBuildToolsRefusePrivate(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "local secret")
+	}))
+	defer srv.Close()
+	on, off, bad := t.TempDir(), t.TempDir(), t.TempDir()
+	for dir, body := range map[string]string{on: "[web_fetch]\nrefuse_private = true\n", bad: "[web_fetch]\nrefuse_privat = true\n"} {
+		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := t.TempDir()
+	fetch := func(home string, cfg *config.Config) (tool.Spec, tool.Result, error) {
+		var wss Workspaces
+		defer wss.Close()
+		w := &World{Getenv: func(k string) string { return map[string]string{"MECHA_HOME": home}[k] }}
+		rc := transcript.Config{Workspace: ws, PermissionMode: string(tool.ModeYes), Tools: []string{builtin.NameWebFetch}}
+		reg, _, err := BuildTools(w, &wss, rc, ToolSetup{Config: cfg})
+		if err != nil {
+			return tool.Spec{}, tool.Result{}, err
+		}
+		wf, _ := reg.Get(builtin.NameWebFetch)
+		res, err := wf.Run(context.Background(), json.RawMessage(`{"url":"`+srv.URL+`"}`))
+		return wf.Spec(), res, err
+	}
+	for _, c := range []struct {
+		name    string
+		home    string
+		cfg     *config.Config
+		refused bool
+	}{
+		{"refuse_private in config.toml", on, nil, true},
+		{"no config.toml (control)", off, nil, false},
+		{"the caller's config, not the file", on, &config.Config{}, false},
+		{"the caller's config with the switch", off, &config.Config{WebFetch: config.WebFetch{RefusePrivate: true}}, true},
+	} {
+		spec, res, err := fetch(c.home, c.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		said := strings.Contains(spec.Description, "private addresses (loopback included) are refused")
+		refused := res.IsError && strings.Contains(res.Content, "refused to connect to 127.0.0.1: a loopback address")
+		if said != c.refused || refused != c.refused || refused == strings.Contains(res.Content, "local secret") {
+			t.Errorf("%s: spec %q, result %q, want refused %v", c.name, spec.Description, res.Content, c.refused)
+		}
+	}
+	if _, _, err := fetch(bad, nil); err == nil || !strings.Contains(err.Error(), "unknown key web_fetch.refuse_privat") {
+		t.Errorf("a config.toml that does not parse: %v, want its error", err)
 	}
 }

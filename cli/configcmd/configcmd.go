@@ -57,6 +57,14 @@ it and its line. Its keys:
 
   [mcp.servers.NAME]               MCP servers: see "mecha mcp --help"
 
+  [web_fetch]
+  refuse_private = true            web_fetch refuses private addresses too:
+                                   loopback, 10/8, 172.16/12, 192.168/16,
+                                   100.64/10, fc00::/7 (off by default: local
+                                   servers are normal targets; link-local and
+                                   cloud-metadata addresses are refused either
+                                   way, see SECURITY.md)
+
 The three timeouts shown are their defaults. Durations are strings with a
 unit. Only a part of the answer counts as progress: response headers, SSE
 comments and Anthropic's ping events do not, so a server that sends nothing

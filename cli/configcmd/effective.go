@@ -28,6 +28,13 @@ type Effective struct {
 	Providers map[string]Provider `toml:"providers" json:"providers"`
 	Prices    pricing.Table       `toml:"prices" json:"prices"`
 	MCP       MCP                 `toml:"mcp" json:"mcp"`
+	WebFetch  WebFetch            `toml:"web_fetch" json:"web_fetch"`
+}
+
+// WebFetch is what web_fetch refuses beyond link-local and metadata
+// addresses.
+type WebFetch struct {
+	RefusePrivate bool `toml:"refuse_private" json:"refuse_private"`
 }
 
 // Provider is one provider's effective settings.
@@ -78,7 +85,8 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 	_, statErr := os.Stat(path)
 	e := &Effective{Home: home, SessionsDir: dir, ConfigFile: path, ConfigFileExists: statErr == nil,
 		LearnedRules: home + "/learned_rules.md", DefaultProvider: cfg.DefaultProvider,
-		Providers: providers(env, cfg), Prices: cfg.Prices, MCP: MCP{Servers: map[string]Server{}}}
+		Providers: providers(env, cfg), Prices: cfg.Prices, MCP: MCP{Servers: map[string]Server{}},
+		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}}
 	if e.DefaultProvider == "" {
 		e.DefaultProvider = mock.Name
 	}

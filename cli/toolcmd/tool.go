@@ -43,8 +43,10 @@ The built-in tools ("mecha tool list" shows what each declares):
       GET an http or https URL: its text (HTML converted to Markdown-like
       text), the final URL and the status; at most 5 redirects, 2 MiB of
       body, 30 s. It never connects to link-local or cloud-metadata
-      addresses, however it is led there; loopback is allowed. It asks
-      first, and what it returns makes the conversation untrusted.
+      addresses (in any IPv6 form either), however it is led there;
+      loopback and private networks are allowed unless config.toml sets
+      [web_fetch] refuse_private = true. It asks first, and what it
+      returns makes the conversation untrusted.
   agent
       a sub-task run as a child run; offered only when asked for (see
       "mecha run --help").

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -66,9 +67,20 @@ type Config struct {
 	MCP       MCP                 `toml:"mcp"`
 	// Subagents offers the "agent" tool (a sub-task run as a child run)
 	// beside every other tool when mecha run is not given --tool.
-	Subagents bool `toml:"subagents"`
+	Subagents bool     `toml:"subagents"`
+	WebFetch  WebFetch `toml:"web_fetch"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
+}
+
+// WebFetch is the [web_fetch] table.
+type WebFetch struct {
+	// RefusePrivate makes web_fetch refuse private addresses too: loopback,
+	// RFC 1918, shared (100.64.0.0/10), unique-local and site-local.
+	// Link-local and cloud-metadata addresses are refused either way. Off
+	// by default: local development servers are normal targets (and
+	// mecha's own tests fetch from loopback servers).
+	RefusePrivate bool `toml:"refuse_private"`
 }
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.
@@ -139,12 +151,13 @@ var Providers = []string{"anthropic", "local", "mock", "openai"}
 const MaxFileSize = 4 << 20
 
 // Load reads the configuration file at path. A missing file is an empty
-// configuration; a malformed one is an error naming the file, line and key,
+// configuration (a path through a regular file names none either: a home
+// under a file); a malformed one is an error naming the file, line and key,
 // and one that is not a regular file (a FIFO would block the read) or is
 // larger than MaxFileSize is refused.
 func Load(path string) (*Config, error) {
 	data, err := safeopen.ReadFile(path, MaxFileSize)
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return &Config{}, nil
 	}
 	if err != nil {

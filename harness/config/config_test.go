@@ -30,17 +30,23 @@ cache_write = 18.75
 
 [providers.local]
 model = "qwen3"
+
+[web_fetch]
+refuse_private = true
 `)
 	c, err := Load(good)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, ok := c.Prices.Lookup("anthropic", "claude-opus-5")
-	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" || !c.Reflect || c.Path != good {
+	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" || !c.Reflect || !c.WebFetch.RefusePrivate || c.Path != good {
 		t.Errorf("config = %+v", c)
 	}
-	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || len(c.Prices) != 0 {
+	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || len(c.Prices) != 0 || c.WebFetch.RefusePrivate {
 		t.Errorf("missing file: %v, %v", c, err)
+	}
+	if c, err := Load(filepath.Join(good, "config.toml")); err != nil || len(c.Prices) != 0 {
+		t.Errorf("a path through a file: %v, %v", c, err)
 	}
 	for name, tc := range map[string]struct{ body, want string }{
 		"typo.toml":     {"[prices.a.m]\ninput = 1\noutptu = 2\n", "line 3: unknown key prices.a.m.outptu"},
@@ -61,6 +67,8 @@ model = "qwen3"
 		"unitless.toml": {"[providers.local]\nrequest_timeout = 90\n", `"90" is not a duration (write it like "90s" or "10m")`},
 		"reflect.toml":  {"reflect = \"yes\"\n", "line 1 column 11: reflect: "},
 		"typo2.toml":    {"[providers.local]\nrequest_timeot = \"9s\"\n", "line 2: unknown key providers.local.request_timeot"},
+		"webfetch.toml": {"[web_fetch]\nrefuse_privat = true\n", "line 2: unknown key web_fetch.refuse_privat"},
+		"private.toml":  {"[web_fetch]\nrefuse_private = \"yes\"\n", "line 2 column 18: web_fetch.refuse_private: "},
 	} {
 		_, err := Load(write(name, tc.body))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

@@ -78,11 +78,18 @@ type Options struct {
 	MaxRedirects int
 	// Resolver resolves host names for web_fetch; nil means the system's.
 	Resolver Resolver
+	// RefusePrivate makes web_fetch refuse private addresses as well as
+	// link-local and metadata ones: loopback, RFC 1918, shared
+	// (100.64.0.0/10), unique-local and site-local (see ForbiddenAddr).
+	// Off by default: local development servers are normal targets.
+	RefusePrivate bool
 
-	// forbidden replaces ForbiddenAddr, and loopbackOnly makes web_fetch
-	// refuse every address that is not loopback. Tests only: the control
-	// that shows the address check is what refuses, and a guarantee that
-	// no test reaches beyond loopback even if the check were broken.
+	// forbidden replaces ForbiddenAddr (and RefusePrivate), and
+	// loopbackOnly makes web_fetch refuse every address that is not
+	// loopback, after the address check and before connect. Tests only:
+	// the control that shows the address check is what refuses, and a
+	// guarantee that no test reaches beyond loopback even if the check
+	// were broken.
 	forbidden    func(netip.Addr) string
 	loopbackOnly bool
 	// noOrphanGuard turns off what kills a command's processes when mecha

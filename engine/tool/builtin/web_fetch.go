@@ -32,32 +32,13 @@ const (
 	webFetchMaxURLDisplay = 2048
 )
 
-const webFetchDescription = `Fetch an http or https URL with GET and return its text: HTML is converted to Markdown-like text, other text as it is. The result starts with the final URL (after redirects, at most %d) and the HTTP status. The body is cut at %d bytes and the whole fetch at %d seconds. Link-local and cloud-metadata addresses are refused.`
+const webFetchDescription = `Fetch an http or https URL with GET and return its text: HTML is converted to Markdown-like text, other text as it is. The result starts with the final URL (after redirects, at most %d) and the HTTP status. The body is cut at %d bytes and the whole fetch at %d seconds. %s are refused.`
 
 var webFetchSchema = json.RawMessage(`{"type":"object","properties":{"url":{"type":"string","description":"the http or https URL to fetch"}},"required":["url"],"additionalProperties":false}`)
 
 // Resolver finds the addresses of a host name (web_fetch's DNS; tests
 // inject one).
 type Resolver func(ctx context.Context, host string) ([]netip.Addr, error)
-
-// metadataV6 is the address of the EC2 instance metadata service over IPv6.
-var metadataV6 = netip.MustParseAddr("fd00:ec2::254")
-
-// ForbiddenAddr reports why web_fetch never connects to a: link-local
-// addresses (169.254.0.0/16, where the cloud metadata services of AWS, GCP
-// and Azure answer, and fe80::/10) and fd00:ec2::254; "" when it may.
-// Loopback and private ranges are allowed: local development servers are a
-// normal target.
-func ForbiddenAddr(a netip.Addr) string {
-	a = a.Unmap()
-	switch {
-	case a == metadataV6:
-		return "a cloud metadata address"
-	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
-		return "a link-local address (where cloud metadata services answer)"
-	}
-	return ""
-}
 
 // ForbiddenError is the error of a connection web_fetch refused to make.
 type ForbiddenError struct {
@@ -75,10 +56,11 @@ type webFetch struct {
 }
 
 // NewWebFetch returns the web_fetch tool. The address of every connection
-// is checked as it is dialed (a net.Dialer Control hook), so a URL, a
-// redirect or a DNS answer that leads to a forbidden address (see
-// ForbiddenAddr) is refused alike; no proxy from the environment is used,
-// since the address dialed would then be the proxy's.
+// is checked as it is dialed (a net.Dialer Control hook, before connect),
+// so a URL, a redirect or a DNS answer that leads to a forbidden address
+// (see ForbiddenAddr; private ones too with Options.RefusePrivate) is
+// refused alike; no proxy from the environment is used, since the address
+// dialed would then be the proxy's.
 func NewWebFetch(opts Options) tool.Tool {
 	opts = opts.withDefaults()
 	t := &webFetch{opts: opts}
@@ -99,7 +81,7 @@ func NewWebFetch(opts Options) tool.Tool {
 
 func (t *webFetch) Spec() tool.Spec {
 	return tool.Spec{Name: NameWebFetch,
-		Description: fmt.Sprintf(webFetchDescription, t.opts.MaxRedirects, t.opts.MaxFetchBytes, int(t.opts.FetchTimeout/time.Second)),
+		Description: fmt.Sprintf(webFetchDescription, t.opts.MaxRedirects, t.opts.MaxFetchBytes, int(t.opts.FetchTimeout/time.Second), strings.ToUpper(t.refused()[:1])+t.refused()[1:]),
 		InputSchema: webFetchSchema}
 }
 
@@ -109,13 +91,22 @@ func (t *webFetch) Capabilities() tool.Capabilities {
 	return tool.Capabilities{ReachesNetwork: true, External: true}
 }
 
+// refused names the addresses refused, in the description and in each
+// refusal: the spec recorded in each config record says which were.
+func (t *webFetch) refused() string {
+	if t.opts.RefusePrivate {
+		return "link-local, cloud-metadata and private addresses (loopback included)"
+	}
+	return "link-local and cloud-metadata addresses"
+}
+
 // control runs for every connection, with the address about to be dialed.
 func (t *webFetch) control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return fmt.Errorf("web_fetch: unexpected dial address %q", address)
 	}
-	forbidden := ForbiddenAddr
+	forbidden := func(a netip.Addr) string { return ForbiddenAddr(a, t.opts.RefusePrivate) }
 	if t.opts.forbidden != nil {
 		forbidden = t.opts.forbidden
 	}
@@ -229,7 +220,7 @@ func (t *webFetch) failure(ctx context.Context, err error) tool.Result {
 	var fe *ForbiddenError
 	switch {
 	case errors.As(err, &fe):
-		return errorResult("web_fetch: %v (link-local and cloud-metadata addresses are never fetched, by URL, redirect or DNS)", fe)
+		return errorResult("web_fetch: %v (%s are never fetched, by URL, redirect or DNS)", fe, t.refused())
 	case context.Cause(ctx) == errFetchTimeout:
 		return errorResult("web_fetch: timed out after %s", t.opts.FetchTimeout)
 	}

@@ -144,7 +144,7 @@ func TestForbiddenAddr(t *testing.T) {
 		"fd00:ec2::253":          false,
 		"8.8.8.8":                false,
 	} {
-		if got := ForbiddenAddr(netip.MustParseAddr(addr)) != ""; got != forbidden {
+		if got := ForbiddenAddr(netip.MustParseAddr(addr), false) != ""; got != forbidden {
 			t.Errorf("ForbiddenAddr(%s) forbids: %v, want %v", addr, got, forbidden)
 		}
 	}
