@@ -57,7 +57,16 @@ open, and when it ends prints the session id and how to resume it.
 Calls that need permission are put to you inline: y allows the call once,
 n denies it, a allows the tool for the rest of the session; a write or an
 edit shows its diff, a command its text. With --trifecta ask the
-interlock's question comes the same way, with its reason, each time.
+interlock's question comes the same way, with its reason, each time. A
+prompt takes its answer only once it shows its choices, when it has been
+on the screen for a second with no key pressed; until then, and for any
+other key, what you type goes to the input box. So text typed ahead while
+the model works stays there and never answers a prompt, and neither does
+a paste.
+
+A paste goes into the input box whole, newlines and all, and is sent when
+you press Enter. Terminals mark a paste (bracketed paste); where one does
+not, lines that arrive together are taken as one paste all the same.
 
 What you send while tools run is steering: it goes to the model beside
 those tools' results, in the same message (a replay of the session notes
@@ -171,6 +180,7 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	eng.door = door
 	cfg := door.Config()
 	m := newModel(eng, newStyles(opts.Env.Color()), newMarkdown(opts.Env.Color()))
+	m.now = opts.Env.Clock.Now
 	m.status.provider, m.status.model = settings.Provider, settings.Model
 	if !eng.isGiven("provider") && cfg.DefaultProvider != "" {
 		m.status.provider = cfg.DefaultProvider

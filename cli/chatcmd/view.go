@@ -126,8 +126,8 @@ func (s *status) line(prices pricing.Table, running bool) string {
 // renderEntry renders one entry of the conversation.
 func (m *model) renderEntry(e *entry) string {
 	switch e.kind {
-	case kUser:
-		return m.st.user.Render("> " + e.text)
+	case kUser: // a prompt of many lines (a paste) in one block
+		return m.st.user.Render("> " + strings.ReplaceAll(e.text, "\n", "\n  "))
 	case kAssistant:
 		if e.rendered == "" || e.width != m.md.width {
 			e.rendered, e.width = m.md.render(e.text), m.md.width
@@ -189,7 +189,11 @@ func (m *model) askView() string {
 		fmt.Fprintf(&b, " (%s)", textfmt.Visible(a.req.Reason))
 	}
 	fmt.Fprintf(&b, ":\n%s\n", a.detail)
-	b.WriteString("[y] allow once  [n] deny  [a] allow " + textfmt.Visible(a.req.Tool) + " for the rest of the session  [esc] interrupt")
+	if m.in.ready {
+		b.WriteString("[y] allow once  [n] deny  [a] allow " + textfmt.Visible(a.req.Tool) + " for the rest of the session  [esc] interrupt")
+	} else {
+		b.WriteString(m.st.dim.Render("(keys go to the input box; the choices show once the keyboard has been still for a second)  [esc] interrupt"))
+	}
 	if more := len(m.asks) - 1; more > 0 {
 		fmt.Fprintf(&b, "  (%d more waiting)", more)
 	}
@@ -248,5 +252,6 @@ func (m *model) View() tea.View {
 	parts = append(parts, m.st.status.Render(textfmt.Clip(line, m.width)), m.ta.View())
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true
+	m.drawn() // the program draws after each message
 	return v
 }
