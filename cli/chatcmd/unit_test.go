@@ -8,9 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/pricing"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -128,5 +131,46 @@ func TestMarkdown(t *testing.T) {
 	md.setWidth(20)
 	if got := md.render(strings.Repeat("word ", 10)); strings.Count(got, "\n") < 2 {
 		t.Errorf("not wrapped at 20: %q", got)
+	}
+}
+
+// TestStatusLine: the status line fits its width, giving way in order (the
+// Esc hint, the provider's name, the session id, the tokens, then the
+// model's name clipped or dropped), and keeps the state, the taint and the
+// cost while there is room. At 120 columns a long id and model lose only
+// the hint and the provider's name (the line was cut to "c…" there).
+func TestStatusLine(t *testing.T) {
+	t.Parallel()
+	prices := pricing.Table{"anthropic": {"*": {Input: 3, Output: 15}}}
+	s := status{id: "20261201T152514-0a1b2c3d", provider: "anthropic", model: "claude-sonnet-4-5-20250929",
+		usage: transcript.Usage{InputTokens: 123456, OutputTokens: 7890}, cost: 0.4887, priced: true,
+		taint: transcript.Taint{Private: true}}
+	for _, tc := range []struct {
+		width     int
+		running   bool
+		want, not []string
+	}{
+		{200, true, []string{" working (Esc interrupts) · private · 20261201T152514-0a1b2c3d · anthropic/claude-sonnet-4-5-20250929 · 123,456 in / 7,890 out · cost $0.4887 "}, nil},
+		{120, false, []string{" ready · private · 20261201T152514-0a1b2c3d · claude-sonnet-4-5-20250929 · 123,456 in / 7,890 out · cost $0.4887 "}, nil},
+		{118, true, []string{" working · private · 20261201T152514-0a1b2c3d · claude-sonnet-4-5-20250929 · 123,456 in / 7,890 out · cost $0.4887 "}, nil},
+		{80, true, []string{" working · private · claude-sonnet-4-5-20250929 · cost $0.4887 "}, nil},
+		{50, true, []string{" working · private · claude-sonne… · cost $0.4887 "}, nil},
+		{36, true, []string{" working · private · cost $0.4887 "}, nil},
+		{12, false, []string{"ready · pr…"}, nil},
+	} {
+		got := s.line(prices, tc.running, tc.width)
+		if w := lipgloss.Width(got); w > tc.width {
+			t.Errorf("width %d: %q is %d wide", tc.width, got, w)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("width %d: %q lacks %q", tc.width, got, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("width %d: %q has %q", tc.width, got, n)
+			}
+		}
 	}
 }
