@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 )
 
@@ -197,8 +199,31 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 		}
 		m.showSession(s)
 	}
+	provider := m.status.provider
+	if eng.isGiven("provider") {
+		provider = settings.Provider
+	}
+	if err := canBuild(&chatEnv, cfg, settings, provider); err != nil {
+		m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
+	}
 	return eng, m, nil
 }
+
+// canBuild builds the provider the first prompt will call, as the door
+// will, and says what stops it (a key not set) with its fix: when the chat
+// opens rather than after the first prompt. Nothing is sent.
+func canBuild(env *cmdkit.Env, cfg *config.Config, s harness.Settings, provider string) error {
+	_, err := harness.NewProvider(attach.World(env), provider,
+		harness.ProviderSetup{MockScript: s.MockScript, Config: cfg, RequestTimeout: s.RequestTimeout})
+	v := notSet.FindStringSubmatch(fmt.Sprint(err))
+	if v == nil {
+		return err
+	}
+	return fmt.Errorf("%w: export %s=<your key> and start the chat again, or choose another provider: -p NAME, or default_provider in config.toml (mecha config path says where, mecha config --help how)", err, v[1])
+}
+
+// notSet finds the variable in the error of a provider whose key is unset.
+var notSet = regexp.MustCompile(`\b([A-Z][A-Z0-9_]*) is not set\b`)
 
 // sessionToResume is the session --resume or -c names ("" for a new one).
 func sessionToResume(opts *Options) (string, error) {

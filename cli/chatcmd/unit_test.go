@@ -1,6 +1,7 @@
 package chatcmd
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
@@ -16,6 +18,7 @@ import (
 	"github.com/mecha-agent/mecha/record/pricing"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
+	"github.com/mecha-agent/mecha/testkit/cmdtest"
 )
 
 func TestVisible(t *testing.T) {
@@ -171,6 +174,40 @@ func TestStatusLine(t *testing.T) {
 			if strings.Contains(got, n) {
 				t.Errorf("width %d: %q has %q", tc.width, got, n)
 			}
+		}
+	}
+}
+
+// TestChatSaysMissingKey: a provider whose key is not set is reported when
+// the chat opens, with the variable to set and how to make another
+// provider the default; with the key set nothing is said.
+func TestChatSaysMissingKey(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{"", "a-key"} {
+		vars := map[string]string{"MECHA_HOME": t.TempDir(), "ANTHROPIC_API_KEY": key}
+		env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Vars: func(k string) string { return vars[k] }}
+		var opts *Options
+		cmd := NewCmdChat(env, func(_ context.Context, o *Options) error { opts = o; return nil })
+		if err := cmdtest.Execute(cmd, "-p", "anthropic", "-w", t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+		eng, m, err := setup(context.Background(), opts, func(tea.Msg) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.close()
+		var errs []string
+		for _, e := range m.entries {
+			if e.kind == kError {
+				errs = append(errs, e.text)
+			}
+		}
+		switch {
+		case key == "" && (len(errs) != 1 || !strings.Contains(errs[0], "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=<your key>") ||
+			!strings.Contains(errs[0], "default_provider in config.toml (mecha config path")):
+			t.Errorf("no key: the chat opens saying %q", errs)
+		case key != "" && len(errs) != 0:
+			t.Errorf("with a key: the chat opens saying %q", errs)
 		}
 	}
 }
