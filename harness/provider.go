@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -144,7 +145,39 @@ func NewProvider(w *World, name string, setup ProviderSetup) (provider.Provider,
 	}
 	return provider.WithRetry(p, provider.RetryOptions{
 		OnRetry: func(attempt int, err error, wait time.Duration) {
-			fmt.Fprintf(w.errw(), "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, textfmt.OneLine(err.Error()))
+			fmt.Fprintf(w.errw(), "retrying in %s (attempt %d): %s\n", wait.Round(time.Millisecond), attempt+1, retryNote(err))
 		},
 	}), nil
 }
+
+// retryNote is a failure about to be retried, in one short line: the
+// provider, the HTTP status, the error's type and its message, clipped. A
+// message that is the server's answer sent back raw (a JSON body it gave
+// no message in, an HTML page from a proxy) is left out, the status's
+// name said instead. The error that ends the retries is reported whole.
+func retryNote(err error) string {
+	var pe *provider.Error
+	if !errors.As(err, &pe) {
+		return textfmt.Clip(textfmt.OneLine(err.Error()), maxRetryNote)
+	}
+	parts := []string{pe.Provider}
+	if pe.Status != 0 {
+		parts = append(parts, fmt.Sprintf("HTTP %d", pe.Status))
+	}
+	if pe.Type != "" {
+		parts = append(parts, pe.Type)
+	}
+	msg := textfmt.OneLine(pe.Message)
+	switch {
+	case strings.HasPrefix(msg, "{") || strings.HasPrefix(msg, "[") || strings.HasPrefix(msg, "<"):
+		if pe.Type == "" && http.StatusText(pe.Status) != "" {
+			parts = append(parts, http.StatusText(pe.Status))
+		}
+	case msg != "":
+		parts = append(parts, textfmt.Clip(msg, maxRetryNote))
+	}
+	return strings.Join(parts, ": ")
+}
+
+// maxRetryNote bounds the message of a retry note, in characters.
+const maxRetryNote = 120

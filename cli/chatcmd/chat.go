@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 )
 
@@ -57,7 +59,16 @@ open, and when it ends prints the session id and how to resume it.
 Calls that need permission are put to you inline: y allows the call once,
 n denies it, a allows the tool for the rest of the session; a write or an
 edit shows its diff, a command its text. With --trifecta ask the
-interlock's question comes the same way, with its reason, each time.
+interlock's question comes the same way, with its reason, each time. A
+prompt takes its answer only once it shows its choices, when it has been
+on the screen for a second with no key pressed; until then, and for any
+other key, what you type goes to the input box. So text typed ahead while
+the model works stays there and never answers a prompt, and neither does
+a paste.
+
+A paste goes into the input box whole, newlines and all, and is sent when
+you press Enter. Terminals mark a paste (bracketed paste); where one does
+not, lines that arrive together are taken as one paste all the same.
 
 What you send while tools run is steering: it goes to the model beside
 those tools' results, in the same message (a replay of the session notes
@@ -171,6 +182,7 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	eng.door = door
 	cfg := door.Config()
 	m := newModel(eng, newStyles(opts.Env.Color()), newMarkdown(opts.Env.Color()))
+	m.now = opts.Env.Clock.Now
 	m.status.provider, m.status.model = settings.Provider, settings.Model
 	if !eng.isGiven("provider") && cfg.DefaultProvider != "" {
 		m.status.provider = cfg.DefaultProvider
@@ -187,8 +199,31 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 		}
 		m.showSession(s)
 	}
+	provider := m.status.provider
+	if eng.isGiven("provider") {
+		provider = settings.Provider
+	}
+	if err := canBuild(&chatEnv, cfg, settings, provider); err != nil {
+		m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
+	}
 	return eng, m, nil
 }
+
+// canBuild builds the provider the first prompt will call, as the door
+// will, and says what stops it (a key not set) with its fix: when the chat
+// opens rather than after the first prompt. Nothing is sent.
+func canBuild(env *cmdkit.Env, cfg *config.Config, s harness.Settings, provider string) error {
+	_, err := harness.NewProvider(attach.World(env), provider,
+		harness.ProviderSetup{MockScript: s.MockScript, Config: cfg, RequestTimeout: s.RequestTimeout})
+	v := notSet.FindStringSubmatch(fmt.Sprint(err))
+	if v == nil {
+		return err
+	}
+	return fmt.Errorf("%w: export %s=<your key> and start the chat again, or choose another provider: -p NAME, or default_provider in config.toml (mecha config path says where, mecha config --help how)", err, v[1])
+}
+
+// notSet finds the variable in the error of a provider whose key is unset.
+var notSet = regexp.MustCompile(`\b([A-Z][A-Z0-9_]*) is not set\b`)
 
 // sessionToResume is the session --resume or -c names ("" for a new one).
 func sessionToResume(opts *Options) (string, error) {

@@ -45,6 +45,8 @@ type chatTest struct {
 	seen   int
 	screen []byte
 	tm     *teatest.TestModel
+	rec    *recorder
+	sent   int64 // keys and pastes sent to the program
 	eng    *engine
 	home   string
 	ws     string
@@ -61,6 +63,12 @@ func startChat(t *testing.T, turns []fakellm.Turn, args ...string) *chatTest {
 // startChatIn is startChat with $MECHA_HOME at home, prepared by the test.
 func startChatIn(t *testing.T, home string, turns []fakellm.Turn, args ...string) *chatTest {
 	t.Helper()
+	return startChatAt(t, home, nil, turns, args...)
+}
+
+// startChatAt is startChatIn with the chat's clock (nil: the real one).
+func startChatAt(t *testing.T, home string, clock func() time.Time, turns []fakellm.Turn, args ...string) *chatTest {
+	t.Helper()
 	srv := fakellm.New(t, &fakellm.Script{Turns: turns}, fakellm.Options{})
 	ws := t.TempDir()
 	vars := map[string]string{"MECHA_HOME": home, "ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "test-key-of-the-chat"}
@@ -76,8 +84,12 @@ func startChatIn(t *testing.T, home string, turns []fakellm.Turn, args ...string
 	if err != nil {
 		t.Fatal(err)
 	}
+	if clock != nil {
+		m.now = clock
+	}
 	frames := &frameLog{}
-	tm := teatest.NewTestModel(t, &recorder{model: m, log: frames}, teatest.WithInitialTermSize(120, 50))
+	rec := &recorder{model: m, log: frames}
+	tm := teatest.NewTestModel(t, rec, teatest.WithInitialTermSize(120, 50))
 	r.attach(tm.Send)
 	t.Cleanup(func() {
 		eng.interrupt()
@@ -91,7 +103,7 @@ func startChatIn(t *testing.T, home string, turns []fakellm.Turn, args ...string
 			}
 		}
 	})
-	return &chatTest{t: t, tm: tm, frames: frames, eng: eng, home: home, ws: ws, env: env}
+	return &chatTest{t: t, tm: tm, frames: frames, rec: rec, eng: eng, home: home, ws: ws, env: env}
 }
 
 // recorder is the chat's model, keeping each screen it draws: Bubble Tea
@@ -100,16 +112,33 @@ func startChatIn(t *testing.T, home string, turns []fakellm.Turn, args ...string
 type recorder struct {
 	*model
 	log *frameLog
+	// inputs counts the keys and pastes handled, each once the screen
+	// after it is drawn (the chat times the next key from then).
+	inputs atomic.Int64
+	input  bool
 }
 
 func (r *recorder) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if a, ok := msg.(advance); ok { // between two messages, never inside one
+		a.clock.add(a.by)
+		close(a.done)
+		return r, nil
+	}
 	_, cmd := r.model.Update(msg)
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+		r.input = true
+	}
 	return r, cmd
 }
 
 func (r *recorder) View() tea.View {
 	v := r.model.View()
 	r.log.add(ansi.Strip(v.Content))
+	if r.input {
+		r.input = false
+		r.inputs.Add(1)
+	}
 	return v
 }
 
@@ -165,18 +194,52 @@ func (c *chatTest) prompt(text, want string) {
 	c.waitFor("ready · ")
 }
 
-// enter types text and sends it.
+// enter types text and sends it, with Enter pressed as a person would:
+// not in the same instant as the text (that is a paste's newline).
 func (c *chatTest) enter(text string) {
-	c.tm.Type(text)
-	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	c.typed(text)
+	time.Sleep(5 * burstGap)
+	c.send(tea.KeyPressMsg{Code: tea.KeyEnter})
 }
 
-func (c *chatTest) press(s string) { c.tm.Type(s) }
+// typed types text, each key sent at once after the one before, and waits
+// until the chat has read them all.
+func (c *chatTest) typed(text string) {
+	c.t.Helper()
+	for _, r := range text {
+		c.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	c.settled()
+}
+
+// send sends a key or a paste.
+func (c *chatTest) send(msg tea.Msg) {
+	c.sent++
+	c.tm.Send(msg)
+}
+
+// settled waits until the chat has read every key and paste sent.
+func (c *chatTest) settled() {
+	c.t.Helper()
+	for deadline := time.Now().Add(hangGuard); c.rec.inputs.Load() < c.sent; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the chat read %d of %d keys", c.rec.inputs.Load(), c.sent)
+		}
+	}
+}
+
+// answer answers the prompt shown once its choices are, as a person
+// would (input.go's rule).
+func (c *chatTest) answer(key string) {
+	c.t.Helper()
+	c.waitFor("[y] allow once")
+	c.typed(key)
+}
 
 func (c *chatTest) quit() {
-	c.tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	c.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	c.waitFor("press Ctrl-C again to quit")
-	c.tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	c.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	c.tm.WaitFinished(c.t, teatest.WithFinalTimeout(hangGuard))
 	rest, _ := io.ReadAll(c.tm.FinalOutput(c.t))
 	c.screen = append(c.screen, rest...)
@@ -227,7 +290,7 @@ func TestChat(t *testing.T) {
 	}, "--trifecta", "off")
 	c.enter("write hello")
 	c.waitFor("+hi there") // the write's diff, not its JSON
-	c.press("y")
+	c.answer("y")
 	c.waitFor("Wrote")
 	c.waitFor("ready · clean · ")
 	if b, err := os.ReadFile(filepath.Join(c.ws, "hello.txt")); err != nil || string(b) != "hi there\n" {
@@ -236,7 +299,7 @@ func TestChat(t *testing.T) {
 
 	c.enter("run the slow thing")
 	c.waitFor("$ " + gated("gate1")[:20])
-	c.press("a")
+	c.answer("a")
 	c.waitFor("allowed for the rest of the session")
 	c.enter("also say goodbye")
 	c.waitFor("(queued")
@@ -250,7 +313,7 @@ func TestChat(t *testing.T) {
 	// interrupts it while it waits for a file that never comes.
 	c.enter("wait forever")
 	c.waitFor("gate2")
-	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	c.send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	c.waitFor("interrupted; the transcript keeps everything")
 
 	c.enter("/cost")
@@ -396,10 +459,10 @@ func TestChatInterlockAsks(t *testing.T) {
 		{Text: "Stopped."},
 	}, "--trifecta", "ask", "go")
 	c.waitFor("$ echo one") // the prompt given on the command line
-	c.press("a")            // the shell, for the session: but not past the interlock
+	c.answer("a")           // the shell, for the session: but not past the interlock
 	c.waitFor("lethal trifecta")
 	c.waitFor("$ echo two")
-	c.press("n")
+	c.answer("n")
 	c.waitFor("Stopped.")
 	c.waitFor("ready · ")
 	c.quit()
@@ -452,12 +515,12 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 // it) and Ctrl-J start a new line of the prompt; Enter sends the prompt.
 func TestChatNewlines(t *testing.T) {
 	c := startChat(t, []fakellm.Turn{{Text: "Three lines."}})
-	c.tm.Type("one")
-	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
-	c.tm.Type("two")
-	c.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift})
-	c.tm.Type("three")
-	c.tm.Send(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
+	c.typed("one")
+	c.send(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
+	c.typed("two")
+	c.send(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift})
+	c.typed("three")
+	c.send(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
 	c.prompt("four", "Three lines.")
 	c.quit()
 	msgs := c.onlySession().Messages()

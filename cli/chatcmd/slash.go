@@ -25,9 +25,11 @@ const slashHelp = `/resume [ID]  switch to session ID (an id, a prefix or last);
 /replay       replay this session so far against the current model, and report
 /script       write the script that redoes this session's tool calls, and say where
 /help         this list
-Enter sends; Alt-Enter, Shift-Enter or Ctrl-J starts a new line; text sent while tools run
-steers them (it goes beside their results); Esc interrupts a run; PgUp/PgDn
-scroll; Ctrl-C twice quits.`
+Enter sends; Alt-Enter, Shift-Enter or Ctrl-J starts a new line; a paste stays in the box
+until Enter; text sent while tools run steers them (it goes beside their results); a
+permission prompt takes y, n or a once it shows them (a second after it appears with no
+key pressed; before that, keys go to the box); Esc interrupts a run; PgUp/PgDn scroll;
+Ctrl-C twice quits.`
 
 // slash runs a slash command.
 func (m *model) slash(line string) tea.Cmd {

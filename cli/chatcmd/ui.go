@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -40,6 +41,8 @@ type model struct {
 	first    string // the prompt given on the command line, sent at the start
 	noted    map[string]bool
 	status   status
+	in       typing
+	now      func() time.Time
 }
 
 func newModel(eng *engine, st styles, md *markdown) *model {
@@ -47,6 +50,12 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 	ta.Placeholder = "Ask mecha to do something (/help for commands)"
 	ta.ShowLineNumbers = false
 	ta.Prompt = "│ "
+	// The box grows with its text (a paste of many lines) up to a third
+	// of the screen, then scrolls; what it holds is not bounded by that.
+	ta.DynamicHeight = true
+	ta.MinHeight = 3
+	ta.MaxHeight = 8
+	ta.MaxContentHeight = maxInputLines
 	ta.SetHeight(3)
 	ta.CharLimit = 0
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"))
@@ -54,8 +63,12 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
 	vp := viewport.New(viewport.WithWidth(80), viewport.WithHeight(20))
 	return &model{eng: eng, st: st, md: md, ta: ta, sp: sp, vp: vp, streaming: -1,
-		calls: map[string]int{}, noted: map[string]bool{}, width: 80, high: 24}
+		calls: map[string]int{}, noted: map[string]bool{}, width: 80, high: 24, now: time.Now}
 }
+
+// maxInputLines bounds the lines of the input box (the textarea's own
+// limit, 10,000, is a little higher).
+const maxInputLines = 9999
 
 func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{textarea.Blink, m.sp.Tick}
@@ -70,15 +83,25 @@ func (m *model) Init() tea.Cmd {
 type firstMsg string
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.handling(msg)
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.high = msg.Width, msg.Height
 		m.md.setWidth(msg.Width - 2)
+		m.ta.MaxHeight = max(3, msg.Height/3)
 		m.ta.SetWidth(msg.Width)
 		m.refresh()
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg:
+		return m, m.paste(msg.Content)
+	case settleMsg:
+		return m, m.settle(msg)
+	case readyMsg:
+		cmd := m.checkReady()
+		m.refresh()
+		return m, cmd
 	case spinner.TickMsg:
 		var cmd tea.Cmd
 		m.sp, cmd = m.sp.Update(msg)
@@ -92,7 +115,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.runDone(msg)
 	case askMsg:
 		m.asks = append(m.asks, msg)
-		m.layout()
+		var cmd tea.Cmd
+		if len(m.asks) == 1 {
+			cmd = m.promptShown()
+		}
+		m.refresh()
+		return m, cmd
 	case configMsg:
 		m.status.provider, m.status.model = msg.rc.Provider, msg.rc.Model
 	case firstMsg:
@@ -111,40 +139,37 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// key handles a key press: the prompt shown first, then the keys of the
-// chat, then the input box.
+// key handles a key press: the keys of the chat, then the input box and
+// the prompt shown (input.go has their rules).
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "ctrl+c" {
 		return m.ctrlc()
 	}
 	m.ctrlC = false
-	if k.String() == "esc" {
+	switch k.String() {
+	case "esc":
 		if m.running {
 			m.eng.interrupt()
-			m.asks = nil
+			m.dropAsks()
 			m.add(entry{kind: kNote, text: "interrupting…"})
 			m.refresh()
 		}
 		return nil
-	}
-	if len(m.asks) > 0 {
-		m.answer(k.String())
-		return nil
-	}
-	switch k.String() {
 	case "pgup":
 		m.vp.PageUp()
 		return nil
 	case "pgdown":
 		m.vp.PageDown()
 		return nil
-	case "enter":
-		return m.submit()
 	}
-	var cmd tea.Cmd
-	m.ta, cmd = m.ta.Update(k)
-	m.layout()
-	return cmd
+	return m.input(k)
+}
+
+// dropAsks forgets the prompts waiting: their run has ended or is ending.
+func (m *model) dropAsks() {
+	m.asks = nil
+	m.in.ready = false
+	m.in.heldFor = nil
 }
 
 // ctrlc quits on the second press in a row; a run in progress is
@@ -159,14 +184,15 @@ func (m *model) ctrlc() tea.Cmd {
 	m.quitting = true
 	if m.running {
 		m.eng.interrupt()
-		m.asks = nil
+		m.dropAsks()
 		return nil // runDone quits
 	}
 	return tea.Quit
 }
 
-// answer answers the prompt shown with y, n or a.
-func (m *model) answer(k string) {
+// answer answers the prompt shown with y, n or a; the next one waiting,
+// if any, is shown.
+func (m *model) answer(k string) tea.Cmd {
 	a := m.asks[0]
 	var ans answer
 	var said string
@@ -178,12 +204,17 @@ func (m *model) answer(k string) {
 	case "n":
 		ans, said = answerDeny, "denied"
 	default:
-		return
+		return nil
 	}
 	a.reply <- ans
 	m.asks = m.asks[1:]
+	m.in.ready = false
 	m.add(entry{kind: kNote, text: fmt.Sprintf("%s: %s", textfmt.Visible(a.req.Tool), said)})
 	m.refresh()
+	if len(m.asks) > 0 {
+		return m.promptShown()
+	}
+	return nil
 }
 
 // submit sends what was typed: a slash command, steering while a run
@@ -284,7 +315,7 @@ func (m *model) message(msg *transcript.Message) {
 // typed too late for any call goes as the next prompt.
 func (m *model) runDone(msg runDoneMsg) tea.Cmd {
 	m.running = false
-	m.asks = nil
+	m.dropAsks()
 	if m.streaming >= 0 {
 		m.entries[m.streaming].kind = kAssistant
 		m.streaming = -1

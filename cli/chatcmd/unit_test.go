@@ -1,6 +1,7 @@
 package chatcmd
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -8,11 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/pricing"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
+	"github.com/mecha-agent/mecha/testkit/cmdtest"
 )
 
 func TestVisible(t *testing.T) {
@@ -128,5 +134,80 @@ func TestMarkdown(t *testing.T) {
 	md.setWidth(20)
 	if got := md.render(strings.Repeat("word ", 10)); strings.Count(got, "\n") < 2 {
 		t.Errorf("not wrapped at 20: %q", got)
+	}
+}
+
+// TestStatusLine: the status line fits its width, giving way in order (the
+// Esc hint, the provider's name, the session id, the tokens, then the
+// model's name clipped or dropped), and keeps the state, the taint and the
+// cost while there is room. At 120 columns a long id and model lose only
+// the hint and the provider's name (the line was cut to "c…" there).
+func TestStatusLine(t *testing.T) {
+	t.Parallel()
+	prices := pricing.Table{"anthropic": {"*": {Input: 3, Output: 15}}}
+	s := status{id: "20261201T152514-0a1b2c3d", provider: "anthropic", model: "claude-sonnet-4-5-20250929",
+		usage: transcript.Usage{InputTokens: 123456, OutputTokens: 7890}, cost: 0.4887, priced: true,
+		taint: transcript.Taint{Private: true}}
+	for _, tc := range []struct {
+		width     int
+		running   bool
+		want, not []string
+	}{
+		{200, true, []string{" working (Esc interrupts) · private · 20261201T152514-0a1b2c3d · anthropic/claude-sonnet-4-5-20250929 · 123,456 in / 7,890 out · cost $0.4887 "}, nil},
+		{120, false, []string{" ready · private · 20261201T152514-0a1b2c3d · claude-sonnet-4-5-20250929 · 123,456 in / 7,890 out · cost $0.4887 "}, nil},
+		{118, true, []string{" working · private · 20261201T152514-0a1b2c3d · claude-sonnet-4-5-20250929 · 123,456 in / 7,890 out · cost $0.4887 "}, nil},
+		{80, true, []string{" working · private · claude-sonnet-4-5-20250929 · cost $0.4887 "}, nil},
+		{50, true, []string{" working · private · claude-sonne… · cost $0.4887 "}, nil},
+		{36, true, []string{" working · private · cost $0.4887 "}, nil},
+		{12, false, []string{"ready · pr…"}, nil},
+	} {
+		got := s.line(prices, tc.running, tc.width)
+		if w := lipgloss.Width(got); w > tc.width {
+			t.Errorf("width %d: %q is %d wide", tc.width, got, w)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("width %d: %q lacks %q", tc.width, got, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("width %d: %q has %q", tc.width, got, n)
+			}
+		}
+	}
+}
+
+// TestChatSaysMissingKey: a provider whose key is not set is reported when
+// the chat opens, with the variable to set and how to make another
+// provider the default; with the key set nothing is said.
+func TestChatSaysMissingKey(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{"", "a-key"} {
+		vars := map[string]string{"MECHA_HOME": t.TempDir(), "ANTHROPIC_API_KEY": key}
+		env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Vars: func(k string) string { return vars[k] }}
+		var opts *Options
+		cmd := NewCmdChat(env, func(_ context.Context, o *Options) error { opts = o; return nil })
+		if err := cmdtest.Execute(cmd, "-p", "anthropic", "-w", t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+		eng, m, err := setup(context.Background(), opts, func(tea.Msg) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.close()
+		var errs []string
+		for _, e := range m.entries {
+			if e.kind == kError {
+				errs = append(errs, e.text)
+			}
+		}
+		switch {
+		case key == "" && (len(errs) != 1 || !strings.Contains(errs[0], "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=<your key>") ||
+			!strings.Contains(errs[0], "default_provider in config.toml (mecha config path")):
+			t.Errorf("no key: the chat opens saying %q", errs)
+		case key != "" && len(errs) != 0:
+			t.Errorf("with a key: the chat opens saying %q", errs)
+		}
 	}
 }

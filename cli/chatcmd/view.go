@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -109,25 +110,63 @@ func (s *status) totals(prices pricing.Table) (transcript.Usage, string) {
 	return u, textfmt.Dollars(cost)
 }
 
-func (s *status) line(prices pricing.Table, running bool) string {
+// line is the status line in at most width cells. When the whole does
+// not fit, parts give way in this order: the hint that Esc interrupts, the
+// provider's name before the model's, the session id, the token counts,
+// and last the model's name is clipped, or dropped. The state, the taint
+// and the cost stay while there is room for them.
+func (s *status) line(prices pricing.Table, running bool, width int) string {
 	id := s.id
 	if id == "" {
 		id = "new session"
 	}
 	u, cost := s.totals(prices)
-	state := "ready"
+	state, hint := "ready", ""
 	if running {
-		state = "working (Esc interrupts)"
+		state, hint = "working", " (Esc interrupts)"
 	}
-	return fmt.Sprintf(" %s · %s · %s · %s/%s · %s in / %s out · cost %s ", state, taintState(s.taint), textfmt.Visible(id),
-		textfmt.Visible(s.provider), textfmt.Visible(s.model), textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), cost)
+	model := textfmt.Visible(s.model)
+	parts := struct{ hint, provider, id, tokens string }{
+		hint, textfmt.Visible(s.provider) + "/", textfmt.Visible(id),
+		textfmt.Count(u.InputTokens) + " in / " + textfmt.Count(u.OutputTokens) + " out",
+	}
+	render := func() string {
+		out := []string{state + parts.hint, taintState(s.taint)}
+		if parts.id != "" {
+			out = append(out, parts.id)
+		}
+		if m := parts.provider + model; m != "" {
+			out = append(out, m)
+		}
+		if parts.tokens != "" {
+			out = append(out, parts.tokens)
+		}
+		return " " + strings.Join(append(out, "cost "+cost), " · ") + " "
+	}
+	line := render()
+	for _, give := range []*string{&parts.hint, &parts.provider, &parts.id, &parts.tokens} {
+		if lipgloss.Width(line) <= width {
+			return line
+		}
+		*give = ""
+		line = render()
+	}
+	if over := lipgloss.Width(line) - width; over > 0 {
+		if n := utf8.RuneCountInString(model) - over; n >= 2 {
+			model = textfmt.Clip(model, n)
+		} else {
+			model, parts.provider = "", ""
+		}
+		line = render()
+	}
+	return textfmt.Clip(line, width)
 }
 
 // renderEntry renders one entry of the conversation.
 func (m *model) renderEntry(e *entry) string {
 	switch e.kind {
-	case kUser:
-		return m.st.user.Render("> " + e.text)
+	case kUser: // a prompt of many lines (a paste) in one block
+		return m.st.user.Render("> " + strings.ReplaceAll(e.text, "\n", "\n  "))
 	case kAssistant:
 		if e.rendered == "" || e.width != m.md.width {
 			e.rendered, e.width = m.md.render(e.text), m.md.width
@@ -189,7 +228,11 @@ func (m *model) askView() string {
 		fmt.Fprintf(&b, " (%s)", textfmt.Visible(a.req.Reason))
 	}
 	fmt.Fprintf(&b, ":\n%s\n", a.detail)
-	b.WriteString("[y] allow once  [n] deny  [a] allow " + textfmt.Visible(a.req.Tool) + " for the rest of the session  [esc] interrupt")
+	if m.in.ready {
+		b.WriteString("[y] allow once  [n] deny  [a] allow " + textfmt.Visible(a.req.Tool) + " for the rest of the session  [esc] interrupt")
+	} else {
+		b.WriteString(m.st.dim.Render("(keys go to the input box; the choices show once the keyboard has been still for a second)  [esc] interrupt"))
+	}
 	if more := len(m.asks) - 1; more > 0 {
 		fmt.Fprintf(&b, "  (%d more waiting)", more)
 	}
@@ -241,12 +284,16 @@ func (m *model) View() tea.View {
 	if a := m.askView(); a != "" {
 		parts = append(parts, a)
 	}
-	line := m.status.line(m.eng.door.Config().Prices, m.running)
+	var line string
 	if m.running { // alive while the model thinks and nothing streams yet
-		line = m.sp.View() + line
+		sp := m.sp.View()
+		line = sp + m.status.line(m.eng.door.Config().Prices, m.running, m.width-lipgloss.Width(sp))
+	} else {
+		line = m.status.line(m.eng.door.Config().Prices, m.running, m.width)
 	}
-	parts = append(parts, m.st.status.Render(textfmt.Clip(line, m.width)), m.ta.View())
+	parts = append(parts, m.st.status.Render(line), m.ta.View())
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true
+	m.drawn() // the program draws after each message
 	return v
 }

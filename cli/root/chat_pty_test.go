@@ -5,11 +5,17 @@ package root
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +24,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/testkit/fakellm"
 )
 
@@ -99,6 +106,16 @@ func (s *ptyScreen) waitFor(want string) {
 	}
 }
 
+// enter types text and then, as a person would and a paste does not
+// (chatcmd's input.go), presses Enter a moment after the text is shown.
+func (s *ptyScreen) enter(text string) {
+	s.t.Helper()
+	s.ptmx.WriteString(text)
+	s.waitFor("│ " + text)
+	time.Sleep(100 * time.Millisecond)
+	s.ptmx.WriteString("\r")
+}
+
 // quit presses Ctrl-C twice and returns the exit code.
 func (s *ptyScreen) quit() int {
 	s.t.Helper()
@@ -130,7 +147,7 @@ func TestChatOnATerminal(t *testing.T) {
 	s := onPTY(t, vars)
 	s.waitFor("\x1b[?1049h") // the alternate screen
 	s.waitFor("ready · ")
-	s.ptmx.WriteString("hi there\r")
+	s.enter("hi there")
 	s.waitFor("Hello from the model.")
 	if code := s.quit(); code != 0 {
 		t.Fatalf("mecha exited %d: %s", code, s.err.String())
@@ -150,7 +167,7 @@ func TestChatOnATerminal(t *testing.T) {
 	s = onPTY(t, vars, "chat", "-c", "--sandbox", "none")
 	s.waitFor("hi there")
 	s.waitFor("resumed " + id)
-	s.ptmx.WriteString("more\r")
+	s.enter("more")
 	s.waitFor("Still here.")
 	if code := s.quit(); code != 0 {
 		t.Fatalf("mecha chat -c exited %d: %s", code, s.err.String())
@@ -159,4 +176,211 @@ func TestChatOnATerminal(t *testing.T) {
 	if err != nil || len(got.Configs()) != 2 || len(got.Messages()) != 4 {
 		t.Errorf("after -c the session has %d attaches and %d messages (%v), want 2 and 4", len(got.Configs()), len(got.Messages()), err)
 	}
+}
+
+// chatOnPTY opens "mecha chat ARGS" on a pseudo-terminal against url (a
+// fakellm, or a gate in front of one), in a fresh home and workspace.
+func chatOnPTY(t *testing.T, url string, args ...string) (s *ptyScreen, home, ws string) {
+	t.Helper()
+	home, ws = t.TempDir(), t.TempDir()
+	t.Chdir(ws)
+	vars := map[string]string{"MECHA_HOME": home, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "test-key-of-the-chat",
+		"TERM": "xterm-256color"}
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("default_provider = \"anthropic\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = onPTY(t, vars, append([]string{"chat"}, args...)...)
+	s.waitFor("ready · ")
+	return s, home, ws
+}
+
+// onlySession loads the one session of the store at home.
+func onlySession(t *testing.T, home string) *session.Session {
+	t.Helper()
+	l, err := session.List(filepath.Join(home, "sessions"))
+	if err != nil || len(l.Sessions) != 1 {
+		t.Fatalf("sessions %+v, %v; want one", l, err)
+	}
+	s, err := session.Load(l.Sessions[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestChatPasteOnATerminal: a bracketed paste of three lines arrives as one
+// message, waits in the input box, and is one prompt when Enter is
+// pressed; lines pasted without brackets (arriving in one read) are one
+// prompt too, not one each.
+func TestChatPasteOnATerminal(t *testing.T) {
+	srv := fakellm.New(t, &fakellm.Script{Turns: []fakellm.Turn{{Text: "Got three lines."}, {Text: "Got two."}}}, fakellm.Options{})
+	s, home, _ := chatOnPTY(t, srv.URL())
+	s.ptmx.WriteString("\x1b[200~line one\rline two\rline three\x1b[201~")
+	s.waitFor("│ line three")
+	time.Sleep(300 * time.Millisecond)
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the paste was sent before Enter (%d requests)", n)
+	}
+	s.ptmx.WriteString("\r")
+	s.waitFor("Got three lines.")
+	s.waitFor("ready · ")
+
+	s.ptmx.WriteString("alpha\rbeta\r") // no brackets: one read
+	s.waitFor("│ beta")
+	time.Sleep(300 * time.Millisecond)
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("lines pasted without brackets were sent before Enter (%d requests)", n)
+	}
+	s.ptmx.WriteString("\r")
+	s.waitFor("Got two.")
+	if code := s.quit(); code != 0 {
+		t.Fatalf("mecha chat exited %d: %s", code, s.err.String())
+	}
+	var prompts []string
+	for _, m := range onlySession(t, home).Messages() {
+		if m.Role == "user" {
+			prompts = append(prompts, m.Content[0].Text)
+		}
+	}
+	if got, want := strings.Join(prompts, "|"), "line one\nline two\nline three|alpha\nbeta"; got != want {
+		t.Errorf("prompts sent %q, want %q", got, want)
+	}
+}
+
+// gate holds the first request to the model until released, so that a
+// test knows when the answer, and so the prompt it brings, comes.
+type gate struct {
+	next     http.Handler
+	n        atomic.Int32
+	arrived  chan struct{}
+	released chan struct{}
+}
+
+func newGate(t *testing.T, to string) (*gate, string) {
+	u, err := url.Parse(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gate{next: httputil.NewSingleHostReverseProxy(u), arrived: make(chan struct{}), released: make(chan struct{})}
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	return g, srv.URL
+}
+
+func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.n.Add(1) == 1 {
+		close(g.arrived)
+		<-g.released
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+// TestChatTypeAheadOnATerminal is the attack on the permission prompt:
+// keys typed at a fast typist's pace from 20 ms before the prompt is
+// drawn and on through it ("also check the docs and say why": a, y and n) go to the
+// input box and do not answer it, nor does a paste, bracketed or not; the
+// call stays unanswered in the session and the tool does not run. The
+// control: y pressed once the prompt shows its choices allows the call.
+func TestChatTypeAheadOnATerminal(t *testing.T) {
+	const command = "rm -rf build && echo cleaned"
+	srv := fakellm.New(t, &fakellm.Script{Turns: []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{{ID: "toolu_clean", Name: "shell", Input: json.RawMessage(`{"command":"` + command + `"}`)}}},
+		{Text: "Cleaned."},
+	}}, fakellm.Options{})
+	g, url := newGate(t, srv.URL())
+	s, home, ws := chatOnPTY(t, url, "--sandbox", "none", "--trifecta", "off")
+	build := filepath.Join(ws, "build")
+	if err := os.Mkdir(build, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s.enter("clean the build")
+	<-g.arrived
+
+	const ahead = "also check the docs and say why"
+	start := time.Now()
+	drawn := make(chan time.Duration, 1)
+	go func() {
+		for !s.shows("wants to run") {
+			time.Sleep(time.Millisecond)
+		}
+		drawn <- time.Since(start)
+	}()
+	for i, r := range ahead { // a key every 50 ms: a fast typist
+		s.ptmx.WriteString(string(r))
+		if i == 0 { // the model answers as the first key is typed: the prompt is drawn some 20 ms later
+			close(g.released)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	typed := time.Since(start)
+	s.waitFor("│ " + ahead)
+	at := <-drawn
+	t.Logf("the prompt was drawn %v after the first key typed ahead (the model's answer let go with it); typing went on for %v after it", at.Round(time.Millisecond), (typed - at).Round(time.Millisecond))
+	s.waitFor("[y] allow once") // the keyboard still: the choices show
+	unanswered(t, home, "toolu_clean", "typed ahead")
+
+	// A paste never answers it: bracketed, then without brackets.
+	s.ptmx.WriteString("\x1b[200~y\x1b[201~")
+	s.waitFor("│ " + ahead + "y")
+	s.waitFor("[y] allow once")
+	s.ptmx.WriteString("yes")
+	s.waitFor("│ " + ahead + "yyes")
+	s.waitFor("[y] allow once")
+	unanswered(t, home, "toolu_clean", "pasted")
+	if _, err := os.Stat(build); err != nil {
+		t.Fatalf("the tool ran before it was allowed: %v", err)
+	}
+
+	// The control: the same key, pressed once the choices are shown.
+	s.ptmx.WriteString("y")
+	s.waitFor("shell: allowed once")
+	s.waitFor("Cleaned.")
+	s.waitFor("│ " + ahead + "yyes") // what was typed ahead is kept
+	if code := s.quit(); code != 0 {
+		t.Fatalf("mecha chat exited %d: %s", code, s.err.String())
+	}
+	if _, err := os.Stat(build); !os.IsNotExist(err) {
+		t.Errorf("the call allowed by the control did not run: %v", err)
+	}
+	if res := result(onlySession(t, home), "toolu_clean"); res == nil || !strings.Contains(res.Content, "cleaned") {
+		t.Errorf("the call's result: %+v; want it run", res)
+	}
+}
+
+// shows reports whether the screen shows text now.
+func (s *ptyScreen) shows(text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Contains(s.screen.String(), text)
+}
+
+// unanswered fails unless the session at home has the call id, asked for
+// and given no result.
+func unanswered(t *testing.T, home, id, when string) {
+	t.Helper()
+	s := onlySession(t, home)
+	asked := false
+	for _, m := range s.Messages() {
+		for _, b := range m.Content {
+			asked = asked || b.Type == transcript.BlockToolUse && b.ID == id
+		}
+	}
+	if !asked {
+		t.Fatalf("%s: the session does not have the call %s", when, id)
+	}
+	if res := result(s, id); res != nil {
+		t.Fatalf("%s: the call has a result: %q", when, res.Content)
+	}
+}
+
+// result is the result of call id in s, nil if it has none.
+func result(s *session.Session, id string) *transcript.Block {
+	for _, m := range s.Messages() {
+		for i := range m.Content {
+			if b := &m.Content[i]; b.Type == transcript.BlockToolResult && b.ToolUseID == id {
+				return b
+			}
+		}
+	}
+	return nil
 }

@@ -28,6 +28,13 @@ func TestEveryCommandHasExamples(t *testing.T) {
 			return
 		}
 		n++
+		// cobra prints Example under its own heading: a Long with one of
+		// its own would print "Examples:" twice (chat's did).
+		for _, line := range strings.Split(c.Long, "\n") {
+			if strings.EqualFold(strings.TrimSpace(line), "examples:") {
+				t.Errorf("%q: its Long has an Examples section besides its Example", c.CommandPath())
+			}
+		}
 		if strings.TrimSpace(c.Example) == "" {
 			t.Errorf("%q has no Example", c.CommandPath())
 			return
