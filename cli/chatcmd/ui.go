@@ -63,7 +63,7 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
 	vp := viewport.New(viewport.WithWidth(80), viewport.WithHeight(20))
 	return &model{eng: eng, st: st, md: md, ta: ta, sp: sp, vp: vp, streaming: -1,
-		calls: map[string]int{}, noted: map[string]bool{}, width: 80, high: 24, now: time.Now}
+		calls: map[string]int{}, noted: map[string]bool{}, width: 80, high: 24, now: eng.env.Clock.Now}
 }
 
 // maxInputLines bounds the lines of the input box (the textarea's own
