@@ -57,6 +57,17 @@ it and its line. Its keys:
 
   [mcp.servers.NAME]               MCP servers: see "mecha mcp --help"
 
+  [mcp.servers.NAME.tool_capabilities]
+  read_inbox = ["reads_workspace", "external"]
+  send_email = ["reaches_network"]
+  list_folders = []                what single tools of server NAME declare,
+                                   by the server's names for them; an entry
+                                   wins over the server's capabilities. A
+                                   table of its own, not
+                                   [mcp.servers.NAME.tools.TOOL]: TOML cannot
+                                   hold tools both as the list of tools
+                                   offered and as a table
+
   [web_fetch]
   refuse_private = true            web_fetch refuses private addresses too:
                                    loopback, 10/8, 172.16/12, 192.168/16,
