@@ -95,7 +95,8 @@ OPENAI_BASE_URL, and MECHA_LOCAL_URL (the local provider's server:
 llama-server, Ollama or any OpenAI-compatible one; default
 http://127.0.0.1:8080). The local provider's model is "local" unless -m or
 [providers.local] model names one; llama-server serves whatever it loaded,
-Ollama needs the name.`,
+Ollama needs the name. MECHA_MCP_TOKEN is the bearer token "mecha mcp serve"
+and "mecha mcp proxy" require over --http (see their help).`,
 		Example: `  mecha config path
   $EDITOR "$(mecha config path)"
   mecha config show
