@@ -54,6 +54,11 @@ func serverConfig(name string, s config.MCPServer, path string) (mcpclient.Serve
 		}
 		c.Capabilities = &caps
 	}
+	tc, err := mcpclient.ParseToolCapabilities(s.ToolCapabilities)
+	if err != nil {
+		return c, fmt.Errorf("config: %s: mcp.servers.%s.tool_capabilities.%w", path, name, err)
+	}
+	c.ToolCapabilities = tc
 	if s.StartupTimeoutS < 0 || s.ToolTimeoutS < 0 {
 		return c, fmt.Errorf("config: %s: mcp.servers.%s: timeouts are seconds more than 0", path, name)
 	}

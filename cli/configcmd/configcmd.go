@@ -57,6 +57,17 @@ it and its line. Its keys:
 
   [mcp.servers.NAME]               MCP servers: see "mecha mcp --help"
 
+  [mcp.servers.NAME.tool_capabilities]
+  read_inbox = ["reads_workspace", "external"]
+  send_email = ["reaches_network"]
+  list_folders = []                what single tools of server NAME declare,
+                                   by the server's names for them; an entry
+                                   wins over the server's capabilities. A
+                                   table of its own, not
+                                   [mcp.servers.NAME.tools.TOOL]: TOML cannot
+                                   hold tools both as the list of tools
+                                   offered and as a table
+
   [web_fetch]
   refuse_private = true            web_fetch refuses private addresses too:
                                    loopback, 10/8, 172.16/12, 192.168/16,
@@ -84,7 +95,8 @@ OPENAI_BASE_URL, and MECHA_LOCAL_URL (the local provider's server:
 llama-server, Ollama or any OpenAI-compatible one; default
 http://127.0.0.1:8080). The local provider's model is "local" unless -m or
 [providers.local] model names one; llama-server serves whatever it loaded,
-Ollama needs the name.`,
+Ollama needs the name. MECHA_MCP_TOKEN is the bearer token "mecha mcp serve"
+and "mecha mcp proxy" require over --http (see their help).`,
 		Example: `  mecha config path
   $EDITOR "$(mecha config path)"
   mecha config show

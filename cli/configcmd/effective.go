@@ -57,18 +57,19 @@ type MCP struct {
 
 // Server is one MCP server with its secrets redacted.
 type Server struct {
-	Command          string            `toml:"command,omitempty" json:"command,omitempty"`
-	Args             []string          `toml:"args,omitempty" json:"args,omitempty"`
-	Env              map[string]string `toml:"env,omitempty" json:"env,omitempty"`
-	URL              string            `toml:"url,omitempty" json:"url,omitempty"`
-	Headers          map[string]string `toml:"headers,omitempty" json:"headers,omitempty"`
-	Transport        string            `toml:"transport" json:"transport"`
-	Enabled          bool              `toml:"enabled" json:"enabled"`
-	Tools            []string          `toml:"tools,omitempty" json:"tools,omitempty"`
-	Capabilities     []string          `toml:"capabilities,omitempty" json:"capabilities,omitempty"`
-	TrustAnnotations bool              `toml:"trust_annotations" json:"trust_annotations"`
-	StartupTimeout   string            `toml:"startup_timeout" json:"startup_timeout"`
-	ToolTimeout      string            `toml:"tool_timeout" json:"tool_timeout"`
+	Command          string              `toml:"command,omitempty" json:"command,omitempty"`
+	Args             []string            `toml:"args,omitempty" json:"args,omitempty"`
+	Env              map[string]string   `toml:"env,omitempty" json:"env,omitempty"`
+	URL              string              `toml:"url,omitempty" json:"url,omitempty"`
+	Headers          map[string]string   `toml:"headers,omitempty" json:"headers,omitempty"`
+	Transport        string              `toml:"transport" json:"transport"`
+	Enabled          bool                `toml:"enabled" json:"enabled"`
+	Tools            []string            `toml:"tools,omitempty" json:"tools,omitempty"`
+	Capabilities     []string            `toml:"capabilities,omitempty" json:"capabilities,omitempty"`
+	ToolCapabilities map[string][]string `toml:"tool_capabilities,omitempty" json:"tool_capabilities,omitempty"`
+	TrustAnnotations bool                `toml:"trust_annotations" json:"trust_annotations"`
+	StartupTimeout   string              `toml:"startup_timeout" json:"startup_timeout"`
+	ToolTimeout      string              `toml:"tool_timeout" json:"tool_timeout"`
 }
 
 // Build merges the defaults, cfg and the environment.
@@ -133,7 +134,7 @@ func firstOf(a, b string) string {
 func server(s config.MCPServer) Server {
 	out := Server{Command: s.Command, Args: cmdkit.RedactArgs(s.Args), Env: redactValues(s.Env), URL: cmdkit.RedactURL(s.URL),
 		Headers: redactValues(s.Headers), Transport: s.Transport, Enabled: s.Enabled == nil || *s.Enabled,
-		Tools: s.Tools, Capabilities: s.Capabilities, TrustAnnotations: s.TrustAnnotations,
+		Tools: s.Tools, Capabilities: s.Capabilities, ToolCapabilities: s.ToolCapabilities, TrustAnnotations: s.TrustAnnotations,
 		StartupTimeout: seconds(s.StartupTimeoutS, mcpclient.DefaultStartupTimeout), ToolTimeout: seconds(s.ToolTimeoutS, mcpclient.DefaultToolTimeout)}
 	if out.Transport == "" {
 		out.Transport = mcpclient.TransportStdio

@@ -54,16 +54,7 @@ func TestServeFlags(t *testing.T) {
 	if err := cmdtest.Execute(cmd, "-w", "/w", "--tool", "fs_read", "--tool", "fs_list", "--http", "8080"); err != nil {
 		t.Fatal(err)
 	}
-	if got.Workspace != "/w" || strings.Join(got.Tools, ",") != "fs_read,fs_list" || got.HTTP != "8080" || got.Yes || got.ReadOnly {
+	if got.Workspace != "/w" || strings.Join(got.Tools, ",") != "fs_read,fs_list" || got.HTTP.Addr != "8080" || got.Yes || got.ReadOnly {
 		t.Fatalf("options %+v", got)
-	}
-}
-
-func TestListenAddr(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{"8080": "127.0.0.1:8080", ":8080": "127.0.0.1:8080", "0.0.0.0:1": "0.0.0.0:1", "[::1]:0": "[::1]:0"} {
-		if got, err := listenAddr(in); err != nil || got != want {
-			t.Errorf("listenAddr(%q) = %q, %v; want %q", in, got, err, want)
-		}
 	}
 }

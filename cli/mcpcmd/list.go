@@ -30,7 +30,9 @@ func NewCmdList(env *cmdkit.Env, runF func(context.Context, *ListOptions) error)
 		Long: `Start every configured MCP server (in parallel, as a run does), and list each:
 whether it connected (or why not), who answered and in which protocol
 version, and its tools under the names the model is offered, with the
-capabilities they declare. Disabled servers are listed, not started.`,
+capabilities they declare ("per tool" when the server's tool_capabilities
+names the tool; "none" when it declares none). Disabled servers are listed,
+not started.`,
 		Args: cmdkit.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -48,6 +50,9 @@ type listedTool struct {
 	Name         string   `json:"name"`
 	Remote       string   `json:"remote"`
 	Capabilities []string `json:"capabilities"`
+	// PerTool is true when the capabilities come from the tool's own
+	// entry in tool_capabilities rather than the server's.
+	PerTool bool `json:"per_tool,omitempty"`
 }
 
 type listedServer struct {
@@ -95,7 +100,14 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		}
 		fmt.Fprintln(opts.Env.Out)
 		for _, t := range l.Tools {
-			fmt.Fprintf(opts.Env.Out, "  %s  %s\n", show(t.Name), strings.Join(t.Capabilities, ", "))
+			caps := strings.Join(t.Capabilities, ", ")
+			if caps == "" {
+				caps = "none"
+			}
+			if t.PerTool {
+				caps += "  (per tool)"
+			}
+			fmt.Fprintf(opts.Env.Out, "  %s  %s\n", show(t.Name), caps)
 		}
 	}
 	return nil
@@ -115,7 +127,8 @@ func listed(s *mcpclient.Server) listedServer {
 	info := s.Info(nil)
 	l.ServerName, l.ServerVersion, l.ProtocolVersion = info.ServerName, info.ServerVersion, info.ProtocolVersion
 	for _, t := range s.Tools() {
-		l.Tools = append(l.Tools, listedTool{Name: t.Spec().Name, Remote: t.Remote(), Capabilities: mcpclient.CapabilityList(t.Capabilities())})
+		_, perTool := c.ToolCapabilities[t.Remote()]
+		l.Tools = append(l.Tools, listedTool{Name: t.Spec().Name, Remote: t.Remote(), Capabilities: mcpclient.CapabilityList(t.Capabilities()), PerTool: perTool})
 	}
 	return l
 }

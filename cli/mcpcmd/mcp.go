@@ -41,6 +41,11 @@ own, since it can start any program. --no-mcp starts no server.
   # startup_timeout_s = 30              connect, initialize and tools/list
   # tool_timeout_s = 600                one call
 
+  [mcp.servers.mail.tool_capabilities]  what single tools declare, by the
+  read_inbox = ["reads_workspace", "external"]    server's names for them;
+  send_email = ["reaches_network"]      an entry wins over capabilities
+  list_folders = []                     for its tool
+
 ${VAR} is expanded when the server starts (an unset one stops that server)
 and is never recorded, nor are env or header values. A stdio server gets
 mecha's environment less the variables holding credentials, as the
@@ -51,6 +56,20 @@ modifies_workspace, runs_commands, reaches_network, external) unless
 capabilities narrows them, so each call asks first and taints the session
 as the shell does. A server that reads files and reaches the network is
 all three legs of the trifecta in one call: narrow it (see SECURITY.md).
+Servers mix tools: tool_capabilities says what each one declares, so that
+once a conversation holds private and untrusted text the interlock refuses
+the mail server's send_email and still lets read_inbox and list_folders
+run. It is a table of its own, not [mcp.servers.NAME.tools.TOOL], because
+TOML cannot hold tools both as the list above and as a table. In a
+.mcp.json the same keys go in a server's "mecha" object, which other
+clients ignore:
+
+  {"mcpServers": {"mail": {"command": "mail-mcp", "mecha": {
+    "capabilities": [], "tool_capabilities": {"send_email": ["reaches_network"]}}}}}
+
+"mecha mcp list" shows what each tool declares; a run's config record
+keeps it for each tool offered, and "mecha rerun" judges the calls it
+redoes by what was recorded, not by today's configuration.
 
 Servers start in parallel; one that fails costs a line on stderr and the
 run goes on without it. A stdio server's stderr goes to

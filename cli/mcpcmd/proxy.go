@@ -21,7 +21,7 @@ import (
 type ProxyOptions struct {
 	Env  *cmdkit.Env
 	Name string
-	HTTP string
+	HTTP Listen
 	URL  string
 	// Command and Args start the upstream (everything after --).
 	Command string
@@ -32,7 +32,7 @@ type ProxyOptions struct {
 func NewCmdProxy(env *cmdkit.Env, runF func(context.Context, *ProxyOptions) error) *cobra.Command {
 	opts := &ProxyOptions{Env: env}
 	cmd := &cobra.Command{
-		Use:   "proxy [--name NAME] [--http ADDR] (--url URL | -- COMMAND [ARGS...])",
+		Use:   "proxy [--name NAME] [--http ADDR [--allow-remote] [--token-file FILE]] (--url URL | -- COMMAND [ARGS...])",
 		Short: "Put a recording proxy in front of any MCP server",
 		Long: `Forward everything, both ways, between an MCP client and one upstream MCP
 server (a command started with its arguments, or --url for streamable
@@ -43,9 +43,9 @@ go in the session's config; the client's name in its header.
 The proxy is transparent: tools, resources, prompts, completions, logging,
 notifications, progress and cancellation pass through, as do the server's
 own requests for sampling, elicitation and roots, and the client sees the
-upstream's serverInfo, capabilities and instructions. It listens on stdio, or on streamable HTTP with
---http (loopback unless ADDR names a host; DNS rebinding protection on).
-The upstream's stderr goes to the proxy's.
+upstream's serverInfo, capabilities and instructions. It listens on stdio,
+or on streamable HTTP with --http (below). The upstream's stderr goes to
+the proxy's.
 
 In a client's MCP config, put "mecha mcp proxy --name NAME --" before the
 server's command. To record Claude Code's calls to a server:
@@ -64,7 +64,9 @@ records one mecha session: "mecha sessions show last" lists every call
 Claude made to the server and what it got back. Environment variables the
 config gives the server reach it through the proxy; none is recorded.
 "mecha script" and "mecha rerun" redo such a session's calls with no
-client at all, as mcp__NAME__TOOL (NAME is --name, else upstream).`,
+client at all, as mcp__NAME__TOOL (NAME is --name, else upstream).
+
+` + listenHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			switch {
@@ -74,6 +76,9 @@ client at all, as mcp__NAME__TOOL (NAME is --name, else upstream).`,
 				return cmdkit.Usagef("no upstream: give --url URL or -- COMMAND [ARGS...]")
 			case opts.URL == "" && dash != 0:
 				return cmdkit.Usagef("put the upstream's command after --: mecha mcp proxy -- %s", strings.Join(args, " "))
+			}
+			if err := opts.HTTP.Validate(); err != nil {
+				return err
 			}
 			if len(args) > 0 {
 				opts.Command, opts.Args = args[0], args[1:]
@@ -86,7 +91,7 @@ client at all, as mcp__NAME__TOOL (NAME is --name, else upstream).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Name, "name", "", "what to call the upstream server in the session")
-	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on `ADDR` ([HOST:]PORT) instead of stdio")
+	opts.HTTP.flags(cmd)
 	f.StringVar(&opts.URL, "url", "", "the upstream's streamable HTTP `URL`")
 	return cmd
 }
@@ -131,8 +136,8 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 		OnError: func(err error) { fmt.Fprintln(env.Err, "mecha: "+err.Error()) },
 	})
 	defer p.Close()
-	if opts.HTTP != "" {
-		return serveHTTP(ctx, env, opts.HTTP, ids, p.Server)
+	if opts.HTTP.Addr != "" {
+		return opts.HTTP.serve(ctx, env, ids, p.Server)
 	}
 	return stdioDone(ctx, p.Server().Run(ctx, ids.WatchTransport(stdioTransport(env))))
 }

@@ -22,7 +22,7 @@ type ServeOptions struct {
 	Workspace     string
 	Tools         []string
 	Yes, ReadOnly bool
-	HTTP          string
+	HTTP          Listen
 	Sandbox       harness.Sandbox
 }
 
@@ -30,23 +30,27 @@ type ServeOptions struct {
 func NewCmdServe(env *cmdkit.Env, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{Env: env}
 	cmd := &cobra.Command{
-		Use:   "serve [-w DIR] [--tool NAME ...] [--read-only | --yes] [--http ADDR]",
+		Use:   "serve [-w DIR] [--tool NAME ...] [--read-only | --yes] [--http ADDR [--allow-remote] [--token-file FILE]]",
 		Short: "Offer mecha's built-in tools to any MCP client, recording every call",
 		Long: `Serve mecha's built-in tools (fs_read, fs_list, fs_write, fs_edit, shell) to an
-MCP client over stdio, or over streamable HTTP with --http (loopback unless
-ADDR names a host; DNS rebinding protection on). The tools are confined to
-the workspace as in a run, and the shell is sandboxed as in a run
-(--sandbox, --sandbox-network).
+MCP client over stdio, or over streamable HTTP with --http. The tools are
+confined to the workspace as in a run, and the shell is sandboxed as in a
+run (--sandbox, --sandbox-network).
 
 There is no terminal to ask on, so the server is read-only unless --yes:
 calls that modify the workspace or run a command are denied with the usual
 message. Each server run is a session: its header names the client, its
 config the workspace, the tools and the permission mode, and every
 tools/call is recorded as it runs. Recording never fails a call; a write
-that fails is said once on stderr.`,
+that fails is said once on stderr.
+
+` + listenHelp,
 		Args: cmdkit.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := attach.Usage(opts.surface().Validate()); err != nil {
+				return err
+			}
+			if err := opts.HTTP.Validate(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -59,7 +63,7 @@ that fails is said once on stderr.`,
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "the directory the tools work in (default: the current directory)")
 	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable; default: every built-in tool)")
 	attach.PermissionFlags(cmd, &opts.Yes, &opts.ReadOnly)
-	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on `ADDR` ([HOST:]PORT) instead of stdio")
+	opts.HTTP.flags(cmd)
 	attach.SandboxFlags(cmd, &opts.Sandbox)
 	return cmd
 }
@@ -98,8 +102,8 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		s.AddReceivingMiddleware(mcpserve.Middleware(rec, ids, env.Clock.Now))
 		return s
 	}
-	if opts.HTTP != "" {
-		return serveHTTP(ctx, env, opts.HTTP, ids, newServer)
+	if opts.HTTP.Addr != "" {
+		return opts.HTTP.serve(ctx, env, ids, newServer)
 	}
 	return stdioDone(ctx, newServer().Run(ctx, ids.WatchTransport(stdioTransport(env))))
 }

@@ -82,7 +82,8 @@ var examples = map[string]string{
 	"mecha mcp call": `  mecha mcp call fs read_file '{"path": "go.mod"}'
   mecha mcp call web fetch '{"url": "http://127.0.0.1:8000"}' --url http://127.0.0.1:9000/mcp`,
 	"mecha mcp serve": `  mecha mcp serve --read-only
-  mecha mcp serve -w ~/project --tool fs_read --tool fs_list --http 127.0.0.1:8765`,
+  mecha mcp serve -w ~/project --tool fs_read --tool fs_list --http 127.0.0.1:8765
+  mecha mcp serve --read-only --http 0.0.0.0:8765 --allow-remote --token-file ~/.mecha/mcp-token`,
 	"mecha mcp proxy": `  mecha mcp proxy --name fs -- npx -y @modelcontextprotocol/server-filesystem .
   mecha mcp proxy --url http://127.0.0.1:9000/mcp --http 127.0.0.1:8766`,
 }

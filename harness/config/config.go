@@ -103,10 +103,16 @@ type MCPServer struct {
 	// Tools offers only these of the server's tools.
 	Tools []string `toml:"tools"`
 	// Capabilities narrows what its tools declare (default: everything).
-	Capabilities     []string `toml:"capabilities"`
-	TrustAnnotations bool     `toml:"trust_annotations"`
-	StartupTimeoutS  int      `toml:"startup_timeout_s"`
-	ToolTimeoutS     int      `toml:"tool_timeout_s"`
+	Capabilities []string `toml:"capabilities"`
+	// ToolCapabilities is what single tools declare, by the server's name
+	// for each ([mcp.servers.NAME.tool_capabilities] TOOL = [...]): an
+	// entry replaces Capabilities for its tool. It is a table of its own,
+	// not [mcp.servers.NAME.tools.TOOL], because TOML cannot hold tools
+	// both as the list above and as a table.
+	ToolCapabilities map[string][]string `toml:"tool_capabilities"`
+	TrustAnnotations bool                `toml:"trust_annotations"`
+	StartupTimeoutS  int                 `toml:"startup_timeout_s"`
+	ToolTimeoutS     int                 `toml:"tool_timeout_s"`
 }
 
 // Home returns mecha's home directory: $MECHA_HOME, else ~/.mecha.
@@ -198,11 +204,21 @@ func describe(err error) string {
 		row, col := de.Position()
 		msg := clipQuoted(de.Error(), 40)
 		if k := de.Key(); len(k) > 0 {
-			return fmt.Sprintf("line %d column %d: %s: %s", row, col, strings.Join(k, "."), msg)
+			return fmt.Sprintf("line %d column %d: %s: %s%s", row, col, strings.Join(k, "."), msg, hint(k))
 		}
 		return fmt.Sprintf("line %d column %d: %s", row, col, msg)
 	}
 	return err.Error()
+}
+
+// hint is what to write instead of a table at key, when there is one to
+// say: [mcp.servers.NAME.tools.TOOL] reads like per-tool settings, but
+// tools is the list of tools offered.
+func hint(key []string) string {
+	if len(key) > 4 && key[0] == "mcp" && key[1] == "servers" && key[3] == "tools" {
+		return " (per-tool capabilities go in [mcp.servers.NAME.tool_capabilities] as TOOL = [...])"
+	}
+	return ""
 }
 
 // clipQuoted clips each double-quoted part of msg to n runes: go-toml

@@ -33,6 +33,16 @@ model = "qwen3"
 
 [web_fetch]
 refuse_private = true
+
+[mcp.servers.mail]
+command = "mail-mcp"
+tools = ["read_inbox", "send_email", "list_folders"]
+capabilities = ["reads_workspace"]
+
+[mcp.servers.mail.tool_capabilities]
+read_inbox = ["reads_workspace", "external"]
+send_email = ["reaches_network"]
+list_folders = []
 `)
 	c, err := Load(good)
 	if err != nil {
@@ -41,6 +51,10 @@ refuse_private = true
 	p, ok := c.Prices.Lookup("anthropic", "claude-opus-5")
 	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" || !c.Reflect || !c.WebFetch.RefusePrivate || c.Path != good {
 		t.Errorf("config = %+v", c)
+	}
+	if m := c.MCP.Servers["mail"]; len(m.Tools) != 3 || len(m.Capabilities) != 1 || len(m.ToolCapabilities) != 3 ||
+		strings.Join(m.ToolCapabilities["read_inbox"], ",") != "reads_workspace,external" || m.ToolCapabilities["list_folders"] == nil {
+		t.Errorf("mcp.servers.mail = %+v", m)
 	}
 	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || len(c.Prices) != 0 || c.WebFetch.RefusePrivate {
 		t.Errorf("missing file: %v, %v", c, err)
@@ -69,6 +83,13 @@ refuse_private = true
 		"typo2.toml":    {"[providers.local]\nrequest_timeot = \"9s\"\n", "line 2: unknown key providers.local.request_timeot"},
 		"webfetch.toml": {"[web_fetch]\nrefuse_privat = true\n", "line 2: unknown key web_fetch.refuse_privat"},
 		"private.toml":  {"[web_fetch]\nrefuse_private = \"yes\"\n", "line 2 column 18: web_fetch.refuse_private: "},
+		// Per-tool capabilities nested under tools cannot be: TOML has tools
+		// as a list; the error points at the table that holds them.
+		"nested.toml": {"[mcp.servers.m]\ncommand = \"x\"\ntools = [\"a\"]\n[mcp.servers.m.tools.a]\ncapabilities = []\n",
+			"(per-tool capabilities go in [mcp.servers.NAME.tool_capabilities] as TOOL = [...])"},
+		"nested2.toml": {"[mcp.servers.m.tools.a]\ncapabilities = []\n",
+			"(per-tool capabilities go in [mcp.servers.NAME.tool_capabilities] as TOOL = [...])"},
+		"toolcaps.toml": {"[mcp.servers.m.tool_capabilities]\na = \"external\"\n", "line 2 column 5: mcp.servers.m.tool_capabilities.a: "},
 	} {
 		_, err := Load(write(name, tc.body))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

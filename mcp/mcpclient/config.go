@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -52,6 +53,11 @@ type ServerConfig struct {
 	// Capabilities, when not nil, narrows what the server's tools declare;
 	// nil declares every capability.
 	Capabilities *tool.Capabilities
+	// ToolCapabilities are what single tools declare, by the server's own
+	// name for each: an entry replaces Capabilities for its tool (a mail
+	// server's reader brings outside text, its sender reaches the
+	// network, its folder list does neither).
+	ToolCapabilities map[string]tool.Capabilities
 	// TrustAnnotations believes the tools' readOnlyHint and openWorldHint.
 	TrustAnnotations bool
 	// StartupTimeout bounds starting, initialising and listing tools;
@@ -88,6 +94,13 @@ func (c ServerConfig) Validate() error {
 		return fmt.Errorf("%s: give a command or a url", where)
 	case c.StartupTimeout < 0 || c.ToolTimeout < 0:
 		return fmt.Errorf("%s: timeouts must be positive", where)
+	}
+	if c.Tools != nil {
+		for _, n := range slices.Sorted(maps.Keys(c.ToolCapabilities)) {
+			if !slices.Contains(c.Tools, n) {
+				return fmt.Errorf("%s: tool_capabilities names %q, which tools = [...] does not offer", where, n)
+			}
+		}
 	}
 	switch k := c.Kind(); k {
 	case TransportStdio:
@@ -158,6 +171,24 @@ func ParseCapabilities(names []string) (tool.Capabilities, error) {
 	return c, nil
 }
 
+// ParseToolCapabilities turns tool_capabilities (a list of capability
+// names for each tool, by the server's name for it) into capabilities. A
+// nil map is nil.
+func ParseToolCapabilities(m map[string][]string) (map[string]tool.Capabilities, error) {
+	if m == nil {
+		return nil, nil
+	}
+	out := make(map[string]tool.Capabilities, len(m))
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		c, err := ParseCapabilities(m[n])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		out[n] = c
+	}
+	return out, nil
+}
+
 // CapabilityList names the capabilities c declares, in CapabilityNames order.
 func CapabilityList(c tool.Capabilities) []string {
 	out := []string{}
@@ -175,7 +206,8 @@ func CapabilityList(c tool.Capabilities) []string {
 
 // mcpJSON is the .mcp.json format Claude Code, Cursor and others share.
 // Fields this build does not know are ignored, so a file written for
-// another client is read as it is.
+// another client is read as it is; a server's "mecha" object is mecha's
+// own, read strictly (see mechaJSON).
 type mcpJSON struct {
 	MCPServers map[string]struct {
 		Type    string            `json:"type"`
@@ -184,7 +216,45 @@ type mcpJSON struct {
 		Env     map[string]string `json:"env"`
 		URL     string            `json:"url"`
 		Headers map[string]string `json:"headers"`
+		Mecha   json.RawMessage   `json:"mecha"`
 	} `json:"mcpServers"`
+}
+
+// mechaJSON is a server's "mecha" object in a .mcp.json: what config.toml's
+// capabilities and tool_capabilities say of a server, under a key other
+// clients ignore. Unknown keys in it are errors, as in config.toml.
+//
+//	"mail": {"command": "mail-mcp", "mecha": {"capabilities": [],
+//	  "tool_capabilities": {"read_inbox": ["reads_workspace", "external"],
+//	                        "send_email": ["reaches_network"]}}}
+type mechaJSON struct {
+	Capabilities     []string            `json:"capabilities"`
+	ToolCapabilities map[string][]string `json:"tool_capabilities"`
+}
+
+// apply applies a server's "mecha" object to c.
+func (m *mechaJSON) apply(c *ServerConfig, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(m); err != nil {
+		return fmt.Errorf("\"mecha\": %v", err)
+	}
+	if m.Capabilities != nil {
+		caps, err := ParseCapabilities(m.Capabilities)
+		if err != nil {
+			return fmt.Errorf("\"mecha\".capabilities: %w", err)
+		}
+		c.Capabilities = &caps
+	}
+	tc, err := ParseToolCapabilities(m.ToolCapabilities)
+	if err != nil {
+		return fmt.Errorf("\"mecha\".tool_capabilities: %w", err)
+	}
+	c.ToolCapabilities = tc
+	return nil
 }
 
 // LoadFile reads the servers of a .mcp.json file, sorted by name.
@@ -216,6 +286,9 @@ func LoadFile(path string) ([]ServerConfig, error) {
 		}
 		if s.Type == TransportStdio {
 			c.Transport = TransportStdio
+		}
+		if err := new(mechaJSON).apply(&c, s.Mecha); err != nil {
+			return nil, fmt.Errorf("mcp: %s: server %q: %v", path, name, err)
 		}
 		if err := c.Validate(); err != nil {
 			return nil, err

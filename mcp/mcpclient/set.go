@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -71,8 +72,9 @@ func (s *Server) Config() ServerConfig { return s.cfg }
 // Tools returns the tools the server offers, in its order.
 func (s *Server) Tools() []*Tool { return s.tools }
 
-// Info is how a config record names the server. tools are the names of
-// its tools that were offered.
+// Info is how a config record names the server. offered are the names of
+// its tools that were offered (nil: all); the record keeps each one's name
+// and what it declared.
 func (s *Server) Info(offered []string) transcript.MCPServer {
 	info := transcript.MCPServer{Name: s.cfg.Name, Transport: s.cfg.Kind(), Command: s.cfg.Command,
 		Args: s.cfg.Args, URL: s.cfg.URL, Tools: []string{}}
@@ -85,6 +87,10 @@ func (s *Server) Info(offered []string) transcript.MCPServer {
 	for _, t := range s.tools {
 		if offered == nil || slices.Contains(offered, t.name) {
 			info.Tools = append(info.Tools, t.name)
+			if info.ToolCapabilities == nil {
+				info.ToolCapabilities = map[string][]string{}
+			}
+			info.ToolCapabilities[t.remote] = CapabilityList(t.caps)
 		}
 	}
 	return info
@@ -235,9 +241,17 @@ func (s *Server) logHint() string {
 // offer builds the tools the server offers: all of them, or those named
 // in the config's tools.
 func (s *Server) offer(listed []*mcp.Tool) error {
+	has := func(want string) bool {
+		return slices.ContainsFunc(listed, func(t *mcp.Tool) bool { return t.Name == want })
+	}
 	for _, want := range s.cfg.Tools {
-		if !slices.ContainsFunc(listed, func(t *mcp.Tool) bool { return t.Name == want }) {
+		if !has(want) {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("the server has no tool %q (tools = [...] in its config)", want))
+		}
+	}
+	for _, want := range slices.Sorted(maps.Keys(s.cfg.ToolCapabilities)) {
+		if !has(want) {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("the server has no tool %q (tool_capabilities in its config)", want))
 		}
 	}
 	for _, lt := range listed {

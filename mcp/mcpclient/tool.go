@@ -33,18 +33,22 @@ func newTool(s *Server, lt *mcp.Tool) (*Tool, error) {
 	name := ToolName(s.cfg.Name, lt.Name)
 	return &Tool{server: s, remote: lt.Name, name: name,
 		spec: tool.Spec{Name: name, Description: lt.Description, InputSchema: schema},
-		caps: capabilities(s.cfg, lt.Annotations)}, nil
+		caps: capabilities(s.cfg, lt.Name, lt.Annotations)}, nil
 }
 
-// capabilities is what a tool declares: everything, unless the server's
-// config narrows it, and then, with trust_annotations, less what the
-// tool's annotations rule out. readOnlyHint rules out modifying the
-// workspace and running commands; openWorldHint=false rules out reaching
-// the network and outside results. Reading the workspace is never ruled
-// out: nothing in the protocol says a tool does not.
-func capabilities(c ServerConfig, a *mcp.ToolAnnotations) tool.Capabilities {
+// capabilities is what the server's tool remote declares: everything,
+// unless the config narrows it (the tool's own entry in
+// ToolCapabilities, else the server's Capabilities), and then, with
+// trust_annotations, less what the tool's annotations rule out.
+// readOnlyHint rules out modifying the workspace and running commands;
+// openWorldHint=false rules out reaching the network and outside results.
+// Reading the workspace is never ruled out: nothing in the protocol says a
+// tool does not.
+func capabilities(c ServerConfig, remote string, a *mcp.ToolAnnotations) tool.Capabilities {
 	caps := tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, External: true}
-	if c.Capabilities != nil {
+	if tc, ok := c.ToolCapabilities[remote]; ok {
+		caps = tc
+	} else if c.Capabilities != nil {
 		caps = *c.Capabilities
 	}
 	if !c.TrustAnnotations || a == nil {

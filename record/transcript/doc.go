@@ -95,13 +95,21 @@
 // "http"), command and args or url as configured, with ${VAR} references
 // left unexpanded (header and environment values are never recorded), the
 // server_name and server_version the server answered initialize with, the
-// protocol_version negotiated, and tools, the names the model was offered
-// for its tools (mcp__<server>__<tool>). A replay uses it to name the server
-// of a recorded tool that is gone and to note a server whose version
-// changed. It is absent when no MCP server was connected, and from
-// transcripts written before it existed.
+// protocol_version negotiated, tools, the names the model was offered
+// for its tools (mcp__<server>__<tool>), and tool_capabilities, what each
+// offered tool declared (the capability names reads_workspace,
+// modifies_workspace, runs_commands, reaches_network and external, by the
+// server's own name for the tool; [] for a tool that declared none): what
+// the interlock, the gate and the taint tracker judged its calls by, after
+// config.toml's capabilities, tool_capabilities and trust_annotations. A
+// replay uses mcp_servers to name the server of a recorded tool that is
+// gone and to note a server whose version changed; a rerun starts the
+// recorded servers with their tools declaring what was recorded. It is
+// absent when no MCP server was connected, and from transcripts written
+// before it existed; tool_capabilities is absent from transcripts written
+// before it existed (a rerun then takes every capability as declared).
 //
-//	{"record":"config","mecha_version":"0.2.0","provider":"local","model":"qwen3","workspace":"/w","system_prompt":"You are ...","tools":["fs_read","mcp__everything__echo"],"effort":null,"temperature":null,"seed":null,"thinking":false,"cache_prompt":true,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"off","sandbox":"none","sandbox_network":true,"mcp_servers":[{"name":"everything","transport":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"server_name":"mcp-servers/everything","server_version":"2.0.0","protocol_version":"2025-11-25","tools":["mcp__everything__echo"]}],"tool_specs":[{"name":"fs_read","description":"Read a text file in the workspace.","input_schema":{"type":"object"}},{"name":"mcp__everything__echo","description":"Echoes back the input","input_schema":{"type":"object","properties":{"message":{"type":"string"}}}}]}
+//	{"record":"config","mecha_version":"0.2.0","provider":"local","model":"qwen3","workspace":"/w","system_prompt":"You are ...","tools":["fs_read","mcp__everything__echo"],"effort":null,"temperature":null,"seed":null,"thinking":false,"cache_prompt":true,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"off","sandbox":"none","sandbox_network":true,"mcp_servers":[{"name":"everything","transport":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"server_name":"mcp-servers/everything","server_version":"2.0.0","protocol_version":"2025-11-25","tools":["mcp__everything__echo"],"tool_capabilities":{"echo":["reads_workspace","external"]}}],"tool_specs":[{"name":"fs_read","description":"Read a text file in the workspace.","input_schema":{"type":"object"}},{"name":"mcp__everything__echo","description":"Echoes back the input","input_schema":{"type":"object","properties":{"message":{"type":"string"}}}}]}
 //
 // mcp_upstream, only in the config of a session recorded by "mecha mcp
 // proxy", is the server the proxy forwarded to: the name it was given (if

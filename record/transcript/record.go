@@ -206,6 +206,11 @@ type MCPServer struct {
 	// Tools are the names the model was offered for the server's tools
 	// (mcp__<server>__<tool>), in the server's order.
 	Tools []string `json:"tools"`
+	// ToolCapabilities is what each offered tool declared, by the server's
+	// own name for it: the capability names the interlock, the gate and
+	// the taint tracker judged its calls by. Nil in transcripts that
+	// predate it (what the tools declared is then unknown).
+	ToolCapabilities map[string][]string `json:"tool_capabilities,omitempty"`
 }
 
 // Message is one conversation message.

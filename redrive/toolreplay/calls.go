@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/internal/safeopen"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
 	"github.com/mecha-agent/mecha/record/session"
@@ -108,16 +109,46 @@ const UpstreamName = "upstream"
 // Servers returns the MCP servers the redone calls need, each once, in
 // the order the calls first need them. Two servers of one name that
 // were recorded differently (the session was resumed with another
-// command) are both returned.
+// command) are both returned. One server recorded by several attaches
+// with its tools declaring differently (the session was resumed under
+// another tool_capabilities) is returned once, each tool declaring the
+// union of what was recorded of it: one server started for every call
+// must not judge a call narrower than its attach did.
 func (c *Calls) Servers() []transcript.MCPServer {
 	var out []transcript.MCPServer
 	for _, call := range c.Redone() {
 		if call.Server == nil {
 			continue
 		}
-		if !slices.ContainsFunc(out, func(s transcript.MCPServer) bool { return SameServer(s, *call.Server) }) {
+		i := slices.IndexFunc(out, func(s transcript.MCPServer) bool { return SameServer(s, *call.Server) })
+		if i < 0 {
 			out = append(out, *call.Server)
+			continue
 		}
+		out[i].ToolCapabilities = unionCapabilities(out[i].ToolCapabilities, call.Server.ToolCapabilities)
+	}
+	return out
+}
+
+// unionCapabilities is, for each tool, the union of the capability names
+// a and b record of it. Nil (a record that predates tool_capabilities:
+// every capability) absorbs anything.
+func unionCapabilities(a, b map[string][]string) map[string][]string {
+	if a == nil || b == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(a))
+	for tool, names := range a {
+		out[tool] = names
+	}
+	for tool, names := range b {
+		merged := slices.Clone(out[tool])
+		for _, n := range names {
+			if !slices.Contains(merged, n) {
+				merged = append(merged, n)
+			}
+		}
+		out[tool] = merged
 	}
 	return out
 }
@@ -401,13 +432,27 @@ func rawLines(path string, want map[int]bool) (map[int][]byte, error) {
 
 // ServerConfig is how a recorded server is started again: its command and
 // args, or its URL, as recorded (with ${VAR} references expanded when it
-// starts). Nothing else was recorded: no environment or headers, and no
-// narrowing of capabilities, so its tools declare every capability.
+// starts), its tools declaring what the recording says they declared (the
+// record is the truth, not today's configuration). No environment or
+// headers were recorded. A tool the recording names no capabilities for
+// (a transcript older than tool_capabilities, a tool offered only today)
+// declares every capability; so does one whose recorded names this build
+// does not know: never narrower than the recording could have meant.
 func ServerConfig(s transcript.MCPServer) mcpclient.ServerConfig {
 	c := mcpclient.ServerConfig{Name: s.Name, Transport: s.Transport, Command: s.Command, Args: s.Args, URL: s.URL,
 		Source: "the recording"}
 	if c.Command != "" {
 		c.URL = ""
+	}
+	for remote, names := range s.ToolCapabilities {
+		caps, err := mcpclient.ParseCapabilities(names)
+		if err != nil {
+			continue
+		}
+		if c.ToolCapabilities == nil {
+			c.ToolCapabilities = map[string]tool.Capabilities{}
+		}
+		c.ToolCapabilities[remote] = caps
 	}
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/record/sessionview"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -232,5 +233,62 @@ func TestExtractTaint(t *testing.T) {
 		if c.Calls[i].Taint != w {
 			t.Errorf("call %d: taint %+v, want %+v", i+1, c.Calls[i].Taint, w)
 		}
+	}
+}
+
+// TestServersRecordedCapabilities: a rerun starts a recorded server with
+// its tools declaring what the recording says. A server recorded by two
+// attaches (a resume under another tool_capabilities) declares, for each
+// tool, the union of both; a record without tool_capabilities (an older
+// transcript) leaves every tool declaring everything.
+func TestServersRecordedCapabilities(t *testing.T) {
+	t.Parallel()
+	mail := func(caps map[string][]string) *transcript.Config {
+		return &transcript.Config{Provider: "mock", Tools: []string{"mcp__mail__read_inbox", "mcp__mail__send_email"},
+			MCPServers: []transcript.MCPServer{{Name: "mail", Transport: "stdio", Command: "mail-mcp",
+				Tools: []string{"mcp__mail__read_inbox", "mcp__mail__send_email"}, ToolCapabilities: caps}}}
+	}
+	turn := func(id, name string) []transcript.Record {
+		return []transcript.Record{assistant(use(id, name, `{}`)), user(transcript.ToolResultBlock(id, "ok", false))}
+	}
+	session := func(configs ...*transcript.Config) *Calls {
+		recs := []transcript.Record{meta()}
+		for i, c := range configs {
+			recs = append(recs, c, user(transcript.TextBlock("go")))
+			recs = append(recs, turn(string(rune('a'+i)), "mcp__mail__read_inbox")...)
+		}
+		c, err := Extract(file(t, recs, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	reader := map[string][]string{"read_inbox": {"reads_workspace", "external"}, "send_email": {"reaches_network"}}
+	lax := map[string][]string{"read_inbox": {}, "send_email": {"reaches_network", "runs_commands"}}
+
+	servers := session(mail(reader)).Servers()
+	if len(servers) != 1 {
+		t.Fatalf("servers %+v", servers)
+	}
+	cfg := ServerConfig(servers[0])
+	if cfg.ToolCapabilities["read_inbox"] != (tool.Capabilities{ReadsWorkspace: true, External: true}) ||
+		cfg.ToolCapabilities["send_email"] != (tool.Capabilities{ReachesNetwork: true}) || cfg.Capabilities != nil {
+		t.Errorf("one attach: %+v", cfg)
+	}
+
+	servers = session(mail(reader), mail(lax)).Servers()
+	cfg = ServerConfig(servers[0])
+	if len(servers) != 1 || cfg.ToolCapabilities["read_inbox"] != (tool.Capabilities{ReadsWorkspace: true, External: true}) ||
+		cfg.ToolCapabilities["send_email"] != (tool.Capabilities{ReachesNetwork: true, RunsCommands: true}) {
+		t.Errorf("two attaches: %+v", cfg)
+	}
+
+	// An older record: nothing recorded, every capability declared.
+	if cfg := ServerConfig(session(mail(reader), mail(nil)).Servers()[0]); cfg.ToolCapabilities != nil {
+		t.Errorf("with an older record: %+v", cfg.ToolCapabilities)
+	}
+	// Names this build does not know are never read as narrower.
+	if cfg := ServerConfig(transcript.MCPServer{Name: "m", Command: "x", ToolCapabilities: map[string][]string{"t": {"teleports"}}}); cfg.ToolCapabilities != nil {
+		t.Errorf("unknown names: %+v", cfg.ToolCapabilities)
 	}
 }

@@ -33,7 +33,16 @@ type Options struct {
 	Cancelled func()
 	// Die ends the process in the middle of a "die" call.
 	Die func()
+	// Mail makes the server a small mail server instead (MailToolNames):
+	// a tool that reads untrusted text, one that sends it out, one that
+	// does neither. read_inbox returns Inbox; send_email calls Sent.
+	Mail  bool
+	Inbox string
+	Sent  func(to, body string)
 }
+
+// MailToolNames are the tools of a server with Options.Mail.
+var MailToolNames = []string{"read_inbox", "send_email", "list_folders"}
 
 // Tool names the server offers.
 var ToolNames = []string{"echo", "add", "fail", "slow", "image", "big", "getenv", "die", "odd.name!", "fetch"}
@@ -47,6 +56,10 @@ func NewServer(o Options) *mcp.Server {
 		o.Version = "1.0.0"
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, nil)
+	if o.Mail {
+		addMail(s, o)
+		return s
+	}
 	obj := func(props string, req ...string) json.RawMessage {
 		r, _ := json.Marshal(req)
 		if req == nil {
@@ -157,10 +170,40 @@ func NewServer(o Options) *mcp.Server {
 	return s
 }
 
+// addMail adds the mail server's tools, none with annotations: what they
+// declare is what the client's configuration says.
+func addMail(s *mcp.Server, o Options) {
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	s.AddTool(&mcp.Tool{Name: "read_inbox", Description: "Read the messages in the inbox.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(o.Inbox), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "send_email", Description: "Send a message.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"},"body":{"type":"string"}},"required":["to","body"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var m struct{ To, Body string }
+			json.Unmarshal(req.Params.Arguments, &m)
+			if o.Sent != nil {
+				o.Sent(m.To, m.Body)
+			}
+			return text("sent to " + m.To), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "list_folders", Description: "List the mail folders.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("INBOX\nSent\nArchive"), nil
+		})
+}
+
 // Main runs the server on stdin and stdout and returns the exit code.
 //
 //	mcpserver [-name N] [-version V] [-no-init] [-stubborn] [-child] [-pid-file F] [-log TEXT] [-mark DIR]
+//	mcpserver -mail [-inbox FILE] [-outbox FILE]
 //
+// -mail serves the mail server's tools (Options.Mail): read_inbox returns
+// the content of -inbox's FILE, send_email appends "to: body" lines to
+// -outbox's FILE.
 // -no-init reads requests and never answers; -stubborn ignores SIGTERM
 // and stays after stdin closes; -child starts a long sleep in the
 // server's process group; -pid-file appends the pids (server, child) to F;
@@ -176,6 +219,9 @@ func Main(args []string) int {
 	pidFile := fs.String("pid-file", "", "append pids here")
 	logText := fs.String("log", "", "write this to stderr at start")
 	mark := fs.String("mark", "", "write slow-started and slow-cancelled files here")
+	mail := fs.Bool("mail", false, "serve the mail server's tools")
+	inbox := fs.String("inbox", "", "read_inbox returns this file's content")
+	outbox := fs.String("outbox", "", "send_email appends to this file")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -212,6 +258,27 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "mcpserver: dying mid-call, as asked")
 		os.Exit(3)
 	}}
+	if *mail {
+		o.Mail = true
+		if *inbox != "" {
+			b, err := os.ReadFile(*inbox)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			o.Inbox = string(b)
+		}
+		o.Sent = func(to, body string) {
+			if *outbox == "" {
+				return
+			}
+			f, err := os.OpenFile(*outbox, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			if err == nil {
+				fmt.Fprintf(f, "%s: %s\n", to, body)
+				f.Close()
+			}
+		}
+	}
 	if *mark != "" {
 		touch := func(f string) func() {
 			return func() { os.WriteFile(filepath.Join(*mark, f), []byte(f+"\n"), 0o600) }
