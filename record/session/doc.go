@@ -1,10 +1,14 @@
 // Package session is mecha's transcript store: where session files live,
 // how ids are made and resolved, how records are appended so that neither a
 // crash nor a concurrent writer can corrupt a line, and how transcripts are
-// read back: record by record without holding the file (Scan), tolerantly
-// in full (Load, built on Scan), by their header only (PeekMeta, List), or
-// by their summaries only, one file (ReadSummaries) or a whole directory in
-// one pass (ReadDirSummaries).
+// read back. A Store is the one handle on it: it resolves an argument to
+// the Ref of a session (its directory and id), lists the store, reads,
+// locks, creates, appends to, searches and removes sessions, and totals
+// them. A transcript is read record by record without holding the file
+// (Scan), tolerantly in full (Load, built on Scan), by its header only
+// (PeekMeta; Store.List for all of them), or by its summaries only, one
+// file (ReadSummaries) or the whole store in one pass (Store.Summaries,
+// Store.Totals).
 //
 // Durability: each record is encoded whole and written with a single
 // write(2) on a file opened O_APPEND, under an exclusive flock, so two

@@ -117,6 +117,7 @@ func decodeHeader(line []byte, path string) (transcript.Meta, string, error) {
 type Info struct {
 	// Meta is the header, its ID the file's (see FileID).
 	Meta transcript.Meta
+	Ref  Ref
 	Path string
 	// HeaderID is the id the header claims when it is not the file's ("").
 	HeaderID string
@@ -144,7 +145,7 @@ func List(dir string) (*Listing, error) {
 	infos := make([]Info, len(paths))
 	errs := make([]error, len(paths))
 	Parallel(len(paths), func(i int) {
-		infos[i].Path = paths[i]
+		infos[i].Path, infos[i].Ref = paths[i], refOf(paths[i])
 		infos[i].Meta, infos[i].HeaderID, errs[i] = peekMeta(paths[i])
 	})
 	l := &Listing{Sessions: infos[:0]}

@@ -81,7 +81,7 @@ func ReadDirSummaries(dir string, keep func(transcript.Meta) bool) (read []Summa
 	errs := make([]error, len(paths))
 	Parallel(len(paths), func(i int) {
 		s := &all[i]
-		s.Path = paths[i]
+		s.Path, s.Ref = paths[i], refOf(paths[i])
 		fd, st, err := safeopen.OpenFD(s.Path)
 		if err != nil {
 			errs[i] = err

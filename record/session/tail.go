@@ -64,7 +64,7 @@ func ReadDirTotals(dir string, keep func(transcript.Meta) bool, limit int) (read
 	all := make([]Totals, len(paths))
 	state := make([]error, len(paths)) // nil: listed
 	Parallel(len(paths), func(i int) {
-		all[i].Path = paths[i]
+		all[i].Path, all[i].Ref = paths[i], refOf(paths[i])
 		state[i] = readTotals(&all[i], keep, limit <= 0)
 	})
 	out := all[:0]

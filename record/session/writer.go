@@ -16,11 +16,16 @@ import (
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
-// Store creates sessions in a directory.
+// Store is the session store: a directory of transcripts, through which
+// sessions are resolved, listed, read, locked, created and appended to
+// (its methods are in store.go, Create here).
 type Store struct {
 	Dir  string
 	Now  func() time.Time // nil: time.Now
 	Rand io.Reader        // nil: crypto/rand
+	// Skipped is told the .jsonl files that resolving Last passed over
+	// (not sessions, not regular files, unreadable); nil: nobody.
+	Skipped func([]*FileError)
 	// BackgroundSync makes the writers Create returns sync in the
 	// background (see Writer.SyncInBackground), the new file and its
 	// directory included.
