@@ -24,9 +24,9 @@ import (
 // Attach describes what an entrance wants of the harness.
 type Attach struct {
 	Settings Settings
-	// Resume is the path of the session to continue ("" for a new one);
-	// the CLI resolves ids, prefixes, "last" and -c to it.
-	Resume string
+	// Resume is the session to continue (zero for a new one); the CLI
+	// resolves ids, prefixes, "last" and -c to it.
+	Resume session.Ref
 	// NoSession records nothing.
 	NoSession bool
 	// Meta is the header of a new session: its title and what it is (a
@@ -71,8 +71,7 @@ type Door struct {
 	wss  Workspaces
 	prev *session.Session // the session continued, nil for a new one
 	lock *session.Lock    // held from before prev was read until Close
-	path string           // the session's file, once it has one
-	id   string
+	ref  session.Ref      // the session, once it has one
 
 	replay *replaying // what a door opened by OpenReplay re-drives
 }
@@ -85,7 +84,7 @@ func Open(ctx context.Context, w *World, a Attach) (*Door, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Resume != "" {
+	if !a.Resume.IsZero() {
 		if err := d.hold(a.Resume); err != nil {
 			return nil, err
 		}
@@ -135,14 +134,19 @@ func (d *Door) workspace() (string, error) {
 	return workdir.Dir(s.Workspace)
 }
 
-// hold takes the session at path: locked before it is read, so a second
-// writer fails at once and the history cannot change under the door.
-func (d *Door) hold(path string) error {
-	lock, err := session.Acquire(path)
+// hold takes the session ref names: locked before it is read, so a
+// second writer fails at once and the history cannot change under the
+// door.
+func (d *Door) hold(ref session.Ref) error {
+	store, err := d.world.Store()
 	if err != nil {
 		return err
 	}
-	s, err := session.Load(path)
+	lock, err := store.Acquire(ref)
+	if err != nil {
+		return err
+	}
+	s, err := store.Load(ref)
 	if err != nil {
 		lock.Release()
 		return err
@@ -150,7 +154,7 @@ func (d *Door) hold(path string) error {
 	if s.Skipped > 0 {
 		d.note("note: %d unreadable %s in the transcript %s skipped", s.Skipped, textfmt.Plural(s.Skipped, "line", "lines"), textfmt.Plural(s.Skipped, "was", "were"))
 	}
-	d.prev, d.lock, d.path, d.id = s, lock, path, s.Meta.ID
+	d.prev, d.lock, d.ref = s, lock, ref
 	return nil
 }
 
@@ -164,9 +168,9 @@ func (d *Door) Settings() Settings {
 // Config is config.toml as the door read it.
 func (d *Door) Config() *config.Config { return d.cfg }
 
-// Session returns the path and id of the session the door records into
-// ("" before a new one has recorded anything).
-func (d *Door) Session() (path, id string) { return d.path, d.id }
+// Session is the session the door records into (zero before a new one
+// has recorded anything).
+func (d *Door) Session() session.Ref { return d.ref }
 
 // Resumed is the session as it stood when the door took it (nil for a
 // new one). It is reloaded after each prompt.
@@ -186,17 +190,17 @@ func (d *Door) Update(f func(s *Settings)) error {
 	return nil
 }
 
-// Switch leaves the session the door holds and takes the one at path (""
-// for a new session, created by the next prompt). A session another
+// Switch leaves the session the door holds and takes the one ref names
+// (zero for a new session, created by the next prompt). A session another
 // process writes is refused and the door stays where it was.
-func (d *Door) Switch(path string) error {
-	old, oldLock := d.prev, d.lock
-	d.prev, d.lock, d.path, d.id = nil, nil, "", ""
-	if path != "" {
-		if err := d.hold(path); err != nil {
+func (d *Door) Switch(ref session.Ref) error {
+	old, oldLock, oldRef := d.prev, d.lock, d.ref
+	d.prev, d.lock, d.ref = nil, nil, session.Ref{}
+	if !ref.IsZero() {
+		if err := d.hold(ref); err != nil {
 			d.prev, d.lock = old, oldLock
 			if old != nil {
-				d.path, d.id = old.Path, old.Meta.ID
+				d.ref = oldRef
 			}
 			return err
 		}
@@ -221,9 +225,8 @@ func (d *Door) Close() error {
 type Attached struct {
 	Config transcript.Config
 	Result *agent.Result
-	// Session and Path are the id and file of the session recorded into
-	// ("" when none).
-	Session, Path string
+	// Session is the session recorded into (zero when none).
+	Session session.Ref
 	// Provider is the client the prompt ran on (a reflection on close
 	// reuses it).
 	Provider provider.Provider
@@ -275,7 +278,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		d.adopt(rec)
 	}
 	if rec != nil && rec.Writer() != nil {
-		out.Session, out.Path = d.id, d.path
+		out.Session = d.ref
 	}
 	if res == nil && errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
 		runErr = fmt.Errorf("--max-cost-usd needs a price for %s/%s in config.toml", rc.Provider, rc.Model)
@@ -315,14 +318,16 @@ func (d *Door) adopt(rec *session.Lazy) {
 		return
 	}
 	if d.prev == nil {
-		if err := d.hold(wr.Path()); err != nil {
+		if err := d.hold(wr.Ref()); err != nil {
 			fmt.Fprintf(d.world.errw(), "note: %v\n", err)
-			d.path, d.id = wr.Path(), wr.ID()
+			d.ref = wr.Ref()
 		}
 		return
 	}
-	if s, err := session.Load(d.path); err == nil {
-		d.prev = s
+	if store, err := d.world.Store(); err == nil {
+		if s, err := store.Load(d.ref); err == nil {
+			d.prev = s
+		}
 	}
 }
 
@@ -340,7 +345,7 @@ func (d *Door) children(prov provider.Provider, ledger *agent.Ledger, rec *sessi
 			return rec.Writer().ID()
 		}}
 	if rec != nil {
-		if store, err := d.store(); err == nil {
+		if store, err := d.world.Store(); err == nil {
 			sub.Sessions = store
 		}
 	}

@@ -35,9 +35,12 @@ func testSettings(t *testing.T) Settings {
 	return s
 }
 
+// store is the store of sessions in dir.
+func store(dir string) *session.Store { return &session.Store{Dir: dir} }
+
 func sessions(t *testing.T, dir string) []session.Info {
 	t.Helper()
-	l, err := session.List(dir)
+	l, err := store(dir).List()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +62,14 @@ func TestDoorRecordsAndHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := sessions(t, dir)
-	if len(got) != 1 || got[0].Meta.Title != "a title" || got[0].Meta.Provider != "mock" || att.Session != got[0].Meta.ID {
+	if len(got) != 1 || got[0].Meta.Title != "a title" || got[0].Meta.Provider != "mock" || att.Session != got[0].Ref {
 		t.Fatalf("sessions %+v, attached %+v", got, att)
 	}
-	if _, err := session.Acquire(got[0].Path); err == nil {
+	st := store(dir)
+	if _, err := st.Acquire(got[0].Ref); err == nil {
 		t.Error("a second writer took the session while the door held it")
 	}
-	s, err := session.Load(got[0].Path)
+	s, err := st.Load(got[0].Ref)
 	if err != nil || len(s.Configs()) != 1 || len(s.Messages()) < 2 {
 		t.Fatalf("recorded %v: %d configs, %d messages", err, len(s.Configs()), len(s.Messages()))
 	}
@@ -73,13 +77,13 @@ func TestDoorRecordsAndHolds(t *testing.T) {
 	if _, err := d.Run(context.Background(), Prompt{Text: "again"}); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := session.Load(got[0].Path); len(s.Configs()) != 2 {
+	if s, _ := st.Load(got[0].Ref); len(s.Configs()) != 2 {
 		t.Errorf("a second prompt recorded %d attaches", len(s.Configs()))
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := session.Acquire(got[0].Path)
+	lock, err := st.Acquire(got[0].Ref)
 	if err != nil {
 		t.Fatalf("the session stayed held after Close: %v", err)
 	}
@@ -94,14 +98,14 @@ func TestDoorResumeIsHeldOnce(t *testing.T) {
 	if _, err := Run(context.Background(), w, Attach{Settings: testSettings(t)}, Prompt{Text: "first"}); err != nil {
 		t.Fatal(err)
 	}
-	path := sessions(t, dir)[0].Path
-	a := Attach{Settings: DefaultSettings(), Resume: path}
+	ref := sessions(t, dir)[0].Ref
+	a := Attach{Settings: DefaultSettings(), Resume: ref}
 	d, err := Open(context.Background(), w, a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if d.Resumed() == nil || d.Resumed().Path != path {
+	if d.Resumed() == nil || d.Resumed().Path != ref.Path() || d.Session() != ref {
 		t.Fatalf("resumed %+v", d.Resumed())
 	}
 	if _, err := Open(context.Background(), w, a); err == nil {
@@ -128,7 +132,7 @@ func TestDoorRefusedLeavesNothing(t *testing.T) {
 	}
 }
 
-// TestDoorSwitchAndUpdate: Switch("") lets go of the session and the next
+// TestDoorSwitchAndUpdate: Switch to no session lets go of the session and the next
 // prompt starts a new one; Update changes the next attach's settings.
 func TestDoorSwitchAndUpdate(t *testing.T) {
 	t.Parallel()
@@ -141,11 +145,14 @@ func TestDoorSwitchAndUpdate(t *testing.T) {
 	if _, err := d.Run(context.Background(), Prompt{Text: "one"}); err != nil {
 		t.Fatal(err)
 	}
-	first, _ := d.Session()
-	if err := d.Switch(""); err != nil {
+	first := d.Session()
+	if err := d.Switch(session.Ref{}); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := session.Acquire(first)
+	if !d.Session().IsZero() {
+		t.Errorf("after Switch to none, the door names %+v", d.Session())
+	}
+	lock, err := store(dir).Acquire(first)
 	if err != nil {
 		t.Fatalf("the first session stayed held after Switch: %v", err)
 	}
@@ -157,8 +164,8 @@ func TestDoorSwitchAndUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if second, _ := d.Session(); second == first || att.Config.Model != "mock-2" {
-		t.Errorf("after Switch and Update: session %s (first %s), model %q", second, first, att.Config.Model)
+	if second := d.Session(); second == first || att.Session != second || att.Config.Model != "mock-2" {
+		t.Errorf("after Switch and Update: session %s (first %s), model %q", second.ID, first.ID, att.Config.Model)
 	}
 	if len(sessions(t, dir)) != 2 {
 		t.Errorf("%d sessions, want 2", len(sessions(t, dir)))
@@ -180,7 +187,7 @@ func TestDoorOpensNoWorkspaceThatIsGone(t *testing.T) {
 	if err := os.RemoveAll(s.Workspace); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(context.Background(), w, Attach{Settings: DefaultSettings(), Resume: sessions(t, dir)[0].Path}); err == nil {
+	if _, err := Open(context.Background(), w, Attach{Settings: DefaultSettings(), Resume: sessions(t, dir)[0].Ref}); err == nil {
 		t.Error("opened a session whose workspace is gone")
 	}
 }

@@ -94,7 +94,7 @@ func (d *Door) ask(ctx context.Context, q Question) (*Attached, error) {
 	case res.StopReason != agent.StopEndTurn || strings.TrimSpace(res.Text) == "":
 		return nil, fmt.Errorf("the model gave no answer (%s); the session %s keeps what it did", res.StopReason, w.ID())
 	default:
-		return &Attached{Config: rc, Result: res, Session: w.ID(), Path: w.Path(), Provider: prov}, nil
+		return &Attached{Config: rc, Result: res, Session: w.Ref(), Provider: prov}, nil
 	}
 }
 

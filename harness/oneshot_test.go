@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -29,7 +28,11 @@ func TestAskRecordsAToolLessAttach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := session.Load(att.Path)
+	st, err := w.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Load(att.Session)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func TestAskRecordsAToolLessAttach(t *testing.T) {
 	if got.Taint() != (transcript.Taint{Private: true}) {
 		t.Errorf("taint %+v", got.Taint())
 	}
-	if want := "session: " + att.Session + " reflects on X (mock/mock-1)\n"; errb.String() != want {
+	if want := "session: " + att.Session.ID + " reflects on X (mock/mock-1)\n"; errb.String() != want {
 		t.Errorf("Err %q, want %q", errb.String(), want)
 	}
 }

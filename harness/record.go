@@ -9,21 +9,6 @@ import (
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
-// store is the session store, from the World's MECHA_SESSION_DIR or
-// MECHA_HOME.
-func (d *Door) store() (*session.Store, error) { return Store(d.world) }
-
-// Store is the session store of w: the one handle through which sessions
-// are created (turn boundaries synced in the background, Close waiting
-// for the last).
-func Store(w *World) (*session.Store, error) {
-	dir, err := w.SessionDir()
-	if err != nil {
-		return nil, err
-	}
-	return &session.Store{Dir: dir, Now: w.clock(), BackgroundSync: true}, nil
-}
-
 // record prepares what a prompt's run records into: the door's session or
 // a new one, or nothing (nil) with NoSession. Nothing is created or
 // appended until the run records its first record: the session is created
@@ -55,7 +40,7 @@ func (d *Door) startRecord(rc *transcript.Config, text, says string) (*session.W
 		err error
 	)
 	if d.prev != nil {
-		w, err = session.OpenWriter(d.prev.Path)
+		w, err = d.openHeld()
 	} else {
 		w, err = d.create(rc, text)
 	}
@@ -85,7 +70,7 @@ func (d *Door) startRecord(rc *transcript.Config, text, says string) (*session.W
 // one (a replay's names the replayed session's), titled from the prompt
 // when no title is given.
 func (d *Door) create(rc *transcript.Config, text string) (*session.Writer, error) {
-	store, err := d.store()
+	store, err := d.world.Store()
 	if err != nil {
 		return nil, err
 	}
@@ -98,4 +83,13 @@ func (d *Door) create(rc *transcript.Config, text string) (*session.Writer, erro
 		m.Title = textfmt.Clip(textfmt.OneLine(text), 80)
 	}
 	return store.Create(m)
+}
+
+// openHeld opens the session the door holds to append to it.
+func (d *Door) openHeld() (*session.Writer, error) {
+	store, err := d.world.Store()
+	if err != nil {
+		return nil, err
+	}
+	return store.OpenWriter(d.ref)
 }

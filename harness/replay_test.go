@@ -58,7 +58,7 @@ func TestReplayDoor(t *testing.T) {
 	if _, err := os.Stat(standIn); !os.IsNotExist(err) {
 		t.Errorf("the stand-in outlived the door: %v", err)
 	}
-	got, err := session.Load(filepath.Join(dir, rep.Replay+".jsonl"))
+	got, err := store(dir).Load(session.Ref{Dir: dir, ID: rep.Replay})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/harness/config"
+	"github.com/mecha-agent/mecha/record/session"
 )
 
 // World is what the harness reads from outside the process's code. The
@@ -87,5 +88,13 @@ func (w *World) executable() (string, error) {
 // Home is $MECHA_HOME (default ~/.mecha).
 func (w *World) Home() (string, error) { return config.Home(w.getenv) }
 
-// SessionDir is the session store's directory.
-func (w *World) SessionDir() (string, error) { return config.SessionDir(w.getenv) }
+// Store is the session store: its directory from MECHA_SESSION_DIR or
+// MECHA_HOME, its clock the World's; the sessions it creates sync turn
+// boundaries in the background (Close waits for the last).
+func (w *World) Store() (*session.Store, error) {
+	dir, err := config.SessionDir(w.getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &session.Store{Dir: dir, Now: w.clock(), BackgroundSync: true}, nil
+}

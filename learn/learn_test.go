@@ -17,7 +17,8 @@ func text(role, s string) *transcript.Message {
 // write records recs as a new session and loads it back.
 func write(t *testing.T, dir string, meta transcript.Meta, recs ...transcript.Record) *session.Session {
 	t.Helper()
-	w, err := (&session.Store{Dir: dir, Now: func() time.Time { return time.Date(2026, 8, 5, 9, 0, 0, 0, time.UTC) }}).Create(meta)
+	st := &session.Store{Dir: dir, Now: func() time.Time { return time.Date(2026, 8, 5, 9, 0, 0, 0, time.UTC) }}
+	w, err := st.Create(meta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func write(t *testing.T, dir string, meta transcript.Meta, recs ...transcript.Re
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := session.Load(w.Path())
+	s, err := st.Load(w.Ref())
 	if err != nil {
 		t.Fatal(err)
 	}

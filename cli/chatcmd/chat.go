@@ -20,6 +20,7 @@ import (
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/session"
 )
 
 // Options are the options of "mecha chat".
@@ -109,7 +110,7 @@ func (o *Options) validate() error {
 	case o.Resume != "" && o.Continue:
 		return cmdkit.Usagef("--resume and -c both name the session to continue; give one")
 	case o.Resume == "" && o.Given != nil && o.Given("resume"):
-		return cmdkit.Usagef("--resume needs a session id (or %s)", cmdkit.LastSession)
+		return cmdkit.Usagef("--resume needs a session id (or %s)", session.Last)
 	}
 	return attach.Usage(o.Settings.Validate())
 }
@@ -136,7 +137,7 @@ func chatRun(ctx context.Context, opts *Options) error {
 	eng.interrupt()
 	eng.wait()
 	eng.close()
-	if _, id := eng.current(); id != "" {
+	if id := eng.current().ID; id != "" {
 		fmt.Fprintf(opts.Env.Err, "session: %s (mecha chat --resume %s)\n", id, id)
 	}
 	if runErr != nil && ctx.Err() != nil {
@@ -163,7 +164,7 @@ func programOptions(ctx context.Context, env *cmdkit.Env) []tea.ProgramOption {
 // MCP servers, the engine and the screen. send delivers messages to the
 // program (the real one, or a test's).
 func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *model, error) {
-	path, err := sessionToResume(opts)
+	ref, err := sessionToResume(opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -191,8 +192,8 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 		m.status.model = harness.DefaultModel(cfg, m.status.provider)
 	}
 	m.first = strings.TrimSpace(opts.Prompt)
-	if path != "" {
-		s, err := eng.switchTo(path)
+	if !ref.IsZero() {
+		s, err := eng.switchTo(ref)
 		if err != nil {
 			eng.close()
 			return nil, nil, err
@@ -225,15 +226,15 @@ func canBuild(env *cmdkit.Env, cfg *config.Config, s harness.Settings, provider 
 // notSet finds the variable in the error of a provider whose key is unset.
 var notSet = regexp.MustCompile(`\b([A-Z][A-Z0-9_]*) is not set\b`)
 
-// sessionToResume is the session --resume or -c names ("" for a new one).
-func sessionToResume(opts *Options) (string, error) {
+// sessionToResume is the session --resume or -c names (zero for a new one).
+func sessionToResume(opts *Options) (session.Ref, error) {
 	switch {
 	case opts.Resume != "":
 		return opts.Env.ResolveSession(opts.Resume)
 	case opts.Continue:
 		return opts.Env.ContinueID(opts.Settings.Workspace)
 	}
-	return "", nil
+	return session.Ref{}, nil
 }
 
 // relay delivers messages to the program, keeping those sent before it

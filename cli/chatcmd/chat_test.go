@@ -96,10 +96,10 @@ func startChatAt(t *testing.T, home string, clock func() time.Time, turns []fake
 		eng.wait()
 		eng.close()
 		if t.Failed() {
-			l, _ := session.List(filepath.Join(home, "sessions"))
+			l, _ := (&session.Store{Dir: filepath.Join(home, "sessions")}).List()
 			for _, s := range l.Sessions {
-				b, _ := os.ReadFile(s.Path)
-				t.Logf("%s:\n%s", s.Path, b)
+				b, _ := os.ReadFile(s.Ref.Path())
+				t.Logf("%s:\n%s", s.Ref.Path(), b)
 			}
 		}
 	})
@@ -248,14 +248,20 @@ func (c *chatTest) quit() {
 	c.eng.close()
 }
 
+// store is the chat's session store.
+func (c *chatTest) store() *session.Store {
+	return &session.Store{Dir: filepath.Join(c.home, "sessions")}
+}
+
 // onlySession loads the one session of the store.
 func (c *chatTest) onlySession() *session.Session {
 	c.t.Helper()
-	l, err := session.List(filepath.Join(c.home, "sessions"))
+	st := c.store()
+	l, err := st.List()
 	if err != nil || len(l.Sessions) != 1 {
 		c.t.Fatalf("sessions: %+v, %v; want exactly one", l, err)
 	}
-	s, err := session.Load(l.Sessions[0].Path)
+	s, err := st.Load(l.Sessions[0].Ref)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -322,7 +328,7 @@ func TestChat(t *testing.T) {
 	c.waitFor("unknown command /bogus")
 	// The chat holds its session: a run cannot write into it meanwhile
 	// (checkResumes below is the control, once the chat has ended).
-	_, id := c.eng.current()
+	id := c.eng.current().ID
 	err := cmdtest.Execute(runcmd.NewCmdRun(c.env, nil), "--resume", id, "-p", "mock", "--sandbox", "none", "sneak in")
 	if err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("mecha run --resume during the chat: %v; want the session in use", err)
@@ -406,7 +412,7 @@ func TestChatSlashCommands(t *testing.T) {
 		{Text: "Fresh."},
 	})
 	c.prompt("hello", `Hi \x1b]0;pwned\x07 there`)
-	_, first := c.eng.current()
+	first := c.eng.current().ID
 	c.enter("/script")
 	c.waitFor("replay_" + first + ".sh")
 	if st, err := os.Stat(filepath.Join(c.home, "scripts", "replay_"+first+".sh")); err != nil || st.Mode().Perm() != 0o700 {
@@ -422,7 +428,7 @@ func TestChatSlashCommands(t *testing.T) {
 	c.enter("/new")
 	c.waitFor("new session: it is recorded with the first prompt")
 	c.prompt("fresh", "Fresh.")
-	_, second := c.eng.current()
+	second := c.eng.current().ID
 	c.enter("/resume " + first)
 	c.waitFor("> again") // the session's conversation, shown again
 	c.waitFor("resumed " + first)
@@ -436,11 +442,11 @@ func TestChatSlashCommands(t *testing.T) {
 	if second == first || second == "" {
 		t.Fatalf("/new did not start another session (%q, %q)", first, second)
 	}
-	path, err := session.Resolve(filepath.Join(c.home, "sessions"), first)
+	ref, err := c.store().Resolve(first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := session.Load(path)
+	s, err := c.store().Load(ref)
 	if err != nil {
 		t.Fatal(err)
 	}

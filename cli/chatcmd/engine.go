@@ -31,8 +31,7 @@ type engine struct {
 	closeOnce sync.Once
 
 	mu     sync.Mutex
-	path   string // the session's file, "" before the first prompt of a new one
-	id     string
+	ref    session.Ref // the session, zero before the first prompt of a new one
 	steer  []string
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the current run has ended
@@ -114,11 +113,11 @@ func (e *engine) takeSteering() []string {
 	return s
 }
 
-// current returns the session's path and id ("" before anything is recorded).
-func (e *engine) current() (string, string) {
+// current returns the session (zero before anything is recorded).
+func (e *engine) current() session.Ref {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.path, e.id
+	return e.ref
 }
 
 // settings are the settings of the next prompt's attach.
@@ -134,9 +133,9 @@ func (e *engine) prompt(ctx context.Context, text string) (*agent.Result, error)
 		},
 		Watch: func(ev agent.Event, taint transcript.Taint) { e.send(eventMsg{ev, taint}) },
 	})
-	path, id := e.door.Session()
+	ref := e.door.Session()
 	e.mu.Lock()
-	e.path, e.id = path, id
+	e.ref = ref
 	e.mu.Unlock()
 	if att == nil {
 		return nil, err
@@ -147,19 +146,19 @@ func (e *engine) prompt(ctx context.Context, text string) (*agent.Result, error)
 // configMsg is the configuration of the attach about to run.
 type configMsg struct{ rc transcript.Config }
 
-// switchTo leaves the current session and holds the one at path ("" for a
-// new session, created with the next prompt). A session another process
-// writes is refused, and the chat stays where it was.
-func (e *engine) switchTo(path string) (*session.Session, error) {
-	if err := e.door.Switch(path); err != nil {
+// switchTo leaves the current session and holds the one ref names (zero
+// for a new session, created with the next prompt). A session another
+// process writes is refused, and the chat stays where it was.
+func (e *engine) switchTo(ref session.Ref) (*session.Session, error) {
+	if err := e.door.Switch(ref); err != nil {
 		return nil, err
 	}
 	s := e.door.Resumed()
 	if s != nil {
-		e.env.NoteForeignID(path, s.HeaderID)
+		e.env.NoteForeignID(ref, s.HeaderID)
 	}
 	e.mu.Lock()
-	e.path, e.id = e.door.Session()
+	e.ref = e.door.Session()
 	e.steer = nil
 	e.mu.Unlock()
 	e.asker.reset()

@@ -59,10 +59,10 @@ func (m *model) note(text string) { m.add(entry{kind: kNote, text: text}) }
 
 // sessionCommand runs the commands that need no run in progress.
 func (m *model) sessionCommand(name, arg string) tea.Cmd {
-	path, id := m.eng.current()
+	cur := m.eng.current()
 	switch name {
 	case "/new":
-		if _, err := m.eng.switchTo(""); err != nil {
+		if _, err := m.eng.switchTo(session.Ref{}); err != nil {
 			m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
 			break
 		}
@@ -72,13 +72,13 @@ func (m *model) sessionCommand(name, arg string) tea.Cmd {
 	case "/resume":
 		m.resume(arg)
 	case "/replay", "/script":
-		if path == "" {
+		if cur.IsZero() {
 			m.note("nothing is recorded yet: send a prompt first")
 			break
 		}
-		m.note(name[1:] + " of " + id + "…")
+		m.note(name[1:] + " of " + cur.ID + "…")
 		m.refresh()
-		return m.background(name, id)
+		return m.background(name, cur.ID)
 	}
 	m.refresh()
 	return nil
@@ -112,14 +112,14 @@ func (m *model) resume(arg string) {
 		m.note(m.eng.listSessions())
 		return
 	}
-	path, err := m.eng.env.ResolveSession(arg)
-	if cur, _ := m.eng.current(); err == nil && cur != "" && path == cur {
+	ref, err := m.eng.env.ResolveSession(arg)
+	if cur := m.eng.current(); err == nil && !cur.IsZero() && ref == cur {
 		m.note("this chat is in that session already")
 		return
 	}
 	var s *session.Session
 	if err == nil {
-		s, err = m.eng.switchTo(path)
+		s, err = m.eng.switchTo(ref)
 	}
 	if err != nil {
 		m.add(entry{kind: kError, text: textfmt.Visible(textfmt.OneLine(err.Error()))})
@@ -226,11 +226,11 @@ func (e *engine) listSessions() string {
 	if err != nil {
 		return err.Error()
 	}
-	dir, err := e.env.SessionDir()
+	store, err := e.env.Store()
 	if err != nil {
 		return err.Error()
 	}
-	l, err := session.List(dir)
+	l, err := store.List()
 	if err != nil {
 		return err.Error()
 	}

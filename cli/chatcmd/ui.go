@@ -324,7 +324,7 @@ func (m *model) runDone(msg runDoneMsg) tea.Cmd {
 		m.status.addRun(m.eng.door.Config().Prices, msg.res.Usage)
 	}
 	m.status.run = transcript.Usage{}
-	_, m.status.id = m.eng.current()
+	m.status.id = m.eng.current().ID
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.add(entry{kind: kNote, text: "interrupted; the transcript keeps everything up to here"})

@@ -92,8 +92,7 @@ func TestContinueSession(t *testing.T) {
 		}
 		return ""
 	}}
-	dir, _ := env.SessionDir()
-	store := &session.Store{Dir: dir}
+	store, _ := env.Store()
 	create := func(m transcript.Meta) string {
 		w, err := store.Create(m)
 		if err != nil {
@@ -111,8 +110,8 @@ func TestContinueSession(t *testing.T) {
 	create(transcript.Meta{Workspace: ws, Title: "a rerun", RerunOf: want})
 	create(transcript.Meta{Workspace: ws, Title: "a reflection", ReflectsOn: want})
 	got, err := env.ContinueID(ws)
-	if err != nil || filepath.Base(got) != want+".jsonl" {
-		t.Errorf("-c = %s, %v; want %s", got, err, want)
+	if err != nil || got != (session.Ref{Dir: store.Dir, ID: want}) {
+		t.Errorf("-c = %+v, %v; want %s", got, err, want)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
-// ContinueID returns the path of the session "--continue" resumes: the
+// ContinueID returns the session "--continue" resumes: the
 // newest session whose workspace is dir (both compared absolute, cleaned
 // and with symbolic links resolved) and that a person started as a run of
 // their own. Replays, reruns, reflections and distillations, imports,
@@ -17,19 +17,19 @@ import (
 // over: continuing one of them is never what "carry on here" means. Only
 // headers are read. No such session is an error wrapping
 // session.ErrNotFound that names the workspace.
-func (e *Env) ContinueID(dir string) (string, error) {
+func (e *Env) ContinueID(dir string) (session.Ref, error) {
 	want, err := workdir.Dir(dir)
 	if err != nil {
-		return "", err
+		return session.Ref{}, err
 	}
 	want = workdir.Canonical(want)
-	sdir, err := e.SessionDir()
+	store, err := e.Store()
 	if err != nil {
-		return "", err
+		return session.Ref{}, err
 	}
-	l, err := session.List(sdir)
+	l, err := store.List()
 	if err != nil {
-		return "", err
+		return session.Ref{}, err
 	}
 	e.NoteSkipped(l.NotSessions)
 	seen := map[string]string{} // a header's workspace -> its canonical form
@@ -43,10 +43,10 @@ func (e *Env) ContinueID(dir string) (string, error) {
 			seen[s.Meta.Workspace] = c
 		}
 		if c == want {
-			return s.Path, nil
+			return s.Ref, nil
 		}
 	}
-	return "", fmt.Errorf("%w: no session to continue in the workspace %s (mecha sessions list shows them all)", session.ErrNotFound, want)
+	return session.Ref{}, fmt.Errorf("%w: no session to continue in the workspace %s (mecha sessions list shows them all)", session.ErrNotFound, want)
 }
 
 // Continuable reports whether a session is one "--continue" may pick: a

@@ -32,7 +32,7 @@ func TestContinueID(t *testing.T) {
 	}
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	store := &session.Store{Dir: sessions}
-	create := func(m transcript.Meta) string {
+	create := func(m transcript.Meta) session.Ref {
 		t.Helper()
 		at = at.Add(time.Minute)
 		m.CreatedAt = at
@@ -41,7 +41,7 @@ func TestContinueID(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		return w.Path()
+		return w.Ref()
 	}
 	run1 := create(transcript.Meta{Provider: "mock", Workspace: ws1 + "/", Title: "run 1"})
 	run2 := create(transcript.Meta{Provider: "mock", Workspace: link, Title: "run 2 (recorded through a link)"})
@@ -59,18 +59,21 @@ func TestContinueID(t *testing.T) {
 		}
 		return ""
 	}}
-	for _, tc := range []struct{ dir, want string }{
+	for _, tc := range []struct {
+		dir  string
+		want session.Ref
+	}{
 		{ws1, run1},
 		{ws2, run2},
 		{link, run2},
 		{filepath.Join(ws1, "..", "ws1"), run1},
 	} {
 		if got, err := env.ContinueID(tc.dir); got != tc.want || err != nil {
-			t.Errorf("ContinueID(%s) = %s, %v; want %s", tc.dir, got, err, tc.want)
+			t.Errorf("ContinueID(%s) = %s, %v; want %s", tc.dir, got.ID, err, tc.want.ID)
 		}
 	}
-	if got, err := env.ResolveSession(LastSession); got != newest || err != nil {
-		t.Errorf("last = %s, %v; want the newest of any kind, %s", got, err, newest)
+	if got, err := env.ResolveSession(session.Last); got != newest || err != nil {
+		t.Errorf("last = %s, %v; want the newest of any kind, %s", got.ID, err, newest.ID)
 	}
 	empty := filepath.Join(top, "empty")
 	if err := os.Mkdir(empty, 0o700); err != nil {

@@ -1,7 +1,6 @@
 package cmdkit
 
 import (
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -129,8 +128,16 @@ func (e *Env) Color() bool {
 // Home returns $MECHA_HOME (default ~/.mecha).
 func (e *Env) Home() (string, error) { return config.Home(e.Vars.Get) }
 
-// SessionDir returns the session store's directory.
-func (e *Env) SessionDir() (string, error) { return config.SessionDir(e.Vars.Get) }
+// Store is the session store: its directory from MECHA_SESSION_DIR or
+// MECHA_HOME, its clock the Env's; resolving "last" notes on Err each file
+// the listing passed over.
+func (e *Env) Store() (*session.Store, error) {
+	dir, err := config.SessionDir(e.Vars.Get)
+	if err != nil {
+		return nil, err
+	}
+	return &session.Store{Dir: dir, Now: e.Clock.Now, Skipped: e.NoteSkipped}, nil
+}
 
 // Config loads $MECHA_HOME/config.toml.
 func (e *Env) Config() (*config.Config, error) {
@@ -154,43 +161,33 @@ func (e *Env) ForOut(text string) string {
 
 // LoadSession resolves arg (as ResolveSession does), loads the session
 // tolerantly and notes on Err a header that claims another id. It returns
-// the session and its path.
-func (e *Env) LoadSession(arg string) (*session.Session, string, error) {
-	path, err := e.ResolveSession(arg)
+// the session and its Ref.
+func (e *Env) LoadSession(arg string) (*session.Session, session.Ref, error) {
+	store, err := e.Store()
 	if err != nil {
-		return nil, "", err
+		return nil, session.Ref{}, err
 	}
-	s, err := session.Load(path)
+	ref, err := store.Resolve(arg)
 	if err != nil {
-		return nil, "", err
+		return nil, session.Ref{}, err
 	}
-	e.NoteForeignID(path, s.HeaderID)
-	return s, path, nil
+	s, err := store.Load(ref)
+	if err != nil {
+		return nil, session.Ref{}, err
+	}
+	e.NoteForeignID(ref, s.HeaderID)
+	return s, ref, nil
 }
 
-// LastSession is the argument that names the newest session.
-const LastSession = "last"
-
-// ResolveSession turns an argument into a transcript path: an id, a unique
-// prefix, a path to a .jsonl file, or "last" for the newest session (with
-// a note on Err for each file the listing passed over).
-func (e *Env) ResolveSession(arg string) (string, error) {
-	dir, err := e.SessionDir()
+// ResolveSession turns an argument into the session it names: an id, a
+// unique prefix, a path to a .jsonl file, or session.Last for the newest
+// session (with a note on Err for each file the listing passed over).
+func (e *Env) ResolveSession(arg string) (session.Ref, error) {
+	store, err := e.Store()
 	if err != nil {
-		return "", err
+		return session.Ref{}, err
 	}
-	if arg == LastSession {
-		l, err := session.List(dir)
-		if err != nil {
-			return "", err
-		}
-		e.NoteSkipped(l.NotSessions)
-		if len(l.Sessions) == 0 {
-			return "", fmt.Errorf("%w: there are no sessions in %s", session.ErrNotFound, dir)
-		}
-		return l.Sessions[0].Path, nil
-	}
-	return session.Resolve(dir, arg)
+	return store.Resolve(arg)
 }
 
 // transport is Go's default transport without its own 30-second dial and

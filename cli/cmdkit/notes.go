@@ -27,12 +27,12 @@ func (e *Env) NoteSkipped(files []*session.FileError) {
 	}
 }
 
-// NoteForeignID writes to Err that the header of the session file at path
-// claimed another id (claimed; nothing when it is ""): the file name is
-// the id it is shown and resumed under.
-func (e *Env) NoteForeignID(path, claimed string) {
+// NoteForeignID writes to Err that the header of the session s claimed
+// another id (claimed; nothing when it is ""): the file name is the id it
+// is shown and resumed under.
+func (e *Env) NoteForeignID(s session.Ref, claimed string) {
 	if e.Err == nil || claimed == "" {
 		return
 	}
-	fmt.Fprintf(e.Err, "note: %s\n", textfmt.OneLine(session.ForeignIDNote(path, claimed)))
+	fmt.Fprintf(e.Err, "note: %s\n", textfmt.OneLine(session.ForeignIDNote(s.Path(), claimed)))
 }

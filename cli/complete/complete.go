@@ -154,17 +154,17 @@ func CompleteSessions(env *cmdkit.Env, many bool) cobra.CompletionFunc {
 		if strings.ContainsAny(toComplete, "/~") || strings.HasPrefix(toComplete, ".") {
 			return []cobra.Completion{"jsonl"}, cobra.ShellCompDirectiveFilterFileExt
 		}
-		dir, err := env.SessionDir()
+		store, err := env.Store()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		l, err := session.List(dir)
+		l, err := store.List()
 		if err != nil || len(l.Sessions) == 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []cobra.Completion
-		if strings.HasPrefix(cmdkit.LastSession, toComplete) && !slices.Contains(args, cmdkit.LastSession) {
-			out = append(out, cobra.CompletionWithDesc(cmdkit.LastSession, "the newest: "+describeSession(env, l.Sessions[0])))
+		if strings.HasPrefix(session.Last, toComplete) && !slices.Contains(args, session.Last) {
+			out = append(out, cobra.CompletionWithDesc(session.Last, "the newest: "+describeSession(env, l.Sessions[0])))
 		}
 		for _, s := range l.Sessions {
 			if id := s.Meta.ID; strings.HasPrefix(id, toComplete) && !slices.Contains(args, id) {

@@ -78,13 +78,13 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := env.SessionDir()
+	store, err := env.Store()
 	if err != nil {
 		return nil, err
 	}
 	path, _ := configPath(env)
 	_, statErr := os.Stat(path)
-	e := &Effective{Home: home, SessionsDir: dir, ConfigFile: path, ConfigFileExists: statErr == nil,
+	e := &Effective{Home: home, SessionsDir: store.Dir, ConfigFile: path, ConfigFileExists: statErr == nil,
 		LearnedRules: home + "/learned_rules.md", DefaultProvider: cfg.DefaultProvider,
 		Providers: providers(env, cfg), Prices: cfg.Prices, MCP: MCP{Servers: map[string]Server{}},
 		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}}

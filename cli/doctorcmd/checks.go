@@ -23,7 +23,6 @@ import (
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
-	"github.com/mecha-agent/mecha/record/session"
 )
 
 // checkKeys says whether each hosted provider's key is set, never what
@@ -189,10 +188,11 @@ const lowDisk = 512 << 20
 // checkStore looks at the session directory: there (or creatable),
 // writable, its sessions and the files it passes over, free space.
 func checkStore(env *cmdkit.Env) []Check {
-	dir, err := env.SessionDir()
+	store, err := env.Store()
 	if err != nil {
 		return []Check{{Name: "store", Status: Problem, Detail: err.Error(), Fix: "set MECHA_SESSION_DIR or MECHA_HOME"}}
 	}
+	dir := store.Dir
 	c := Check{Name: "store", Status: OK}
 	fi, err := os.Stat(dir)
 	switch {
@@ -209,7 +209,7 @@ func checkStore(env *cmdkit.Env) []Check {
 		c.Detail = fmt.Sprintf("%s is not writable (%v): runs cannot be recorded", dir, err)
 		return []Check{c, diskCheck(dir)}
 	}
-	l, err := session.List(dir)
+	l, err := store.List()
 	if err != nil {
 		c.Status, c.Detail, c.Fix = Problem, err.Error(), "make the directory readable: chmod u+rx "+dir
 		return []Check{c, diskCheck(dir)}

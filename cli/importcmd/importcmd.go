@@ -12,7 +12,6 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/record/importer"
-	"github.com/mecha-agent/mecha/record/session"
 )
 
 // Options are the options of "mecha import".
@@ -113,11 +112,10 @@ func importRun(opts *Options) error {
 			return nil
 		}
 	}
-	dir, err := env.SessionDir()
+	store, err := env.Store()
 	if err != nil {
 		return err
 	}
-	store := &session.Store{Dir: dir, Now: env.Clock.Now}
 	failed := 0
 	for _, p := range paths {
 		res, err := importer.File(store, opts.Harness, p, opts.DryRun)

@@ -103,7 +103,7 @@ func distill(ctx context.Context, env *cmdkit.Env, d DistillFlags, report io.Wri
 	if err != nil {
 		return nil, fmt.Errorf("distill: %w", err)
 	}
-	out.Session = &att.Session
+	out.Session = &att.Session.ID
 	out.Rules = learn.ParseDistilled(att.Result.Text, b)
 	return out, nil
 }
@@ -126,11 +126,11 @@ func judged(w io.Writer, b learn.Batch) {
 // newest first, at most maxReflections (more says some were left); those
 // that cannot be read are returned as dropped.
 func reflections(env *cmdkit.Env, days int) (out []*session.Session, bad []learn.Dropped, more bool, err error) {
-	dir, err := env.SessionDir()
+	store, err := env.Store()
 	if err != nil {
 		return nil, nil, false, err
 	}
-	l, err := session.List(dir)
+	l, err := store.List()
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -144,7 +144,7 @@ func reflections(env *cmdkit.Env, days int) (out []*session.Session, bad []learn
 			more = true
 			break
 		}
-		s, err := session.Load(info.Path)
+		s, err := store.Load(info.Ref)
 		if err != nil {
 			bad = append(bad, learn.Dropped{ID: m.ID, Why: "unreadable: " + textfmt.OneLine(err.Error())})
 			continue

@@ -13,7 +13,6 @@ import (
 	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/mcp/mcpproxy"
 	"github.com/mecha-agent/mecha/mcp/mcpserve"
-	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -111,7 +110,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 			return &mcp.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: env.HTTPClient}, nil
 		}
 	}
-	dir, err := env.SessionDir()
+	store, err := env.Store()
 	if err != nil {
 		return err
 	}
@@ -121,7 +120,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	}
 	ws, _ := workdir.Dir("")
 	rec := &mcpserve.Recorder{
-		Store: &session.Store{Dir: dir, Now: env.Clock.Now},
+		Store: store,
 		Meta:  transcript.Meta{Provider: "mcp", Workspace: ws, Title: title},
 		Warn:  env.Err, Now: env.Clock.Now,
 	}

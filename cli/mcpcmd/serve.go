@@ -12,7 +12,6 @@ import (
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/mcp/mcpserve"
-	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -86,12 +85,12 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	defer surf.Close()
 	reg, rc := surf.Registry(), surf.Config()
 	rc.Provider = "mcp"
-	dir, err := env.SessionDir()
+	store, err := env.Store()
 	if err != nil {
 		return err
 	}
 	rec := &mcpserve.Recorder{
-		Store:  &session.Store{Dir: dir, Now: env.Clock.Now},
+		Store:  store,
 		Meta:   transcript.Meta{Provider: rc.Provider, Workspace: rc.Workspace, Title: "mcp serve"},
 		Config: &rc, Warn: env.Err, Now: env.Clock.Now,
 	}

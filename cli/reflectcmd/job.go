@@ -70,5 +70,5 @@ func (j Job) Run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	text := att.Result.Text
-	return &Result{ID: att.Session, Text: text, Rules: len(learn.Candidates(text)), Taint: taint, Unknown: unknown}, nil
+	return &Result{ID: att.Session.ID, Text: text, Rules: len(learn.Candidates(text)), Taint: taint, Unknown: unknown}, nil
 }

@@ -49,7 +49,8 @@ func env(t *testing.T) (*cmdkit.Env, string) {
 // reflected writes a session to reflect on; covered says whether a taint
 // checkpoint follows its messages.
 func reflected(t *testing.T, dir string, covered *transcript.Taint) *session.Session {
-	w, err := (&session.Store{Dir: dir}).Create(transcript.Meta{Title: "the task", Workspace: "/w"})
+	st := &session.Store{Dir: dir}
+	w, err := st.Create(transcript.Meta{Title: "the task", Workspace: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func reflected(t *testing.T, dir string, covered *transcript.Taint) *session.Ses
 		t.Fatal(err)
 	}
 	w.Close()
-	s, err := session.Load(w.Path())
+	s, err := st.Load(w.Ref())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +94,9 @@ func TestJobRecordsTheCheckpointBeforeTheAnswer(t *testing.T) {
 			if res.Taint != c.want || res.Unknown != c.unknown || res.Rules != 1 {
 				t.Errorf("result %+v", res)
 			}
-			path, _ := session.Resolve(dir, res.ID)
-			s, err := session.Load(path)
+			st := &session.Store{Dir: dir}
+			ref, _ := st.Resolve(res.ID)
+			s, err := st.Load(ref)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,7 +23,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/engine/provider/openai"
-	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/redrive/replay"
 )
 
@@ -212,15 +211,10 @@ func fails(mode replay.Mode, rep *replay.Report) bool {
 }
 
 func regressOne(ctx context.Context, opts *RegressOptions, mode replay.Mode, id string, res *regressResult, checked *bool) (*replay.Report, error) {
-	path, err := opts.Env.ResolveSession(id)
+	s, _, err := opts.Env.LoadSession(id)
 	if err != nil {
 		return nil, err
 	}
-	s, err := session.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	opts.Env.NoteForeignID(path, s.HeaderID)
 	res.ID, res.Title = s.Meta.ID, s.Meta.Title
 	d, err := replaycmd.Open(ctx, opts.Env, s, replaycmd.Settings{Attach: opts.Attach, Mode: mode, Record: !opts.NoSession, Quiet: true})
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
@@ -20,21 +19,25 @@ import (
 const maxDeep = 8
 
 // replayChildren replays, with the same settings, each child session of s
-// (at path) found in its directory, and theirs, and adds them to rep under
+// (ref) found beside it, and theirs, and adds them to rep under
 // the calls that started them. A child that cannot be replayed is reported
 // refused; an interrupt or a failure of the replay itself is returned.
-func replayChildren(ctx context.Context, env *cmdkit.Env, set Settings, s *session.Session, path string, rep *replay.Report, depth int) error {
+func replayChildren(ctx context.Context, env *cmdkit.Env, set Settings, s *session.Session, ref session.Ref, rep *replay.Report, depth int) error {
 	if depth >= maxDeep {
 		return nil
 	}
-	kids, err := session.Children(filepath.Dir(path), s.Meta.ID)
+	store, err := env.Store()
+	if err != nil {
+		return err
+	}
+	kids, err := store.Children(ref)
 	if err != nil {
 		return err
 	}
 	for _, k := range kids {
 		child := replay.Child{CallID: k.Meta.Parent.CallID, Index: replay.CallIndex(s, k.Meta.Parent.CallID), Session: k.Meta.ID}
 		fmt.Fprintf(env.Err, "replay --deep: child session %s (call %s)\n", k.Meta.ID, child.CallID)
-		ks, err := session.Load(k.Path)
+		ks, err := store.Load(k.Ref)
 		if err != nil {
 			child.Report = &replay.Report{Session: k.Meta.ID, Status: replay.StatusRefused, Reason: err.Error(), Divergences: []replay.Divergence{}}
 			rep.Children = append(rep.Children, child)
@@ -49,7 +52,7 @@ func replayChildren(ctx context.Context, env *cmdkit.Env, set Settings, s *sessi
 		if err != nil && (child.Report == nil || child.Report.Status != replay.StatusRefused) {
 			return err
 		}
-		if err := replayChildren(ctx, env, set, ks, k.Path, child.Report, depth+1); err != nil {
+		if err := replayChildren(ctx, env, set, ks, k.Ref, child.Report, depth+1); err != nil {
 			return err
 		}
 		rep.Children = append(rep.Children, child)

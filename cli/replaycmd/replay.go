@@ -126,7 +126,7 @@ func (o *ReplayOptions) validate() error {
 
 func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	mode, _ := replay.ParseMode(opts.OnDivergence)
-	s, path, err := opts.Env.LoadSession(opts.ID)
+	s, ref, err := opts.Env.LoadSession(opts.ID)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 			return err
 		}
 		if err == nil && opts.Deep {
-			err = replayChildren(ctx, opts.Env, set, s, path, rep, 0)
+			err = replayChildren(ctx, opts.Env, set, s, ref, rep, 0)
 		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) {

@@ -29,11 +29,10 @@ type recorder struct {
 }
 
 func (r *recorder) open() error {
-	dir, err := r.env.SessionDir()
+	store, err := r.env.Store()
 	if err != nil {
 		return err
 	}
-	store := &session.Store{Dir: dir, Now: r.env.Clock.Now}
 	w, err := store.Create(transcript.Meta{Provider: Provider, Workspace: r.rc.Workspace, RerunOf: r.of.ID,
 		Title: textfmt.Clip("rerun of "+r.of.ID+": "+textfmt.OneLine(r.of.Title), 100)})
 	if err != nil {

@@ -137,11 +137,11 @@ func (o *Options) surface(ws string, recorded []mcpclient.ServerConfig) harness.
 }
 
 func rerunRun(ctx context.Context, opts *Options) error {
-	path, err := opts.Env.ResolveSession(opts.ID)
+	ref, err := opts.Env.ResolveSession(opts.ID)
 	if err != nil {
 		return err
 	}
-	calls, err := toolreplay.Extract(path)
+	calls, err := toolreplay.Extract(ref.Path())
 	if err != nil {
 		return err
 	}

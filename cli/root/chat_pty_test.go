@@ -152,7 +152,8 @@ func TestChatOnATerminal(t *testing.T) {
 	if code := s.quit(); code != 0 {
 		t.Fatalf("mecha exited %d: %s", code, s.err.String())
 	}
-	l, err := session.List(filepath.Join(home, "sessions"))
+	store := &session.Store{Dir: filepath.Join(home, "sessions")}
+	l, err := store.List()
 	if err != nil || len(l.Sessions) != 1 {
 		t.Fatalf("sessions %+v, %v", l, err)
 	}
@@ -172,7 +173,7 @@ func TestChatOnATerminal(t *testing.T) {
 	if code := s.quit(); code != 0 {
 		t.Fatalf("mecha chat -c exited %d: %s", code, s.err.String())
 	}
-	got, err := session.Load(filepath.Join(home, "sessions", id+".jsonl"))
+	got, err := store.Load(l.Sessions[0].Ref)
 	if err != nil || len(got.Configs()) != 2 || len(got.Messages()) != 4 {
 		t.Errorf("after -c the session has %d attaches and %d messages (%v), want 2 and 4", len(got.Configs()), len(got.Messages()), err)
 	}

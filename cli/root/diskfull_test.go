@@ -59,11 +59,12 @@ func TestRunOnAFullDisk(t *testing.T) {
 	if !strings.Contains(errOut.String(), ", error\n") {
 		t.Errorf("the closing line should give the stop reason:\n%s", errOut.String())
 	}
-	l, err := session.List(filepath.Join(small, "sessions"))
+	store := &session.Store{Dir: filepath.Join(small, "sessions")}
+	l, err := store.List()
 	if err != nil || len(l.Sessions) != 1 {
 		t.Fatalf("%v, %+v", err, l)
 	}
-	s, err := session.Load(l.Sessions[0].Path)
+	s, err := store.Load(l.Sessions[0].Ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,11 +41,12 @@ func TestConcurrentResume(t *testing.T) {
 	if out, err := mecha("run", "start").CombinedOutput(); err != nil {
 		t.Fatalf("mecha run: %v\n%s", err, out)
 	}
-	l, err := session.List(filepath.Join(home, ".mecha", "sessions"))
+	store := &session.Store{Dir: filepath.Join(home, ".mecha", "sessions")}
+	l, err := store.List()
 	if err != nil || len(l.Sessions) != 1 {
 		t.Fatalf("list: %v %+v", err, l)
 	}
-	id, path := l.Sessions[0].Meta.ID, l.Sessions[0].Path
+	id, ref := l.Sessions[0].Meta.ID, l.Sessions[0].Ref
 
 	// The winner's first turn waits in the shell tool for the gate file
 	// (for at most a minute), the second answers.
@@ -74,14 +75,14 @@ func TestConcurrentResume(t *testing.T) {
 		t.Errorf("%d resumes succeeded, want exactly 1", ok)
 	}
 
-	checkOneConversation(t, path)
+	checkOneConversation(t, store, ref)
 }
 
 // checkOneConversation holds the transcript after the concurrent resumes
 // to one valid conversation: the first run, then the one resume.
-func checkOneConversation(t *testing.T, path string) {
+func checkOneConversation(t *testing.T, store *session.Store, ref session.Ref) {
 	t.Helper()
-	s, err := session.Load(path)
+	s, err := store.Load(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func checkOneConversation(t *testing.T, path string) {
 	if prompts != 1 {
 		t.Errorf("%d resume prompts in the transcript, want 1", prompts)
 	}
-	v, err := sessionview.Build(path, nil)
+	v, err := sessionview.Build(ref.Path(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,11 +62,12 @@ func resultText(r *mcp.CallToolResult) string {
 // onlySession loads the one session in dir.
 func onlySession(t *testing.T, dir string) *session.Session {
 	t.Helper()
-	l, err := session.List(dir)
+	store := &session.Store{Dir: dir}
+	l, err := store.List()
 	if err != nil || len(l.Sessions) != 1 {
 		t.Fatalf("sessions in %s: %v %v", dir, l, err)
 	}
-	s, err := session.Load(l.Sessions[0].Path)
+	s, err := store.Load(l.Sessions[0].Ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -313,18 +313,13 @@ func cmdChildOf(ts *testscript.TestScript, neg bool, args []string) {
 		n, err = strconv.Atoi(args[2])
 		ts.Check(err)
 	}
-	l, err := session.List(ts.Getenv("MECHA_SESSION_DIR"))
+	dir := ts.Getenv("MECHA_SESSION_DIR")
+	kids, err := (&session.Store{Dir: dir}).Children(session.Ref{Dir: dir, ID: args[1]}) // oldest first
 	ts.Check(err)
-	var kids []string
-	for i := len(l.Sessions) - 1; i >= 0; i-- { // oldest first
-		if p := l.Sessions[i].Meta.Parent; p != nil && p.Session == args[1] {
-			kids = append(kids, l.Sessions[i].Meta.ID)
-		}
-	}
 	if n < 1 || n > len(kids) {
 		ts.Fatalf("%s has %d children, not %d", args[1], len(kids), n)
 	}
-	ts.Setenv(args[0], kids[n-1])
+	ts.Setenv(args[0], kids[n-1].Meta.ID)
 }
 
 // cmdGone waits up to 30 seconds for the processes whose pids the files

@@ -30,10 +30,14 @@ func (o *Options) reflect(cfg *config.Config, prev *session.Session) bool {
 // run's own client, provider and model. A failure to reflect never fails
 // the run: it is one line on stderr.
 func reflectOnClose(ctx context.Context, opts *Options, att *harness.Attached) {
-	if att.Path == "" || ctx.Err() != nil {
+	if att.Session.IsZero() || ctx.Err() != nil {
 		return
 	}
-	of, err := session.Load(att.Path)
+	store, err := opts.Env.Store()
+	var of *session.Session
+	if err == nil {
+		of, err = store.Load(att.Session)
+	}
 	var res *reflectcmd.Result
 	if err == nil {
 		res, err = reflectcmd.Job{Env: opts.Env, Settings: reflectcmd.On(att.Config.Provider, att.Config.Model), Provider: att.Provider, Of: of}.Run(ctx)

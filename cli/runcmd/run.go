@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/engine/agent"
+	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -229,7 +230,7 @@ func (o *Options) validate() error {
 	case o.Reflect && o.NoSession:
 		return cmdkit.Usagef("--reflect reflects on the recorded session; it cannot go with --no-session")
 	case o.Resume == "" && o.given("resume"):
-		return cmdkit.Usagef("--resume needs a session id (or %s)", cmdkit.LastSession)
+		return cmdkit.Usagef("--resume needs a session id (or %s)", session.Last)
 	}
 	return attach.Usage(o.Settings.Validate())
 }
@@ -246,12 +247,12 @@ type runResult struct {
 }
 
 func runRun(ctx context.Context, opts *Options) error {
-	path, err := opts.resumed()
+	ref, err := opts.resumed()
 	if err != nil {
 		return err
 	}
 	w := attach.World(opts.Env)
-	d, err := harness.Open(ctx, w, harness.Attach{Settings: opts.Settings, Resume: path, NoSession: opts.NoSession,
+	d, err := harness.Open(ctx, w, harness.Attach{Settings: opts.Settings, Resume: ref, NoSession: opts.NoSession,
 		Meta: transcript.Meta{Title: opts.title()}})
 	if err != nil {
 		return err
@@ -259,7 +260,7 @@ func runRun(ctx context.Context, opts *Options) error {
 	defer d.Close() // after the record is closed: the session is held until then
 	prev := d.Resumed()
 	if prev != nil {
-		opts.Env.NoteForeignID(path, prev.HeaderID)
+		opts.Env.NoteForeignID(ref, prev.HeaderID)
 	}
 	out := newOutput(opts, d.Config().Prices)
 	p := harness.Prompt{Text: opts.Task, Log: opts.Env.Err}
@@ -277,16 +278,15 @@ func runRun(ctx context.Context, opts *Options) error {
 	return err
 }
 
-// resumed is the path of the session --resume or -c names ("" for a new
-// session).
-func (o *Options) resumed() (string, error) {
+// resumed is the session --resume or -c names (zero for a new session).
+func (o *Options) resumed() (session.Ref, error) {
 	switch {
 	case o.Continue:
 		return o.Env.ContinueID(o.Settings.Workspace)
 	case o.Resume != "":
 		return o.Env.ResolveSession(o.Resume)
 	}
-	return "", nil
+	return session.Ref{}, nil
 }
 
 // title is the new session's title: --title, else the task's first line
@@ -308,7 +308,7 @@ func finish(opts *Options, out *output, att *harness.Attached, runErr error) err
 	var sessionID *string
 	res := att.Result
 	out.provider, out.model = att.Config.Provider, att.Config.Model
-	if id := att.Session; id != "" { // "" when nothing was recorded, or even the first record failed
+	if id := att.Session.ID; id != "" { // "" when nothing was recorded, or even the first record failed
 		sessionID = &id
 		fmt.Fprintf(opts.Env.Err, "session: %s: %d %s, %s in / %s out, %s\n", id, res.Turns, textfmt.Plural(res.Turns, "turn", "turns"),
 			textfmt.Count(res.Usage.InputTokens), textfmt.Count(res.Usage.OutputTokens), res.StopReason)

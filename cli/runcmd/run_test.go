@@ -287,7 +287,8 @@ func TestRefusedRunsLeaveNoSession(t *testing.T) {
 	t.Parallel()
 	env := testEnv(t)
 	home, _ := env.Home()
-	dir, _ := env.SessionDir()
+	store, _ := env.Store()
+	dir := store.Dir
 	ws := t.TempDir()
 	exec := func(args ...string) error {
 		return cmdtest.Execute(NewCmdRun(env, nil), append([]string{"-w", ws}, args...)...)

@@ -97,11 +97,11 @@ type result struct {
 }
 
 func scriptRun(opts *Options) error {
-	path, err := opts.Env.ResolveSession(opts.ID)
+	ref, err := opts.Env.ResolveSession(opts.ID)
 	if err != nil {
 		return err
 	}
-	calls, err := toolreplay.Extract(path)
+	calls, err := toolreplay.Extract(ref.Path())
 	if err != nil {
 		return err
 	}

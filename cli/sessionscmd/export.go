@@ -98,7 +98,7 @@ func (o *ExportOptions) resolveFormat() error {
 }
 
 func exportRun(opts *ExportOptions) error {
-	path, err := opts.Env.ResolveSession(opts.ID)
+	ref, err := opts.Env.ResolveSession(opts.ID)
 	if err != nil {
 		return err
 	}
@@ -106,6 +106,7 @@ func exportRun(opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
+	path := ref.Path() // the renderers read the file as they write
 	page := func(w io.Writer, o viewhtml.Options) error {
 		o.Budget = opts.Budget
 		return viewhtml.Write(w, path, cfg.Prices, o)

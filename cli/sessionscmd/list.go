@@ -204,7 +204,7 @@ type listJSON struct {
 }
 
 func listRun(opts *ListOptions) error {
-	dir, err := opts.Env.SessionDir()
+	store, err := opts.Env.Store()
 	if err != nil {
 		return err
 	}
@@ -218,14 +218,14 @@ func listRun(opts *ListOptions) error {
 	defer opts.Env.TuneGC(800)()
 	// Each header is filtered as it is read; the sessions shown are read
 	// on for their totals, usually from their last line alone.
-	read, skipped, err := session.ReadDirTotals(dir, keep, opts.Limit)
+	read, skipped, err := store.Totals(keep, opts.Limit)
 	if err != nil {
 		return err
 	}
 	opts.Env.NoteSkipped(skipped)
 	rows := make([]listed, 0, len(read))
 	for _, s := range read {
-		opts.Env.NoteForeignID(s.Path, s.HeaderID)
+		opts.Env.NoteForeignID(s.Ref, s.HeaderID)
 		rows = append(rows, listed{Totals: s, kind: session.Kind(&s.Meta)})
 	}
 	if opts.JSON {
@@ -236,7 +236,7 @@ func listRun(opts *ListOptions) error {
 		if keep != nil {
 			what = "no sessions match"
 		}
-		fmt.Fprintf(opts.Env.Err, "%s in %s\n", what, dir)
+		fmt.Fprintf(opts.Env.Err, "%s in %s\n", what, store.Dir)
 		return nil
 	}
 	return writeListTable(opts.Env, rows)
@@ -256,7 +256,7 @@ func writeListJSON(env *cmdkit.Env, rows []listed) error {
 	for i, r := range rows {
 		m := r.Meta
 		line.Reset()
-		if err := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, r.Path}); err != nil {
+		if err := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, r.Ref.Path()}); err != nil {
 			return err
 		}
 		if i > 0 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -46,36 +45,29 @@ use (its lock held by a run) is never removed.`,
 }
 
 func rmRun(opts *RmOptions) error {
-	dir, err := opts.Env.SessionDir()
+	store, err := opts.Env.Store()
 	if err != nil {
 		return err
 	}
-	var paths []string
-	seen := map[string]bool{}
+	var refs []session.Ref
+	seen := map[session.Ref]bool{}
 	for _, id := range opts.IDs {
-		p, err := opts.Env.ResolveSession(id)
+		r, err := store.Resolve(id)
 		if err != nil {
 			return err
 		}
-		if !inDir(dir, p) {
-			return fmt.Errorf("sessions rm: %s is not in the session store %s", p, dir)
+		if !store.Holds(r) {
+			return fmt.Errorf("sessions rm: %s is not in the session store %s", r.Path(), store.Dir)
 		}
-		if !seen[p] {
-			seen[p] = true
-			paths = append(paths, p)
+		if !seen[r] {
+			seen[r] = true
+			refs = append(refs, r)
 		}
 	}
-	if ok, err := confirm(opts.Env, opts.Yes, fmt.Sprintf("Remove %s?", sessionWords(paths))); !ok || err != nil {
+	if ok, err := confirm(opts.Env, opts.Yes, fmt.Sprintf("Remove %s?", sessionWords(refs))); !ok || err != nil {
 		return err
 	}
-	return remove(opts.Env, paths)
-}
-
-// inDir reports whether path is a file directly in dir.
-func inDir(dir, path string) bool {
-	d, err1 := filepath.Abs(dir)
-	p, err2 := filepath.Abs(path)
-	return err1 == nil && err2 == nil && filepath.Dir(p) == d
+	return remove(opts.Env, store, refs)
 }
 
 func sessionCount(n int) string {
@@ -85,11 +77,11 @@ func sessionCount(n int) string {
 	return strconv.Itoa(n) + " sessions"
 }
 
-func sessionWords(paths []string) string {
-	if len(paths) == 1 {
-		return session.FileID(paths[0])
+func sessionWords(refs []session.Ref) string {
+	if len(refs) == 1 {
+		return refs[0].ID
 	}
-	return strconv.Itoa(len(paths)) + " sessions"
+	return strconv.Itoa(len(refs)) + " sessions"
 }
 
 // errNotConfirmed is a removal nobody could be asked about.
@@ -113,31 +105,23 @@ func confirm(env *cmdkit.Env, yes bool, question string) (bool, error) {
 	return false, nil
 }
 
-// remove removes each session while holding its lock, so that none in use
-// is removed and none can be attached to while it goes; releasing the lock
-// removes the lock file. Sessions in use are named and passed over, and
-// make the command fail.
-func remove(env *cmdkit.Env, paths []string) error {
+// remove removes each session (Store.Remove: under its lock, so that
+// none in use is removed and none can be attached to while it goes).
+// Sessions in use are named and passed over, and make the command fail.
+func remove(env *cmdkit.Env, store *session.Store, refs []session.Ref) error {
 	busy := 0
-	for _, p := range paths {
-		lock, err := session.Acquire(p)
+	for _, r := range refs {
+		err := store.Remove(r)
 		var be *session.BusyError
 		if errors.As(err, &be) {
-			fmt.Fprintf(env.Err, "mecha: not removing %s: %v\n", session.FileID(p), err)
+			fmt.Fprintf(env.Err, "mecha: not removing %s: %v\n", r.ID, err)
 			busy++
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		rerr := os.Remove(p)
-		if err := lock.Release(); err != nil && rerr == nil {
-			rerr = err
-		}
-		if rerr != nil {
-			return fmt.Errorf("sessions: %w", rerr)
-		}
-		fmt.Fprintf(env.Out, "removed %s\n", session.FileID(p))
+		fmt.Fprintf(env.Out, "removed %s\n", r.ID)
 	}
 	if busy > 0 {
 		return fmt.Errorf("sessions: %s in use, not removed", sessionCount(busy))
@@ -209,7 +193,7 @@ func parseAge(s string) (time.Duration, error) {
 }
 
 func pruneRun(opts *PruneOptions) error {
-	dir, err := opts.Env.SessionDir()
+	store, err := opts.Env.Store()
 	if err != nil {
 		return err
 	}
@@ -217,47 +201,47 @@ func pruneRun(opts *PruneOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := session.List(dir)
+	l, err := store.List()
 	if err != nil {
 		return err
 	}
 	opts.Env.NoteSkipped(l.NotSessions)
 	cutoff := opts.Env.Clock.Now().Add(-opts.OlderThan)
-	var old []string
+	var old []session.Ref
 	for _, s := range l.Sessions {
 		if !s.Meta.CreatedAt.Before(cutoff) {
 			continue
 		}
-		if st, err := os.Stat(s.Path); err != nil || !st.ModTime().Before(cutoff) {
+		if st, err := os.Stat(s.Ref.Path()); err != nil || !st.ModTime().Before(cutoff) {
 			continue // written to since
 		}
 		if pinned(pins, s) {
 			fmt.Fprintf(opts.Env.Err, "keeping %s: pinned in regression-sessions.txt\n", s.Meta.ID)
 			continue
 		}
-		old = append(old, s.Path)
+		old = append(old, s.Ref)
 	}
 	if len(old) == 0 {
 		fmt.Fprintln(opts.Env.Err, "no sessions to prune")
 		return nil
 	}
 	if opts.DryRun {
-		for _, p := range old {
-			fmt.Fprintf(opts.Env.Out, "would remove %s\n", session.FileID(p))
+		for _, r := range old {
+			fmt.Fprintf(opts.Env.Out, "would remove %s\n", r.ID)
 		}
 		return nil
 	}
 	if ok, err := confirm(opts.Env, opts.Yes, fmt.Sprintf("Remove %s?", sessionWords(old))); !ok || err != nil {
 		return err
 	}
-	return remove(opts.Env, old)
+	return remove(opts.Env, store, old)
 }
 
 // pinned reports whether a pin names the session: its id, a prefix of it,
 // or its path.
 func pinned(pins []string, s session.Info) bool {
 	for _, p := range pins {
-		if strings.HasPrefix(s.Meta.ID, p) || p == s.Path {
+		if strings.HasPrefix(s.Meta.ID, p) || p == s.Ref.Path() {
 			return true
 		}
 	}

@@ -46,7 +46,7 @@ func TestParseAge(t *testing.T) {
 
 func TestPinned(t *testing.T) {
 	t.Parallel()
-	s := session.Info{Meta: transcript.Meta{ID: "20260805T091500-aaaaaaaa"}, Path: "/s/20260805T091500-aaaaaaaa.jsonl"}
+	s := session.Info{Meta: transcript.Meta{ID: "20260805T091500-aaaaaaaa"}, Ref: session.Ref{Dir: "/s", ID: "20260805T091500-aaaaaaaa"}}
 	for _, tc := range []struct {
 		pins []string
 		want bool

@@ -102,7 +102,7 @@ func searchRun(opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
-	infos, err := searchable(opts)
+	store, infos, err := searchable(opts)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func searchRun(opts *SearchOptions) error {
 	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	searchAll(&wg, &stop, infos, results, q, opts.Limit)
+	searchAll(&wg, &stop, store, infos, results, q, opts.Limit)
 	defer wg.Wait()
 	defer stop.Store(true)
 	out := opts.Env.Out
@@ -154,15 +154,16 @@ func searchRun(opts *SearchOptions) error {
 	return w.Flush()
 }
 
-// searchable lists the sessions to search, newest first, within --days.
-func searchable(opts *SearchOptions) ([]session.Info, error) {
-	dir, err := opts.Env.SessionDir()
+// searchable lists the sessions of the store to search, newest first,
+// within --days.
+func searchable(opts *SearchOptions) (*session.Store, []session.Info, error) {
+	store, err := opts.Env.Store()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	l, err := session.List(dir)
+	l, err := store.List()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	opts.Env.NoteSkipped(l.NotSessions)
 	keep := createdSince(opts.Env.Clock.Now(), opts.Days)
@@ -172,12 +173,12 @@ func searchable(opts *SearchOptions) ([]session.Info, error) {
 			infos = append(infos, s)
 		}
 	}
-	return infos, nil
+	return store, infos, nil
 }
 
 // searchAll searches the sessions on one worker per core, closing each
 // result's done as it finishes; stop ends the work early.
-func searchAll(wg *sync.WaitGroup, stop *atomic.Bool, infos []session.Info, results []sessionHits, q *session.Query, limit int) {
+func searchAll(wg *sync.WaitGroup, stop *atomic.Bool, store *session.Store, infos []session.Info, results []sessionHits, q *session.Query, limit int) {
 	var next atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), len(infos)) {
 		wg.Add(1)
@@ -191,7 +192,7 @@ func searchAll(wg *sync.WaitGroup, stop *atomic.Bool, infos []session.Info, resu
 				r := &results[i]
 				if !stop.Load() {
 					s := infos[i]
-					r.err = session.Search(s.Path, q, func(h session.Hit) bool {
+					r.err = store.Search(s.Ref, q, func(h session.Hit) bool {
 						r.hits = append(r.hits, toHit(s, h))
 						return !stop.Load() && (limit == 0 || len(r.hits) < limit)
 					})
@@ -277,7 +278,7 @@ func toHit(s session.Info, h session.Hit) searchHit {
 	}
 	return searchHit{
 		ID: s.Meta.ID, Title: s.Meta.Title, Line: h.Line, Role: h.Role, Tool: h.Tool, Part: h.Part,
-		Snippet: pre + match + post, Match: [2]int{len(pre), len(pre) + len(match)}, Path: s.Path,
+		Snippet: pre + match + post, Match: [2]int{len(pre), len(pre) + len(match)}, Path: s.Ref.Path(),
 	}
 }
 

@@ -86,7 +86,7 @@ func TestSearchRunOrder(t *testing.T) {
 		}
 		return hits
 	}
-	l, err := session.List(dir)
+	l, err := (&session.Store{Dir: dir}).List()
 	if err != nil {
 		t.Fatal(err)
 	}

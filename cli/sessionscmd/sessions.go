@@ -61,10 +61,10 @@ func NewCmdPath(env *cmdkit.Env, runF func(*PathOptions) error) *cobra.Command {
 }
 
 func pathRun(opts *PathOptions) error {
-	p, err := opts.Env.ResolveSession(opts.ID)
+	ref, err := opts.Env.ResolveSession(opts.ID)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(opts.Env.Out, p)
+	fmt.Fprintln(opts.Env.Out, ref.Path())
 	return nil
 }

@@ -1,8 +1,6 @@
 package sessionscmd
 
 import (
-	"path/filepath"
-
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/sessionview"
@@ -77,7 +75,11 @@ overrides as \u escapes and the settings an import did not know as null.`,
 // showRun streams the session through sessionview's renderers, which
 // write as they read the file, to the pager on a terminal.
 func showRun(opts *ShowOptions) error {
-	path, err := opts.Env.ResolveSession(opts.ID)
+	store, err := opts.Env.Store()
+	if err != nil {
+		return err
+	}
+	ref, err := store.Resolve(opts.ID)
 	if err != nil {
 		return err
 	}
@@ -85,10 +87,11 @@ func showRun(opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	kids, err := children(path)
+	kids, err := children(store, ref)
 	if err != nil {
 		return err
 	}
+	path := ref.Path() // the renderers read the file as they write
 	if opts.JSON {
 		return sessionview.WriteJSON(opts.Env.Out, path, cfg.Prices, kids...)
 	}
@@ -101,10 +104,10 @@ func showRun(opts *ShowOptions) error {
 	return pager.Close(err)
 }
 
-// children are the sessions beside path whose header names it as their
+// children are the sessions beside ref whose header names it as their
 // parent (subagents' child runs), oldest first.
-func children(path string) ([]sessionview.Child, error) {
-	infos, err := session.Children(filepath.Dir(path), session.FileID(path))
+func children(store *session.Store, ref session.Ref) ([]sessionview.Child, error) {
+	infos, err := store.Children(ref)
 	if err != nil {
 		return nil, err
 	}

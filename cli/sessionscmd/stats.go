@@ -74,7 +74,7 @@ func (r *statsRow) usage() transcript.Usage {
 }
 
 func statsRun(opts *StatsOptions) error {
-	dir, err := opts.Env.SessionDir()
+	store, err := opts.Env.Store()
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func statsRun(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	read, skipped, err := session.ReadDirSummaries(dir, createdSince(opts.Env.Clock.Now(), opts.Days))
+	read, skipped, err := store.Summaries(createdSince(opts.Env.Clock.Now(), opts.Days))
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func statsRun(opts *StatsOptions) error {
 		return cmdkit.WriteJSON(opts.Env.Out, out)
 	}
 	if len(out) == 0 {
-		fmt.Fprintf(opts.Env.Err, "no sessions in %s%s\n", dir, sinceWords(opts.Days))
+		fmt.Fprintf(opts.Env.Err, "no sessions in %s%s\n", store.Dir, sinceWords(opts.Days))
 		return nil
 	}
 	return printStats(opts, out, len(read)-failed)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/internal/atomicfile"
-	"github.com/mecha-agent/mecha/record/session"
 	viewhtml "github.com/mecha-agent/mecha/record/sessionview/html"
 
 	"github.com/spf13/cobra"
@@ -83,7 +82,7 @@ at the end), else the platform's opener (xdg-open, open).`,
 }
 
 func viewRun(opts *ViewOptions) error {
-	path, err := opts.Env.ResolveSession(opts.ID)
+	ref, err := opts.Env.ResolveSession(opts.ID)
 	if err != nil {
 		return err
 	}
@@ -101,11 +100,11 @@ func viewRun(opts *ViewOptions) error {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("sessions view: %v", err)
 		}
-		out = filepath.Join(dir, session.FileID(path)+".html")
+		out = filepath.Join(dir, ref.ID+".html")
 	}
 	err = writePage(out, func(w io.Writer, o viewhtml.Options) error {
 		o.Budget = opts.Budget
-		return viewhtml.Write(w, path, cfg.Prices, o)
+		return viewhtml.Write(w, ref.Path(), cfg.Prices, o)
 	})
 	if err != nil {
 		return err

@@ -27,16 +27,16 @@ func TestSessionTurnsAcrossResumes(t *testing.T) {
 	if err := w.Append(&transcript.Summary{Turns: 5, StopReason: "end_turn"}); err != nil {
 		t.Fatal(err)
 	}
-	path := w.Path()
+	ref := w.Ref()
 	w.Close()
 	for i, want := range []int{6, 7} {
-		s, err := session.Load(path)
+		s, err := st.Load(ref)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := &scripted{steps: []func(*provider.Request) (*provider.Response, error){answer("ok", u(1, 1))}}
 		opts, _ := setup(t, p, transcript.Config{})
-		w, err := session.OpenWriter(path)
+		w, err := st.OpenWriter(ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func TestSessionTurnsAcrossResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.Close()
-		s, err = session.Load(path)
+		s, err = st.Load(ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,9 +55,9 @@ func TestSessionTurnsAcrossResumes(t *testing.T) {
 			t.Fatalf("run %d: summary %+v, want turns 1 and session_turns %d", i+1, last, want)
 		}
 	}
-	got, _, err := session.ReadDirTotals(dir, nil, 0)
+	got, _, err := st.Totals(nil, 0)
 	if err != nil || len(got) != 1 {
-		t.Fatalf("ReadDirTotals = %+v, %v", got, err)
+		t.Fatalf("Totals = %+v, %v", got, err)
 	}
 	if g := got[0]; !g.Tail || g.Turns != 7 || g.Stop != "end_turn" {
 		t.Errorf("listed tail %v turns %d stop %q, want the shortcut with 7 end_turn", g.Tail, g.Turns, g.Stop)

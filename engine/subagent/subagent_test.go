@@ -257,12 +257,13 @@ func TestAFailingChildIsAnErrorResult(t *testing.T) {
 func TestTheChildIsRecordedUnderTheParentsCall(t *testing.T) {
 	f := newFixture(t, &fake{name: "fs_read", caps: readCaps})
 	dir := t.TempDir()
-	f.setup.Sessions = &session.Store{Dir: dir}
+	store := &session.Store{Dir: dir}
+	f.setup.Sessions = store
 	f.setup.ParentID = func() string { return "20260101T000000-00000001" }
 	f.prov.turns = []any{call("c1", "fs_read", `{}`), text("read")}
 	ctx := tool.WithCallID(context.Background(), "toolu_9")
 	res := run(t, f.tool(t), ctx, `{"task":"read it","tools":["fs_read"],"max_turns":3}`)
-	kids, err := session.Children(dir, "20260101T000000-00000001")
+	kids, err := store.Children(session.Ref{Dir: dir, ID: "20260101T000000-00000001"})
 	if err != nil || len(kids) != 1 {
 		t.Fatalf("children %v, %v", kids, err)
 	}
@@ -270,7 +271,7 @@ func TestTheChildIsRecordedUnderTheParentsCall(t *testing.T) {
 	if k.Meta.Parent.CallID != "toolu_9" || !strings.HasSuffix(res.Content, "[subagent session "+k.Meta.ID+": 2 turns, end_turn]") {
 		t.Errorf("meta %+v, result %q", k.Meta.Parent, res.Content)
 	}
-	s, err := session.Load(k.Path)
+	s, err := store.Load(k.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,8 @@ func TestTheChildIsRecordedUnderTheParentsCall(t *testing.T) {
 func TestInterruptingTheParentInterruptsTheChild(t *testing.T) {
 	f := newFixture(t, &fake{name: "fs_read", caps: readCaps})
 	dir := t.TempDir()
-	f.setup.Sessions = &session.Store{Dir: dir}
+	store := &session.Store{Dir: dir}
+	f.setup.Sessions = store
 	f.setup.ParentID = func() string { return "20260101T000000-00000001" }
 	ctx, cancel := context.WithCancel(context.Background())
 	f.prov.turns = []any{call("c1", "fs_read", `{}`)}
@@ -297,8 +299,8 @@ func TestInterruptingTheParentInterruptsTheChild(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !strings.Contains(res.Content, "interrupted]") {
 		t.Fatalf("res %+v, err %v", res, err)
 	}
-	kids, _ := session.Children(dir, "20260101T000000-00000001")
-	s, err := session.Load(kids[0].Path)
+	kids, _ := store.Children(session.Ref{Dir: dir, ID: "20260101T000000-00000001"})
+	s, err := store.Load(kids[0].Ref)
 	if err != nil {
 		t.Fatal(err)
 	}

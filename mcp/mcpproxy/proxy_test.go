@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -204,7 +203,7 @@ func TestProxyRecords(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	l, err := session.Load(filepath.Join(dir, rec.ID()+".jsonl"))
+	l, err := rec.Store.Load(session.Ref{Dir: dir, ID: rec.ID()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,7 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	w       *session.Writer
-	path    string
-	id      string
+	ref     session.Ref
 	err     error // the first failure; recording has stopped
 	started bool
 }
@@ -57,7 +56,7 @@ func (r *Recorder) Start(client transcript.MCPPeer) {
 			r.failLocked(err)
 			return
 		}
-		r.w, r.path, r.id = w, w.Path(), w.ID()
+		r.w, r.ref = w, w.Ref()
 	}
 	r.started = true
 	if r.Config != nil {
@@ -135,7 +134,7 @@ func (r *Recorder) Err() error {
 func (r *Recorder) ID() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.id
+	return r.ref.ID
 }
 
 // Close ends the session with a summary record. When recording stopped,
@@ -162,7 +161,7 @@ func (r *Recorder) Close() error {
 	r.w = nil
 	sum.StopReason = "recording_stopped"
 	sum.Error = "recording stopped: " + r.err.Error()
-	if w, err := session.OpenWriter(r.path); err == nil {
+	if w, err := r.Store.OpenWriter(r.ref); err == nil {
 		_ = w.Append(sum) // best-effort: stderr has already said it
 		w.Close()
 	}

@@ -136,7 +136,7 @@ func TestServeRecordsEveryCall(t *testing.T) {
 		t.Fatalf("stderr: %s", warn.String())
 	}
 
-	l, err := session.Load(filepath.Join(dir, rec.ID()+".jsonl"))
+	l, err := rec.Store.Load(session.Ref{Dir: dir, ID: rec.ID()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,12 +233,12 @@ func TestServeOnAFullDisk(t *testing.T) {
 	if n := strings.Count(warn.String(), "mecha: recording stopped"); n != 1 || !strings.Contains(warn.String(), "no space left on device") {
 		t.Fatalf("stderr:\n%s", warn.String())
 	}
-	path := filepath.Join(small, "sessions", rec.ID()+".jsonl")
+	ref := session.Ref{Dir: filepath.Join(small, "sessions"), ID: rec.ID()}
 	os.Remove(filler)
 	if err := rec.Close(); err == nil {
 		t.Fatal("Close forgot the failure")
 	}
-	l, err := session.Load(path)
+	l, err := rec.Store.Load(ref)
 	if err != nil {
 		t.Fatal(err)
 	}

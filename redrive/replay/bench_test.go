@@ -92,8 +92,8 @@ func stopFake(b *testing.B, srv *fakellm.Server) {
 	}
 }
 
-// live records one run the way mecha run does and returns its session file.
-func (e *benchEnv) live(b *testing.B, srv *fakellm.Server) string {
+// live records one run the way mecha run does and returns its session.
+func (e *benchEnv) live(b *testing.B, srv *fakellm.Server) session.Ref {
 	prov, err := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: srv.URL()})
 	if err != nil {
 		b.Fatal(err)
@@ -115,7 +115,7 @@ func (e *benchEnv) live(b *testing.B, srv *fakellm.Server) string {
 	if err != nil || res.Turns != benchCalls+1 {
 		b.Fatalf("%v, %+v", err, res)
 	}
-	return w.Path()
+	return w.Ref()
 }
 
 // BenchmarkReplayPerTurn compares, in one run, a live recorded run of 21
@@ -148,7 +148,7 @@ func BenchmarkReplayPerTurn(b *testing.B) {
 			srv := startFake(b, e.script)
 			prov, _ := openai.New(openai.Options{Name: openai.NameLocal, BaseURL: srv.URL()})
 			b.StartTimer()
-			s, err := session.Load(recorded)
+			s, err := e.store.Load(recorded)
 			if err != nil {
 				b.Fatal(err)
 			}
