@@ -198,11 +198,12 @@ func chatOnPTY(t *testing.T, url string, args ...string) (s *ptyScreen, home, ws
 // onlySession loads the one session of the store at home.
 func onlySession(t *testing.T, home string) *session.Session {
 	t.Helper()
-	l, err := session.List(filepath.Join(home, "sessions"))
+	store := &session.Store{Dir: filepath.Join(home, "sessions")}
+	l, err := store.List()
 	if err != nil || len(l.Sessions) != 1 {
 		t.Fatalf("sessions %+v, %v; want one", l, err)
 	}
-	s, err := session.Load(l.Sessions[0].Path)
+	s, err := store.Load(l.Sessions[0].Ref)
 	if err != nil {
 		t.Fatal(err)
 	}

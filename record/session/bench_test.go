@@ -129,7 +129,7 @@ func writeStoreOf(dir string, n, size, line int, total bool) error {
 	}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	errs := make([]error, n)
-	Parallel(n, func(i int) {
+	parallel(n, func(i int) {
 		id := fmt.Sprintf("%s-%08x", base.Add(time.Duration(i)*time.Minute).Format(idLayout), i)
 		head, _ := transcript.Encode(&transcript.Meta{Format: 1, ID: id, CreatedAt: base.Add(time.Duration(i) * time.Minute),
 			Provider: "anthropic", Model: "claude-opus-5", Workspace: "/home/you/project", Title: "summarize what changed"})
@@ -146,7 +146,7 @@ func sessionFiles(b *testing.B, dir string) []string {
 	return files
 }
 
-// BenchmarkList lists the store with List and, as the baseline in the same
+// BenchmarkList lists the store with Store.List and, as the baseline in the same
 // run, with head -qn1 over the same files.
 func BenchmarkList(b *testing.B) {
 	n := benchSessions()
@@ -155,7 +155,7 @@ func BenchmarkList(b *testing.B) {
 		files := sessionFiles(b, dir)
 		b.Run(fmt.Sprintf("size=%s/mecha", human(size)), func(b *testing.B) {
 			for b.Loop() {
-				l, err := List(dir)
+				l, err := (&Store{Dir: dir}).List()
 				if err != nil || len(l.Sessions) != n {
 					b.Fatalf("%v: %d sessions", err, len(l.Sessions))
 				}
@@ -180,7 +180,7 @@ func BenchmarkList(b *testing.B) {
 var listShapes = []struct{ n, size int }{{1000, 1 << 10}, {1000, 1 << 20}, {10000, 8 << 10}}
 
 // BenchmarkListTotals lists with turns and stop reasons as sessions list
-// does (ReadDirTotals) on stores whose summaries carry session_turns (the
+// does (Store.Totals) on stores whose summaries carry session_turns (the
 // last line answers: "tail") and on the same stores written before the
 // field (every file read whole: "full"), against head -qn1 over the same
 // files in the same run.
@@ -192,7 +192,7 @@ func BenchmarkListTotals(b *testing.B) {
 			path := map[bool]string{true: "tail", false: "full"}[total]
 			b.Run(fmt.Sprintf("n=%d/size=%s/%s", sh.n, human(sh.size), path), func(b *testing.B) {
 				for b.Loop() {
-					read, _, err := ReadDirTotals(dir, nil, 0)
+					read, _, err := (&Store{Dir: dir}).Totals(nil, 0)
 					if err != nil || len(read) != sh.n || read[0].Tail != total || read[0].Turns != 3 {
 						b.Fatalf("%v: %d sessions, %+v", err, len(read), read[0])
 					}
@@ -262,7 +262,7 @@ func removeStatsStores() {
 // statsSummaries reads every summary in dir as sessions stats does and
 // returns how many it found.
 func statsSummaries(dir string) (int, error) {
-	read, _, err := ReadDirSummaries(dir, nil)
+	read, _, err := (&Store{Dir: dir}).Summaries(nil)
 	if err != nil {
 		return 0, err
 	}

@@ -87,32 +87,37 @@ func validPrefix(s string) bool {
 	return true
 }
 
-// Resolve turns a command-line argument into the path of a transcript. The
-// argument is a full id, a unique prefix of one, or a path to a .jsonl file.
-// Anything else that could name a file outside dir is refused.
-func Resolve(dir, arg string) (string, error) {
+// resolve turns a command-line argument into the session it names in dir
+// (see Store.Resolve): a full id, a unique prefix of one, or a path to a
+// .jsonl file. Anything else that could name a file outside dir is
+// refused.
+func resolve(dir, arg string) (Ref, error) {
 	if strings.HasSuffix(arg, Ext) {
 		if strings.ContainsRune(arg, os.PathSeparator) || fileExists(arg) {
 			st, err := os.Stat(arg)
 			if err != nil {
-				return "", fmt.Errorf("session: %w", err)
+				return Ref{}, fmt.Errorf("session: %w", err)
 			}
 			if !st.Mode().IsRegular() {
-				return "", fmt.Errorf("session: %s is not a regular file", arg)
+				return Ref{}, fmt.Errorf("session: %s is not a regular file", arg)
 			}
-			return filepath.Abs(arg)
+			abs, err := filepath.Abs(arg)
+			if err != nil {
+				return Ref{}, err
+			}
+			return refOf(abs), nil
 		}
 		arg = strings.TrimSuffix(arg, Ext)
 	}
 	if !validPrefix(arg) {
-		return "", fmt.Errorf("%w %q: an id is letters, digits and '-' (or give a path to a .jsonl file)", ErrInvalidID, arg)
+		return Ref{}, fmt.Errorf("%w %q: an id is letters, digits and '-' (or give a path to a .jsonl file)", ErrInvalidID, arg)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%w: no session matches %q (no sessions in %s)", ErrNotFound, arg, dir)
+			return Ref{}, fmt.Errorf("%w: no session matches %q (no sessions in %s)", ErrNotFound, arg, dir)
 		}
-		return "", fmt.Errorf("session: %w", err)
+		return Ref{}, fmt.Errorf("session: %w", err)
 	}
 	var matches []string
 	for _, e := range entries {
@@ -120,9 +125,9 @@ func Resolve(dir, arg string) (string, error) {
 		if !strings.HasSuffix(name, Ext) || e.IsDir() {
 			continue
 		}
-		id := strings.TrimSuffix(name, Ext)
+		id := idOf(name)
 		if id == arg {
-			return filepath.Join(dir, name), nil
+			return Ref{Dir: dir, ID: id}, nil
 		}
 		if strings.HasPrefix(id, arg) {
 			matches = append(matches, id)
@@ -130,12 +135,12 @@ func Resolve(dir, arg string) (string, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return "", fmt.Errorf("%w: no session matches %q in %s", ErrNotFound, arg, dir)
+		return Ref{}, fmt.Errorf("%w: no session matches %q in %s", ErrNotFound, arg, dir)
 	case 1:
-		return filepath.Join(dir, matches[0]+Ext), nil
+		return Ref{Dir: dir, ID: matches[0]}, nil
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(matches)))
-	return "", &AmbiguousError{Prefix: arg, Candidates: matches}
+	return Ref{}, &AmbiguousError{Prefix: arg, Candidates: matches}
 }
 
 func fileExists(p string) bool {

@@ -118,12 +118,11 @@ type Info struct {
 	// Meta is the header, its ID the file's (see FileID).
 	Meta transcript.Meta
 	Ref  Ref
-	Path string
 	// HeaderID is the id the header claims when it is not the file's ("").
 	HeaderID string
 }
 
-// Listing is the result of List.
+// Listing is the result of Store.List.
 type Listing struct {
 	Sessions []Info // newest first
 	// NotSessions are the .jsonl files in the directory that are not
@@ -131,21 +130,23 @@ type Listing struct {
 	NotSessions []*FileError
 }
 
-// List reads the header of every .jsonl file in dir and returns the
+// list reads the header of every .jsonl file in dir and returns the
 // sessions newest first. Its cost is one small read per file whatever the
 // size of the transcripts. A missing directory lists as empty.
-func List(dir string) (*Listing, error) {
-	paths, err := sessionPaths(dir)
+func list(dir string) (*Listing, error) {
+	names, err := sessionNames(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Listing{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	infos := make([]Info, len(paths))
-	errs := make([]error, len(paths))
-	Parallel(len(paths), func(i int) {
-		infos[i].Path, infos[i].Ref = paths[i], refOf(paths[i])
+	infos := make([]Info, len(names))
+	paths := make([]string, len(names))
+	errs := make([]error, len(names))
+	parallel(len(names), func(i int) {
+		paths[i] = filepath.Join(dir, names[i])
+		infos[i].Ref = Ref{Dir: dir, ID: idOf(names[i])}
 		infos[i].Meta, infos[i].HeaderID, errs[i] = peekMeta(paths[i])
 	})
 	l := &Listing{Sessions: infos[:0]}
@@ -160,20 +161,20 @@ func List(dir string) (*Listing, error) {
 	return l, nil
 }
 
-// sessionPaths returns the paths of the .jsonl files in dir that are not
+// sessionNames returns the names of the .jsonl files in dir that are not
 // directories.
-func sessionPaths(dir string) ([]string, error) {
+func sessionNames(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	var paths []string
+	var names []string
 	for _, e := range entries {
 		if !e.IsDir() && strings.HasSuffix(e.Name(), Ext) {
-			paths = append(paths, filepath.Join(dir, e.Name()))
+			names = append(names, e.Name())
 		}
 	}
-	return paths, nil
+	return names, nil
 }
 
 // newerFirst is the order of listings: newest first, then by id.
@@ -184,8 +185,8 @@ func newerFirst(a, b transcript.Meta) bool {
 	return a.ID > b.ID
 }
 
-// Parallel calls fn(0..n-1) on one goroutine per processor.
-func Parallel(n int, fn func(i int)) {
+// parallel calls fn(0..n-1) on one goroutine per processor.
+func parallel(n int, fn func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
 		for i := range n {
@@ -217,11 +218,10 @@ func Parallel(n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// Children returns the sessions in dir whose header names parent as their
-// parent session (subagents' child runs), oldest first: the order their
-// calls were made in when they ran one after another.
-func Children(dir, parent string) ([]Info, error) {
-	l, err := List(dir)
+// children returns the sessions in dir whose header names parent as
+// their parent session, oldest first (see Store.Children).
+func children(dir, parent string) ([]Info, error) {
+	l, err := list(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -62,11 +62,12 @@ func TestResolve(t *testing.T) {
 		{strings.Repeat("2", 200), "", ErrInvalidID},
 		{filepath.Join(dir, "missing.jsonl"), "", os.ErrNotExist},
 	}
+	st := &Store{Dir: dir}
 	for _, tt := range tests {
-		got, err := Resolve(dir, tt.arg)
+		got, err := st.Resolve(tt.arg)
 		switch {
 		case tt.want != "":
-			if err != nil || filepath.Base(got) != tt.want {
+			if err != nil || filepath.Base(got.Path()) != tt.want || got.ID+Ext != tt.want {
 				t.Errorf("Resolve(%q) = %q, %v; want %s", tt.arg, got, err, tt.want)
 			}
 		default:
@@ -82,7 +83,7 @@ func TestResolve(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Resolve(filepath.Join(dir, "nope"), "2026"); !errors.Is(err, ErrNotFound) {
+	if _, err := (&Store{Dir: filepath.Join(dir, "nope")}).Resolve("2026"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing store: %v", err)
 	}
 }
@@ -123,7 +124,7 @@ func TestList(t *testing.T) {
 	writeFile(t, dir, "notes.jsonl", `{"some":"other log"}`+"\n")
 	writeFile(t, dir, "README.txt", "not a transcript")
 	os.Mkdir(filepath.Join(dir, "sub.jsonl"), 0o700)
-	l, err := List(dir)
+	l, err := (&Store{Dir: dir}).List()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestList(t *testing.T) {
 	if len(l.NotSessions) != 1 || !errors.Is(l.NotSessions[0], ErrNotSession) {
 		t.Errorf("not sessions = %v", l.NotSessions)
 	}
-	if l, err := List(filepath.Join(dir, "missing")); err != nil || len(l.Sessions) != 0 {
+	if l, err := (&Store{Dir: filepath.Join(dir, "missing")}).List(); err != nil || len(l.Sessions) != 0 {
 		t.Errorf("missing dir = %v, %v", l, err)
 	}
 }
@@ -336,7 +337,8 @@ func TestReadDirSummariesMatchesList(t *testing.T) {
 	} {
 		keep := tc.keep
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := List(dir)
+			st := &Store{Dir: dir}
+			l, err := st.List()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -345,10 +347,10 @@ func TestReadDirSummariesMatchesList(t *testing.T) {
 				if keep != nil && !keep(info.Meta) {
 					continue
 				}
-				_, sums, err := ReadSummaries(info.Path)
+				_, sums, err := ReadSummaries(info.Ref.Path())
 				want = append(want, Summarized{Info: info, Summaries: sums, Err: err})
 			}
-			got, skipped, err := ReadDirSummaries(dir, keep)
+			got, skipped, err := st.Summaries(keep)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -359,11 +361,11 @@ func TestReadDirSummariesMatchesList(t *testing.T) {
 				t.Errorf("%d sessions, want %d", len(got), tc.sessions)
 			}
 			if !reflect.DeepEqual(got, want) {
-				t.Errorf("ReadDirSummaries:\n%+v\nList and ReadSummaries:\n%+v", got, want)
+				t.Errorf("Summaries:\n%+v\nList and ReadSummaries:\n%+v", got, want)
 			}
 		})
 	}
-	if got, _, err := ReadDirSummaries(filepath.Join(dir, "missing"), nil); got != nil || err != nil {
+	if got, _, err := (&Store{Dir: filepath.Join(dir, "missing")}).Summaries(nil); got != nil || err != nil {
 		t.Errorf("missing directory: %v, %v", got, err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
-// Query is what Search looks for: a literal or a regular expression, in
+// Query is what Store.Search looks for: a literal or a regular expression, in
 // the text a person would search (message text, reflections, tool inputs'
 // values and tool results, compaction summaries), never in JSON keys, the
 // header or the config.
@@ -116,14 +116,14 @@ type Hit struct {
 // errStop ends a search early when fn says so.
 var errStop = errors.New("session: search stopped")
 
-// Search calls fn with each match in the transcript at path, in file
+// search calls fn with each match in the transcript at path, in file
 // order, until fn returns false. The file is read in large chunks into a
 // pooled buffer and each chunk is searched for the query's literal with
 // bytes.Index (memchr and SIMD), lines being counted with bytes.Count:
 // only a line holding the literal is found and decoded. Lines that do not
 // decode (a torn last line, a foreign record) are passed over, as are
 // lines longer than transcript.MaxLine.
-func Search(path string, q *Query, fn func(Hit) bool) error {
+func search(path string, q *Query, fn func(Hit) bool) error {
 	if q.never {
 		return nil
 	}

@@ -28,7 +28,7 @@ func searchFile(t *testing.T, content string) string {
 func hitsOf(t *testing.T, path string, q *Query) []string {
 	t.Helper()
 	var got []string
-	err := Search(path, q, func(h Hit) bool {
+	err := search(path, q, func(h Hit) bool {
 		got = append(got, strings.Join([]string{strconv.Itoa(h.Line), h.Role, h.Tool, h.Part, h.Text[h.Start:h.End]}, "|"))
 		return true
 	})

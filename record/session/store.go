@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -40,13 +41,9 @@ const Last = "last"
 // files the listing passed over are told to Skipped.
 func (s *Store) Resolve(arg string) (Ref, error) {
 	if arg != Last {
-		path, err := Resolve(s.Dir, arg)
-		if err != nil {
-			return Ref{}, err
-		}
-		return refOf(path), nil
+		return resolve(s.Dir, arg)
 	}
-	l, err := List(s.Dir)
+	l, err := list(s.Dir)
 	if err != nil {
 		return Ref{}, err
 	}
@@ -68,13 +65,13 @@ func (s *Store) Holds(r Ref) bool {
 
 // List reads the header of every session of the store, newest first (see
 // Listing). A store that does not exist yet lists as empty.
-func (s *Store) List() (*Listing, error) { return List(s.Dir) }
+func (s *Store) List() (*Listing, error) { return list(s.Dir) }
 
 // Children returns the sessions beside parent (in its directory) whose
 // header names it as their parent session (subagents' child runs), oldest
 // first: the order their calls were made in when they ran one after
 // another.
-func (s *Store) Children(parent Ref) ([]Info, error) { return Children(parent.Dir, parent.ID) }
+func (s *Store) Children(parent Ref) ([]Info, error) { return children(parent.Dir, parent.ID) }
 
 // Totals lists the sessions of the store whose header keep accepts (nil
 // keeps all), newest first, with their turns and last stop reason, and
@@ -82,14 +79,14 @@ func (s *Store) Children(parent Ref) ([]Info, error) { return Children(parent.Di
 // the newest limit sessions kept are returned, and only theirs are read
 // past the header, most of them from their last line alone.
 func (s *Store) Totals(keep func(transcript.Meta) bool, limit int) (read []Totals, skipped []*FileError, err error) {
-	return ReadDirTotals(s.Dir, keep, limit)
+	return readDirTotals(s.Dir, keep, limit)
 }
 
 // Summaries reads the header and summary records of every session of the
 // store whose header keep accepts (nil keeps all), newest first, in one
 // pass, with the files a listing passes over in skipped.
 func (s *Store) Summaries(keep func(transcript.Meta) bool) (read []Summarized, skipped []*FileError, err error) {
-	return ReadDirSummaries(s.Dir, keep)
+	return readDirSummaries(s.Dir, keep)
 }
 
 // Load reads the session r names whole (see Load).
@@ -106,7 +103,7 @@ func (s *Store) OpenWriter(r Ref) (*Writer, error) { return OpenWriter(r.Path())
 
 // Search calls fn with each match of q in the session r names, in file
 // order, until fn returns false (see Query and Hit).
-func (s *Store) Search(r Ref, q *Query, fn func(Hit) bool) error { return Search(r.Path(), q, fn) }
+func (s *Store) Search(r Ref, q *Query, fn func(Hit) bool) error { return search(r.Path(), q, fn) }
 
 // Remove deletes a session of the store while holding its lock, so that a
 // session in use is never removed (a *BusyError) and none can be attached
@@ -129,3 +126,6 @@ func (s *Store) Remove(r Ref) error {
 	}
 	return nil
 }
+
+// idOf is the id of a file name of the store: the name without Ext.
+func idOf(name string) string { return strings.TrimSuffix(name, Ext) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"syscall"
@@ -60,29 +61,31 @@ type Summarized struct {
 	Err error
 }
 
-// ReadDirSummaries reads the header and summaries of every session in dir
-// whose header keep accepts (nil keeps all), newest first as List orders
+// readDirSummaries reads the header and summaries of every session in dir
+// whose header keep accepts (nil keeps all), newest first as list orders
 // them, with what ReadSummaries does to each file but in one pass: one
 // open, one fstat and a few large reads per file, the header coming from
-// the first read. What List would not list is left out: files that are
+// the first read. What list would not list is left out: files that are
 // not sessions, cannot be opened or are not regular files, and headers
-// longer than 64 KiB; they come back in skipped, as List's NotSessions
+// longer than 64 KiB; they come back in skipped, as list's NotSessions
 // do. A missing directory has no sessions.
-func ReadDirSummaries(dir string, keep func(transcript.Meta) bool) (read []Summarized, skippedFiles []*FileError, err error) {
-	paths, err := sessionPaths(dir)
+func readDirSummaries(dir string, keep func(transcript.Meta) bool) (read []Summarized, skippedFiles []*FileError, err error) {
+	names, err := sessionNames(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	all := make([]Summarized, len(paths))
-	listed := make([]bool, len(paths))
-	errs := make([]error, len(paths))
-	Parallel(len(paths), func(i int) {
+	all := make([]Summarized, len(names))
+	paths := make([]string, len(names))
+	listed := make([]bool, len(names))
+	errs := make([]error, len(names))
+	parallel(len(names), func(i int) {
 		s := &all[i]
-		s.Path, s.Ref = paths[i], refOf(paths[i])
-		fd, st, err := safeopen.OpenFD(s.Path)
+		path := filepath.Join(dir, names[i])
+		paths[i], s.Ref = path, Ref{Dir: dir, ID: idOf(names[i])}
+		fd, st, err := safeopen.OpenFD(path)
 		if err != nil {
 			errs[i] = err
 			return
@@ -90,7 +93,7 @@ func ReadDirSummaries(dir string, keep func(transcript.Meta) bool) (read []Summa
 		defer syscall.Close(fd)
 		bp := summaryBufs.Get().(*[]byte)
 		defer summaryBufs.Put(bp)
-		s.Meta, s.HeaderID, s.Summaries, s.Err = readSummaries(&fdReader{fd, s.Path, st.Size}, *bp, s.Path, keep)
+		s.Meta, s.HeaderID, s.Summaries, s.Err = readSummaries(&fdReader{fd, path, st.Size}, *bp, path, keep)
 		switch {
 		case errors.Is(s.Err, errNotKept):
 		case errors.Is(s.Err, ErrNotSession), errors.Is(s.Err, errHeader):
@@ -113,7 +116,7 @@ func ReadDirSummaries(dir string, keep func(transcript.Meta) bool) (read []Summa
 
 var (
 	errNotKept = errors.New("session: not kept")
-	// errHeader is a failure to read a file's first line, which List
+	// errHeader is a failure to read a file's first line, which a listing
 	// counts as not a session.
 	errHeader = errors.New("session: cannot read the header")
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"syscall"
@@ -13,7 +14,7 @@ import (
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
-// tailSize is how much of the end of a transcript ReadDirTotals reads at
+// tailSize is how much of the end of a transcript readDirTotals reads at
 // most looking for its last summary: enough for any summary line mecha
 // writes, small enough that a session costs about the same whatever its
 // size. It first reads tailFirst bytes, a page, which hold a summary line
@@ -41,9 +42,9 @@ type Totals struct {
 	Err error
 }
 
-// ReadDirTotals lists the sessions in dir whose header keep accepts (nil
+// readDirTotals lists the sessions in dir whose header keep accepts (nil
 // keeps all), newest first, with their turns and last stop reason, and
-// with what List would not list in skipped. With limit above zero only
+// with what list would not list in skipped. With limit above zero only
 // the newest limit sessions kept are returned, and only theirs are read
 // past the header.
 //
@@ -51,21 +52,22 @@ type Totals struct {
 // costs a header read and one read of at most tailSize bytes at its end,
 // whatever its size. Any other (no summary yet or ever, a run still
 // writing, a torn or very long last line, a summary older than the field)
-// is read whole as ReadDirSummaries reads it, so the totals are the same
+// is read whole as readDirSummaries reads it, so the totals are the same
 // either way.
-func ReadDirTotals(dir string, keep func(transcript.Meta) bool, limit int) (read []Totals, skippedFiles []*FileError, err error) {
-	paths, err := sessionPaths(dir)
+func readDirTotals(dir string, keep func(transcript.Meta) bool, limit int) (read []Totals, skippedFiles []*FileError, err error) {
+	names, err := sessionNames(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	all := make([]Totals, len(paths))
-	state := make([]error, len(paths)) // nil: listed
-	Parallel(len(paths), func(i int) {
-		all[i].Path, all[i].Ref = paths[i], refOf(paths[i])
-		state[i] = readTotals(&all[i], keep, limit <= 0)
+	all := make([]Totals, len(names))
+	paths := make([]string, len(names))
+	state := make([]error, len(names)) // nil: listed
+	parallel(len(names), func(i int) {
+		paths[i], all[i].Ref = filepath.Join(dir, names[i]), Ref{Dir: dir, ID: idOf(names[i])}
+		state[i] = readTotals(&all[i], paths[i], keep, limit <= 0)
 	})
 	out := all[:0]
 	for i := range all {
@@ -79,20 +81,21 @@ func ReadDirTotals(dir string, keep func(transcript.Meta) bool, limit int) (read
 	sort.SliceStable(out, func(i, j int) bool { return newerFirst(out[i].Meta, out[j].Meta) })
 	if limit > 0 {
 		out = out[:min(limit, len(out))]
-		Parallel(len(out), func(i int) { readTail(&out[i]) })
+		parallel(len(out), func(i int) { readTail(&out[i]) })
 	}
 	return out, skippedFiles, nil
 }
 
-// readTotals reads one file's header and, when kept and withTail, its
-// totals, on one descriptor. A non-nil error leaves the file unlisted.
-func readTotals(t *Totals, keep func(transcript.Meta) bool, withTail bool) error {
-	fd, st, err := safeopen.OpenFD(t.Path)
+// readTotals reads the header of one file, at path, and, when kept and
+// withTail, its totals, on one descriptor. A non-nil error leaves the
+// file unlisted.
+func readTotals(t *Totals, path string, keep func(transcript.Meta) bool, withTail bool) error {
+	fd, st, err := safeopen.OpenFD(path)
 	if err != nil {
 		return err
 	}
 	defer syscall.Close(fd)
-	t.Meta, t.HeaderID, err = headerFD(fd, t.Path)
+	t.Meta, t.HeaderID, err = headerFD(fd, path)
 	if err != nil {
 		return err
 	}
@@ -100,25 +103,26 @@ func readTotals(t *Totals, keep func(transcript.Meta) bool, withTail bool) error
 		return errNotKept
 	}
 	if withTail {
-		totalsFD(t, fd, st.Size)
+		totalsFD(t, path, fd, st.Size)
 	}
 	return nil
 }
 
 // readTail opens a listed file again for its totals.
 func readTail(t *Totals) {
-	fd, st, err := safeopen.OpenFD(t.Path)
+	path := t.Ref.Path()
+	fd, st, err := safeopen.OpenFD(path)
 	if err != nil {
 		t.Err = fmt.Errorf("session: %w", err)
 		return
 	}
 	defer syscall.Close(fd)
-	totalsFD(t, fd, st.Size)
+	totalsFD(t, path, fd, st.Size)
 }
 
 // totalsFD fills in t's totals from the file's last line when it can, and
 // otherwise from a full scan from the start.
-func totalsFD(t *Totals, fd int, size int64) {
+func totalsFD(t *Totals, path string, fd int, size int64) {
 	bp := tailBufs.Get().(*[]byte)
 	defer tailBufs.Put(bp)
 	if sum, err := tailSummary(fd, size, *bp); err != nil {
@@ -131,10 +135,10 @@ func totalsFD(t *Totals, fd int, size int64) {
 	sbp := summaryBufs.Get().(*[]byte)
 	defer summaryBufs.Put(sbp)
 	if _, err := syscall.Seek(fd, 0, 0); err != nil {
-		t.Err = fmt.Errorf("session: %w", &os.PathError{Op: "seek", Path: t.Path, Err: err})
+		t.Err = fmt.Errorf("session: %w", &os.PathError{Op: "seek", Path: path, Err: err})
 		return
 	}
-	_, _, sums, err := readSummaries(&fdReader{fd, t.Path, size}, *sbp, t.Path, nil)
+	_, _, sums, err := readSummaries(&fdReader{fd, path, size}, *sbp, path, nil)
 	t.Err = err
 	t.Turns, t.Stop, t.Finished = sumTotals(sums)
 }

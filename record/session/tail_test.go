@@ -58,7 +58,7 @@ func TestReadDirTotalsTail(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			path := writeFile(t, dir, "20260805T091500-00000001.jsonl", tc.content)
-			got, skipped, err := ReadDirTotals(dir, nil, 0)
+			got, skipped, err := (&Store{Dir: dir}).Totals(nil, 0)
 			if err != nil || len(skipped) != 0 || len(got) != 1 {
 				t.Fatalf("ReadDirTotals = %+v, %v, %v", got, skipped, err)
 			}
@@ -108,7 +108,7 @@ func TestReadDirTotalsMatchesFullScan(t *testing.T) {
 		w.Close()
 		generated[w.Path()] = i%4 > 0
 	}
-	all, skipped, err := ReadDirTotals(dir, nil, 0)
+	all, skipped, err := (&Store{Dir: dir}).Totals(nil, 0)
 	if err != nil || len(skipped) != 0 {
 		t.Fatal(err, skipped)
 	}
@@ -116,16 +116,16 @@ func TestReadDirTotalsMatchesFullScan(t *testing.T) {
 		t.Fatalf("%d sessions, want %d", len(all), want)
 	}
 	for _, g := range all {
-		turns, stop, finished := fullTotals(t, g.Path)
+		turns, stop, finished := fullTotals(t, g.Ref.Path())
 		if g.Err != nil || g.Turns != turns || g.Stop != stop || g.Finished != finished {
-			t.Errorf("%s (tail %v): %d %q %v, full scan %d %q %v", filepath.Base(g.Path), g.Tail, g.Turns, g.Stop, g.Finished, turns, stop, finished)
+			t.Errorf("%s (tail %v): %d %q %v, full scan %d %q %v", filepath.Base(g.Ref.Path()), g.Tail, g.Turns, g.Stop, g.Finished, turns, stop, finished)
 		}
-		if want, ok := generated[g.Path]; ok && g.Tail != want {
-			t.Errorf("%s: tail %v, want %v", filepath.Base(g.Path), g.Tail, want)
+		if want, ok := generated[g.Ref.Path()]; ok && g.Tail != want {
+			t.Errorf("%s: tail %v, want %v", filepath.Base(g.Ref.Path()), g.Tail, want)
 		}
 	}
 	for _, limit := range []int{1, 5, len(all), len(all) + 3} {
-		some, _, err := ReadDirTotals(dir, nil, limit)
+		some, _, err := (&Store{Dir: dir}).Totals(nil, limit)
 		if err != nil {
 			t.Fatal(err)
 		}
