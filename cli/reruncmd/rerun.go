@@ -52,9 +52,11 @@ with the recorded one:
   changed       another result (--diff shows a unified diff of each)
   now fails     it succeeded in the recording and fails now
   now succeeds  it failed in the recording and succeeds now
-  skipped       not run: it never ran in the recording (denied or refused),
-                its arguments are lost, or the permission mode or the
-                trifecta interlock refuses it now
+  skipped       not run: "denied in the recording" or "refused by the
+                interlock in the recording" (it never ran, so it is never
+                redone, and it is no gap in the record), its arguments are
+                lost, or the permission mode or the trifecta interlock
+                refuses it now (with the refusal's reason)
   unrecorded    run, but the recording has no result to compare with
 
 Model replay ("mecha replay") holds the tool results fixed and lets the

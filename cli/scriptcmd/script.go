@@ -38,9 +38,11 @@ func NewCmdScript(env *cmdkit.Env, runF func(context.Context, *Options) error) *
 order they ran, with their recorded arguments, through "mecha tool call":
 no model, no agent loop. Run it as "sh SCRIPT [WORKSPACE]" (default: the
 recorded workspace). Calls that ran in the recording run again with --yes;
-calls that were denied or refused never ran and appear as comments. The
-script stops at the first call that fails where the recording succeeded,
-naming it; a call that failed in the recording may fail again.
+a call the permission gate denied or the trifecta interlock refused never
+ran: it is a comment ("not redone: denied in the recording", "not redone:
+refused by the interlock in the recording"), never a command, and no gap.
+The script stops at the first call that fails where the recording
+succeeded, naming it; a call that failed in the recording may fail again.
 
 The header says which session it comes from and its source: "transcript"
 when every call was recovered exactly, "reconstructed" when the record is
@@ -68,7 +70,9 @@ proxy's --name, else upstream).
 The script is written to $MECHA_HOME/scripts/replay_<id>.sh (or -o FILE)
 with mode 0700, since it holds transcript data, and its path is printed;
 -o - writes it to stdout. --json prints
-{"path","session","source","calls","lossy","gaps":[{"index","reason"}]}.`,
+{"path","session","source","calls","lossy","gaps":[{"index","reason"}],
+"skipped":[{"index","name","reason"}]}: calls counts the calls redone,
+skipped the calls left out as comments.`,
 		Args: cmdkit.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
@@ -82,7 +86,7 @@ with mode 0700, since it holds transcript data, and its path is printed;
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the script to `FILE` (- for stdout; default $MECHA_HOME/scripts/replay_<id>.sh)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"path","session","source","calls","lossy","gaps"}`)
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"path","session","source","calls","lossy","gaps","skipped"}`)
 	return cmd
 }
 
@@ -94,6 +98,25 @@ type result struct {
 	Calls   int              `json:"calls"`
 	Lossy   bool             `json:"lossy"`
 	Gaps    []toolreplay.Gap `json:"gaps"`
+	Skipped []skipped        `json:"skipped"`
+}
+
+// skipped is a call the script leaves out, as a comment.
+type skipped struct {
+	Index  int    `json:"index"`
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// skips are the calls the script leaves out, and why.
+func skips(calls *toolreplay.Calls) []skipped {
+	out := []skipped{}
+	for _, c := range calls.Calls {
+		if c.Expect == toolreplay.Skip {
+			out = append(out, skipped{c.Index, c.Name, c.Note})
+		}
+	}
+	return out
 }
 
 func scriptRun(opts *Options) error {
@@ -144,7 +167,7 @@ func scriptRun(opts *Options) error {
 		if gaps == nil {
 			gaps = []toolreplay.Gap{}
 		}
-		return cmdkit.WriteJSON(opts.Env.Out, result{out, calls.Meta.ID, calls.Source, len(calls.Redone()), calls.Lossy(), gaps})
+		return cmdkit.WriteJSON(opts.Env.Out, result{out, calls.Meta.ID, calls.Source, len(calls.Redone()), calls.Lossy(), gaps, skips(calls)})
 	}
 	_, err = fmt.Fprintln(opts.Env.Out, out)
 	return err

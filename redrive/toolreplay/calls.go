@@ -63,7 +63,8 @@ type Call struct {
 	HasResult bool
 	Outcome   sessionview.Outcome
 	Expect    Expect
-	// Note says why a call is not redone, or what is unsure about it.
+	// Note says why a call is not redone (DeniedInRecording,
+	// InterlockedInRecording, ...), or what is unsure about it.
 	Note string
 	// Server is the MCP server whose tool the call called, as the
 	// session's config recorded it (its command and args or URL, never
@@ -72,6 +73,28 @@ type Call struct {
 	// Taint is the conversation's taint as the recording's checkpoints
 	// had it when the call was made (those written before its message).
 	Taint transcript.Taint
+}
+
+// Why a call the recording did not run is not redone: the Note of such a
+// call, the reason a rerun gives for skipping it, a script's comment.
+const (
+	// DeniedInRecording: the permission gate denied it (nobody said yes)
+	// or refused it (read-only mode).
+	DeniedInRecording = "denied in the recording"
+	// InterlockedInRecording: the trifecta interlock refused it, as one
+	// that could send data out of an armed conversation.
+	InterlockedInRecording = "refused by the interlock in the recording"
+)
+
+// NotRun reports whether the recording did not run the call: the gate
+// denied it or the interlock refused it. Such a call is never redone and
+// is no gap: nothing of it was lost.
+func (c Call) NotRun() bool {
+	switch c.Outcome {
+	case sessionview.Denied, sessionview.Refused, sessionview.Interlocked:
+		return true
+	}
+	return false
 }
 
 // Gap is something the record lost. Index is the call it concerns or, for
@@ -177,11 +200,12 @@ func (c *Calls) Redone() []Call {
 // Extract reads the calls of the session at path, pairing each call with
 // its result through sessionview (the one place calls meet results).
 // Every call that ran is kept with its exact arguments and recorded
-// result. A call that was denied or refused never ran: it is kept, marked
-// Skip, with a note. What the record lost becomes a gap: a call with no
-// recorded result (the process was killed while it ran, or a resume made
-// its result up), arguments that are not a JSON object, a line that could
-// not be read.
+// result. A call the gate denied or the interlock refused never ran: it is
+// kept, marked Skip, with a note saying which (NotRun), and it is no gap.
+// What the record lost becomes a gap: a call with no recorded result (the
+// process was killed while it ran, or a resume made its result up),
+// arguments that are not a JSON object (of a call that would be redone), a
+// line that could not be read.
 func Extract(path string) (*Calls, error) {
 	c := &Calls{Path: path}
 	totals, err := sessionview.Stream(path, nil, func(it sessionview.Item) error {
@@ -310,8 +334,9 @@ func (c *Calls) add(line int, vc sessionview.Call) {
 	case sessionview.Failed:
 		call.Expect = Fail
 	case sessionview.Denied, sessionview.Refused:
-		call.Expect = Skip
-		call.Note = "not redone: it never ran (" + vc.Result.Content + ")"
+		call.Expect, call.Note = Skip, DeniedInRecording
+	case sessionview.Interlocked:
+		call.Expect, call.Note = Skip, InterlockedInRecording
 	case sessionview.Unknown:
 		call.Expect = Unrecorded
 		call.Note = "its outcome is unknown: a resume answered it because its result was never recorded; it may have run"
@@ -327,11 +352,13 @@ func (c *Calls) add(line int, vc sessionview.Call) {
 	}
 	if call.Name == agentTool && call.Expect != Skip {
 		call.Expect = Skip
-		call.Note = "not redone: an agent call runs a model (its child session's calls are redone from that session)"
+		call.Note = "an agent call runs a model (its child session's calls are redone from that session)"
 	}
-	if err := CheckInput(call.Input); err != nil {
+	// Arguments lost are a gap only where they would be redone: a call
+	// that never ran loses nothing by not being redone.
+	if err := CheckInput(call.Input); err != nil && call.Expect != Skip {
 		call.Expect = Skip
-		call.Note = "not redone: its arguments are not a JSON object"
+		call.Note = "its arguments are not a JSON object"
 		gap("its arguments are not a JSON object, so it cannot be redone: " + string(call.Input))
 	}
 	c.Calls = append(c.Calls, call)

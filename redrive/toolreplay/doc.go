@@ -7,8 +7,11 @@
 // Extract reads a session once, through sessionview (the one place calls
 // are paired with their results), into Calls: every tool call in the order
 // it was made (parallel calls in call order) with its exact arguments and
-// recorded result. A call that was denied or refused never ran: it is kept,
-// marked Skip, and appears in a script as a comment. What the record lost
+// recorded result. A call the permission gate denied or the trifecta
+// interlock refused never ran: it is kept, marked Skip with a Note saying
+// which (DeniedInRecording, InterlockedInRecording), and is never redone:
+// a script has it as a comment, a rerun reports it skipped for that
+// reason. Nothing of it was lost, so it is no gap. What the record lost
 // is a Gap: a call whose result never came (the process was killed while it
 // ran, or a resume answered it "outcome unknown"; such a call is redone and
 // allowed to do anything), arguments that are not a JSON object (not
@@ -49,7 +52,8 @@
 // Rerun redoes the calls in order against today's tools and compares each
 // new result with the recorded one: StatusSame, StatusChanged,
 // StatusNowFails, StatusNowSucceeds; StatusSkipped for a call not redone
-// or refused by the gate now (never counted as the same); StatusUnrecorded
+// (its Note the reason) or refused by the gate or the interlock now (never
+// counted as the same); StatusUnrecorded
 // when there is no recorded result to compare with. Ignore expressions mask
 // volatile text in both results first; Diff is a unified diff of the
 // masked texts.

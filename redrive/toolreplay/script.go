@@ -40,11 +40,17 @@ func WriteScript(w io.Writer, c *Calls, o ScriptOptions) error {
 	for _, call := range c.Calls {
 		flushGaps(call.Index)
 		fmt.Fprintf(bw, "\n# call %d: %s", call.Index, Comment(call.Name))
+		if call.Expect == Skip {
+			bw.WriteString(": not redone")
+		}
 		if call.Note != "" {
 			fmt.Fprintf(bw, ": %s", Comment(call.Note))
 		}
 		bw.WriteString("\n")
 		if call.Expect == Skip {
+			if call.NotRun() {
+				fmt.Fprintf(bw, "# recorded: %s\n", Comment(textfmt.Clip(call.Result, 400)))
+			}
 			fmt.Fprintf(bw, "# input: %s\n", Comment(textfmt.JSON(call.Input, 400)))
 			continue
 		}

