@@ -58,6 +58,16 @@ no line of the input equals, so the arguments arrive byte for byte. The
 environment variable MECHA names the mecha to run. Calls of the agent tool
 are left out, with a comment (the child session has its own script).
 
+Each call also passes --taint: what the recording's conversation held when
+the model made it (private data, untrusted content, from the session's
+taint checkpoints; both when the record cannot say: checkpoints missing, a
+session imported from another harness). mecha tool call's trifecta
+interlock then judges it as a run would: a call that could send data out
+of an armed conversation is refused and the script stops there, even if
+the recording ran it with --trifecta off. A comment marks each such call,
+and the header counts the armed calls. Removing a call's --taint is how to
+redo it regardless.
+
 An MCP tool's call starts the server the recording used, as the session
 recorded it, never your configuration's, so the script runs the same on a
 machine with another configuration or none. Recordings hold no environment

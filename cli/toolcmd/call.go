@@ -13,7 +13,9 @@ import (
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/cli/complete"
+	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/redrive/toolreplay"
 )
 
@@ -27,6 +29,10 @@ type CallOptions struct {
 	Workspace     string
 	Yes, ReadOnly bool
 	JSON          bool
+	// Taint is --taint: the conversation the call starts in ("" clean),
+	// as tool.ParseTaint reads it; Trifecta is the interlock's policy.
+	Taint    string
+	Trifecta string
 	// MCP are the MCP servers whose tools may be called.
 	MCP     servers
 	Sandbox harness.Sandbox
@@ -50,6 +56,16 @@ The result's content goes to stdout; --json prints
 Permissions as in a run: a call that modifies the workspace or runs a
 command asks (and is denied with no terminal); --yes allows it; --read-only
 refuses it.
+
+A call starts in a clean conversation unless --taint says what it already
+holds: private (private data was read), untrusted (content from outside
+came in) or private,untrusted (armed). The trifecta interlock (--trifecta,
+refuse by default) then judges the call as a run's would at that point: in
+an armed conversation a call that could send data out (a tool that reaches
+the network, the shell when the network is available) is refused, exit 1.
+A script of "mecha script" passes each call the taint its recording had
+when the model made it, so what a run refused, or would have, a script
+does not send.
 
 MCP tools (mcp__SERVER__TOOL) are those a run would offer: the servers of
 config.toml and of --mcp-config files; --no-mcp offers none. Only the
@@ -91,6 +107,8 @@ unknown tool, input that is not a JSON object.`,
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "the directory the tool works in (default: the current directory)")
 	attach.PermissionFlags(cmd, &opts.Yes, &opts.ReadOnly)
 	f.BoolVar(&opts.JSON, "json", false, `print {"name","input","content","is_error"}`)
+	f.StringVar(&opts.Taint, "taint", "", "start the call in a conversation holding `TAINT`: private, untrusted or private,untrusted")
+	attach.TrifectaFlag(cmd, &opts.Trifecta)
 	attach.SandboxFlags(cmd, &opts.Sandbox)
 	opts.MCP.flags(cmd)
 	cmd.ValidArgsFunction = complete.FirstArg(complete.CompleteToolNames(env))
@@ -98,6 +116,9 @@ unknown tool, input that is not a JSON object.`,
 }
 
 func (o *CallOptions) validate() error {
+	if _, err := o.taint(); err != nil {
+		return cmdkit.Usagef("--taint: %v", err)
+	}
 	if err := attach.Usage(o.surface().Validate()); err != nil {
 		return err
 	}
@@ -115,9 +136,19 @@ func (o *CallOptions) validate() error {
 // surface is the surface a call runs on: a run's, opened for the one tool
 // (only the MCP server its name can belong to starts).
 func (o *CallOptions) surface() harness.SurfaceSpec {
-	spec := harness.SurfaceSpec{Workspace: o.Workspace, Yes: o.Yes, ReadOnly: o.ReadOnly, Sandbox: o.Sandbox, For: o.Name}
+	spec := harness.SurfaceSpec{Workspace: o.Workspace, Yes: o.Yes, ReadOnly: o.ReadOnly, Trifecta: o.Trifecta, Sandbox: o.Sandbox, For: o.Name}
+	spec.Taint, _ = o.taint()
+	spec.TaintWhy = "--taint " + tool.TaintNames(spec.Taint)
 	o.MCP.spec(&spec)
 	return spec
+}
+
+// taint is the conversation --taint starts the call in.
+func (o *CallOptions) taint() (transcript.Taint, error) {
+	if o.Taint == "" {
+		return transcript.Taint{}, nil
+	}
+	return tool.ParseTaint(o.Taint)
 }
 
 // callResult is the --json output.

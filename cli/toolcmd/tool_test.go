@@ -5,12 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/testkit/cmdtest"
 )
 
@@ -28,6 +35,16 @@ func TestCallFlags(t *testing.T) {
 	if err := cmdtest.Execute(cmd, "fs_read", "-"); err != nil || got.Input != "-" {
 		t.Errorf("stdin input: %v %+v", err, got)
 	}
+	if got.Trifecta != "refuse" || got.surface().Taint != (transcript.Taint{}) {
+		t.Errorf("defaults: trifecta %q, taint %+v", got.Trifecta, got.surface().Taint)
+	}
+	cmd = NewCmdCall(&cmdkit.Env{}, func(_ context.Context, o *CallOptions) error { got = o; return nil })
+	if err := cmdtest.Execute(cmd, "web_fetch", "--taint", "untrusted,private", "--trifecta", "ask"); err != nil {
+		t.Fatal(err)
+	}
+	if spec := got.surface(); spec.Taint != (transcript.Taint{Private: true, Untrusted: true}) || spec.TaintWhy != "--taint private,untrusted" || spec.Trifecta != "ask" {
+		t.Errorf("--taint: %+v", spec)
+	}
 }
 
 func TestCallFlagsRefused(t *testing.T) {
@@ -43,6 +60,8 @@ func TestCallFlagsRefused(t *testing.T) {
 		{[]string{"fs_read", `{"a":1} {}`}, "trailing data"},
 		{[]string{"fs_read", "{"}, "not a JSON object"},
 		{[]string{"fs_read", "--yes", "--read-only"}, "contradict"},
+		{[]string{"fs_read", "--taint", "armed"}, `--taint: tool: unknown taint "armed"`},
+		{[]string{"fs_read", "--trifecta", "maybe"}, "--trifecta must be refuse, ask or off"},
 	} {
 		cmd := NewCmdCall(&cmdkit.Env{}, func(context.Context, *CallOptions) error { t.Error("ran despite bad usage"); return nil })
 		err := cmdtest.Execute(cmd, tc.args...)
@@ -119,5 +138,44 @@ func TestCallOutputOnATerminal(t *testing.T) {
 		case !tty && got != hostile:
 			t.Errorf("pipe: %q", got)
 		}
+	}
+}
+
+// TestCallTaint: a call that reaches the network, started by --taint in an
+// armed conversation, is refused and sends nothing; the controls: private
+// alone, or --trifecta off, send it.
+func TestCallTaint(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.RawQuery)
+		mu.Unlock()
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	ws := t.TempDir()
+	call := func(q string, args ...string) (string, error) {
+		var out bytes.Buffer
+		env := &cmdkit.Env{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}}
+		in := fmt.Sprintf(`{"url":%q}`, srv.URL+"/x?d="+q)
+		err := cmdtest.Execute(NewCmdCall(env, nil), append([]string{"web_fetch", in, "-w", ws, "--yes"}, args...)...)
+		return out.String(), err
+	}
+	var te *cmdkit.ToolError
+	out, err := call("armed", "--taint", "private,untrusted")
+	if !errors.As(err, &te) || !strings.HasPrefix(out, tool.RefusalPrefix+" the conversation holds private data (--taint private,untrusted)") {
+		t.Errorf("armed: %q %v, want the interlock's refusal", out, err)
+	}
+	for _, ctl := range [][]string{{"--taint", "private"}, {"--taint", "untrusted"}, {"--taint", "private,untrusted", "--trifecta", "off"}, nil} {
+		if out, err := call("sent", ctl...); err != nil {
+			t.Errorf("%q: %q %v", ctl, out, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, " ") != "d=sent d=sent d=sent d=sent" {
+		t.Errorf("the server received %q, want the four controls only", got)
 	}
 }

@@ -3,6 +3,8 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -20,6 +22,40 @@ func TaintOf(caps ...Capabilities) transcript.Taint {
 		t.Untrusted = t.Untrusted || c.External
 	}
 	return t
+}
+
+// TaintNames names a taint as "mecha tool call --taint" takes it:
+// "private,untrusted", "private", "untrusted", or "clean".
+func TaintNames(t transcript.Taint) string {
+	var names []string
+	if t.Private {
+		names = append(names, "private")
+	}
+	if t.Untrusted {
+		names = append(names, "untrusted")
+	}
+	if len(names) == 0 {
+		return "clean"
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseTaint parses TaintNames' words, separated by commas, in any order:
+// private, untrusted, clean (nothing).
+func ParseTaint(s string) (transcript.Taint, error) {
+	var t transcript.Taint
+	for _, w := range strings.Split(s, ",") {
+		switch strings.TrimSpace(w) {
+		case "private":
+			t.Private = true
+		case "untrusted":
+			t.Untrusted = true
+		case "clean":
+		default:
+			return transcript.Taint{}, fmt.Errorf("tool: unknown taint %q (want private, untrusted or both, comma separated, or clean)", w)
+		}
+	}
+	return t, nil
 }
 
 // Tracker accumulates the taint of the calls that actually ran, and what

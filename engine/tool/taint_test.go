@@ -67,3 +67,32 @@ func TestTrackerCountsOnlyCallsThatRan(t *testing.T) {
 		t.Errorf("Wrap does not preserve Spec and Capabilities")
 	}
 }
+
+// TestTaintNames: every taint named and parsed back; unknown words refused.
+func TestTaintNames(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		taint transcript.Taint
+		names string
+	}{
+		{transcript.Taint{}, "clean"},
+		{transcript.Taint{Private: true}, "private"},
+		{transcript.Taint{Untrusted: true}, "untrusted"},
+		{transcript.Taint{Private: true, Untrusted: true}, "private,untrusted"},
+	} {
+		if got := TaintNames(tc.taint); got != tc.names {
+			t.Errorf("TaintNames(%+v) = %q, want %q", tc.taint, got, tc.names)
+		}
+		if got, err := ParseTaint(tc.names); err != nil || got != tc.taint {
+			t.Errorf("ParseTaint(%q) = %+v, %v", tc.names, got, err)
+		}
+	}
+	if got, err := ParseTaint(" untrusted , private"); err != nil || !got.Private || !got.Untrusted {
+		t.Errorf("ParseTaint in another order: %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "armed", "private,", "secret"} {
+		if _, err := ParseTaint(bad); err == nil {
+			t.Errorf("ParseTaint(%q) accepted", bad)
+		}
+	}
+}

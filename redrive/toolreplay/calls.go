@@ -71,8 +71,20 @@ type Call struct {
 	// header or environment values); nil for a built-in tool.
 	Server *transcript.MCPServer
 	// Taint is the conversation's taint as the recording's checkpoints
-	// had it when the call was made (those written before its message).
+	// had it when the call was made (those written before its message),
+	// or private and untrusted when that is unknown (TaintUnknown).
 	Taint transcript.Taint
+	// TaintUnknown is true when the recording cannot say what the call's
+	// conversation held: no checkpoint follows its message (a build before
+	// checkpoints, checkpoints stripped, a run killed before its last), or
+	// the session was imported from another harness. Unknown provenance is
+	// never clean: Taint is then private and untrusted, as a resume starts.
+	TaintUnknown bool
+
+	// served is true for a tool_call record's call (an MCP client's, or a
+	// rerun's), whose conversation the recording never saw: its taint is
+	// the checkpoints', never made unknown.
+	served bool
 }
 
 // Why a call the recording did not run is not redone: the Note of such a
@@ -121,8 +133,10 @@ type Calls struct {
 	// mcp_servers, or its proxy upstream as one server.
 	servers  []transcript.MCPServer
 	upstream *transcript.MCPServer
-	// taint merges the checkpoints read so far.
-	taint transcript.Taint
+	// taint merges the checkpoints read so far; checked is the line of
+	// the last checkpoint.
+	taint   transcript.Taint
+	checked int
 }
 
 // UpstreamName is what the server of a proxy session recorded without
@@ -215,7 +229,7 @@ func Extract(path string) (*Calls, error) {
 		case *sessionview.Attach:
 			c.attach(it.Config)
 		case *sessionview.Checkpoint:
-			c.taint = it.Merged
+			c.taint, c.checked = it.Merged, it.Line()
 		case *sessionview.Reply:
 			for _, vc := range it.Calls {
 				c.add(it.Line(), vc)
@@ -228,12 +242,14 @@ func Extract(path string) (*Calls, error) {
 				vc.Name = mcpclient.ToolName(c.upstream.Name, vc.Name)
 			}
 			c.add(it.Line(), vc)
+			c.Calls[len(c.Calls)-1].served = true
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	c.unknownTaint()
 	if err := c.lostLines(totals.Skips); err != nil {
 		return nil, err
 	}
@@ -246,6 +262,17 @@ func Extract(path string) (*Calls, error) {
 		c.Source = SourceReconstructed
 	}
 	return c, nil
+}
+
+// unknownTaint makes the taint of each call the recording cannot vouch
+// for private and untrusted (see Call.TaintUnknown).
+func (c *Calls) unknownTaint() {
+	for i := range c.Calls {
+		call := &c.Calls[i]
+		if !call.served && (c.Meta.ImportedFrom != nil || call.Line > c.checked) {
+			call.Taint, call.TaintUnknown = transcript.Taint{Private: true, Untrusted: true}, true
+		}
+	}
 }
 
 // attach takes the MCP servers of a config record: the servers whose

@@ -233,8 +233,9 @@ func TestExtractTaint(t *testing.T) {
 		t.Fatalf("%d calls", len(c.Calls))
 	}
 	for i, w := range want {
-		if c.Calls[i].Taint != w {
-			t.Errorf("call %d: taint %+v, want %+v", i+1, c.Calls[i].Taint, w)
+		// The last message has no checkpoint after it: unknown.
+		if c.Calls[i].Taint != w || c.Calls[i].TaintUnknown != (i == 3) {
+			t.Errorf("call %d: taint %+v (unknown %v), want %+v", i+1, c.Calls[i].Taint, c.Calls[i].TaintUnknown, w)
 		}
 	}
 }
@@ -293,6 +294,51 @@ func TestServersRecordedCapabilities(t *testing.T) {
 	// Names this build does not know are never read as narrower.
 	if cfg := ServerConfig(transcript.MCPServer{Name: "m", Command: "x", ToolCapabilities: map[string][]string{"t": {"teleports"}}}); cfg.ToolCapabilities != nil {
 		t.Errorf("unknown names: %+v", cfg.ToolCapabilities)
+	}
+}
+
+// TestExtractTaintUnknown: a call no checkpoint vouches for is private and
+// untrusted: checkpoints stripped (or never written), the calls after the
+// last one, every call of an import; never a served call's.
+func TestExtractTaintUnknown(t *testing.T) {
+	t.Parallel()
+	armed := transcript.Taint{Private: true, Untrusted: true}
+	run := []transcript.Record{
+		user(transcript.TextBlock("go")),
+		assistant(use("a", "web_fetch", `{"url":"http://h/"}`)),
+		user(transcript.ToolResultBlock("a", "page", false)),
+		&transcript.Taint{Untrusted: true},
+		assistant(use("b", "fs_read", `{"path":"a"}`)),
+		user(transcript.ToolResultBlock("b", "A", false)),
+	}
+	imported := meta()
+	imported.ImportedFrom = &transcript.ImportedFrom{Harness: "claude-code"}
+	served := &transcript.ToolCall{ID: json.RawMessage(`1`), Tool: "fs_read", Arguments: json.RawMessage(`{"path":"a"}`), Content: json.RawMessage(`[{"type":"text","text":"A"}]`)}
+	for _, tc := range []struct {
+		name string
+		recs []transcript.Record
+		want []transcript.Taint
+	}{
+		{"covered", append(append([]transcript.Record{meta()}, run...), &transcript.Taint{Untrusted: true}), []transcript.Taint{{}, {Untrusted: true}}},
+		{"last uncovered", append([]transcript.Record{meta()}, run...), []transcript.Taint{{}, armed}},
+		{"stripped", []transcript.Record{meta(), run[0], run[1], run[2], run[4], run[5]}, []transcript.Taint{armed, armed}},
+		{"imported", append(append([]transcript.Record{imported}, run...), &transcript.Taint{Private: true, Untrusted: true}), []transcript.Taint{armed, armed}},
+		{"served", []transcript.Record{meta(), served}, []transcript.Taint{{}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Extract(file(t, tc.recs, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Calls) != len(tc.want) {
+				t.Fatalf("%d calls", len(c.Calls))
+			}
+			for i, w := range tc.want {
+				if got := c.Calls[i]; got.Taint != w || got.TaintUnknown != (w == armed) {
+					t.Errorf("call %d: taint %+v (unknown %v), want %+v", i+1, got.Taint, got.TaintUnknown, w)
+				}
+			}
+		})
 	}
 }
 

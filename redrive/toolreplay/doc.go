@@ -39,7 +39,12 @@
 // "mecha tool call --yes -w WS -- NAME -" with its input on standard input
 // from a here-document with a quoted delimiter that no line of the input
 // equals, so the input arrives byte for byte and nothing in it is
-// expanded. Everything recorded that reaches a comment goes through
+// expanded. Each call passes --taint with its Taint (none when clean), so
+// mecha tool call's interlock judges it as the run's would have: in an
+// armed conversation, a call that could send data out is refused and the
+// script stops there, whatever the recording's policy was; a comment
+// marks such calls (by ScriptOptions.Caps, an MCP tool declaring every
+// capability). Everything recorded that reaches a comment goes through
 // Comment (one line, no control characters); everything that reaches a
 // command line goes through Quote. The workspace is the script's first
 // argument, defaulting to the recorded one. A call that succeeded in the

@@ -146,7 +146,10 @@ func (o RerunOptions) judge(call Call, batch int) int {
 	if call.Line == 0 || call.Line != batch {
 		o.Tracker.Turn()
 	}
-	if !call.Taint.Clean() {
+	switch {
+	case call.TaintUnknown:
+		o.Tracker.Start(call.Taint, fmt.Sprintf("the recording, whose taint before call %d is unknown, so never clean", call.Index))
+	case !call.Taint.Clean():
 		o.Tracker.Start(call.Taint, fmt.Sprintf("the recording, before call %d", call.Index))
 	}
 	return call.Line

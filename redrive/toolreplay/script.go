@@ -54,16 +54,53 @@ func WriteScript(w io.Writer, c *Calls, o ScriptOptions) error {
 			fmt.Fprintf(bw, "# input: %s\n", Comment(textfmt.JSON(call.Input, 400)))
 			continue
 		}
+		if armed(call) {
+			if leak := mayLeak(call, o.Caps); leak != "" {
+				held := "the conversation held private data and untrusted content"
+				if call.TaintUnknown {
+					held = "the record cannot say what the conversation held (never clean)"
+				}
+				fmt.Fprintf(bw, "# armed: %s, and %s could\n", held, Comment(call.Name))
+				fmt.Fprintf(bw, "# send it out (%s): with --taint, mecha tool call's interlock refuses it if it can\n", Comment(leak))
+			}
+		}
 		body := strings.TrimSpace(string(call.Input))
 		if body == "" {
 			body = "{}"
 		}
 		delim := Delimiter(body)
-		fmt.Fprintf(bw, "call %d %s %s%s <<'%s'\n%s\n%s\n", call.Index, Quote(call.Name), expectWord(call.Expect), serverFlags(call.Server), delim, body, delim)
+		fmt.Fprintf(bw, "call %d %s %s%s%s <<'%s'\n%s\n%s\n", call.Index, Quote(call.Name), expectWord(call.Expect), taintFlag(call), serverFlags(call.Server), delim, body, delim)
 	}
 	flushGaps(len(c.Calls) + 1)
 	bw.WriteString("\nprintf 'replay: done, %s calls redone\\n' \"$calls\" >&2\n")
 	return bw.Flush()
+}
+
+// taintFlag is the --taint of "mecha tool call" that starts the call in
+// the conversation the recording had when the call was made ("" when it
+// was clean): the interlock judges it as the run's would have.
+func taintFlag(call Call) string {
+	if call.Taint.Clean() {
+		return ""
+	}
+	return " --taint=" + tool.TaintNames(call.Taint)
+}
+
+func armed(call Call) bool { return call.Taint.Private && call.Taint.Untrusted }
+
+// mayLeak says why the call's tool may send data out, by the capabilities
+// the interlock judges ("" when it cannot): an MCP tool started ad hoc
+// declares every capability, a tool mecha does not have may do anything.
+func mayLeak(call Call, caps func(string) (tool.Capabilities, bool)) string {
+	c := tool.Capabilities{ReachesNetwork: true}
+	known := call.Server != nil
+	if !known && caps != nil {
+		c, known = caps(call.Name)
+	}
+	if !known {
+		return "a tool mecha does not have here may do anything"
+	}
+	return tool.CanLeak(c)
 }
 
 // serverFlags are the flags of "mecha tool call" that start a recorded
@@ -145,13 +182,43 @@ func writeHeader(w *bufio.Writer, c *Calls, o ScriptOptions) {
 		p("# The recording keeps no environment or header values; ${VAR} in a\n")
 		p("# command, argument or URL is expanded from the environment of the run.\n")
 	}
+	if n, unknown := armedCalls(redone); n > 0 {
+		p("# armed:     %d %s made in a conversation holding private data and\n", n, textfmt.Plural(n, "call", "calls"))
+		if unknown > 0 {
+			p("#            untrusted content (for %d the record cannot say what it held):\n", unknown)
+		} else {
+			p("#            untrusted content:\n")
+		}
+		p("#            --taint=private,untrusted has the interlock refuse those that\n")
+		p("#            can send data out\n")
+	}
 	p("#\n")
 	p("# Usage: sh THIS_SCRIPT [WORKSPACE]   (default: the recorded workspace)\n")
 	p("# Every call runs with --yes: whoever runs this script has chosen to redo\n")
-	p("# them. The script stops at the first call that fails where the recording\n")
-	p("# succeeded; a call that failed in the recording may fail again. MECHA names\n")
-	p("# the mecha to run (default: mecha on the PATH).\n")
+	p("# them. A call the recording did not run (denied, or refused by the\n")
+	p("# interlock) is a comment. Each call passes --taint: what the recording's\n")
+	p("# conversation held when the model made it (private data, untrusted\n")
+	p("# content; both where the record cannot say), so mecha tool call's trifecta\n")
+	p("# interlock judges it as a run would: one that could send data out of an\n")
+	p("# armed conversation is refused, and the script stops there. The script\n")
+	p("# stops at the first call that fails where the recording succeeded; a call\n")
+	p("# that failed in the recording may fail again. MECHA names the mecha to run\n")
+	p("# (default: mecha on the PATH).\n")
 	p("\nrecorded=%s\n", Quote(c.Meta.Workspace))
+}
+
+// armedCalls counts the calls made in an armed conversation, and of them
+// those whose taint is unknown.
+func armedCalls(calls []Call) (n, unknown int) {
+	for _, c := range calls {
+		if armed(c) {
+			n++
+			if c.TaintUnknown {
+				unknown++
+			}
+		}
+	}
+	return n, unknown
 }
 
 // lossLine says in one line what was lost.
@@ -229,8 +296,8 @@ calls=0
 # call INDEX NAME EXPECT [FLAGS...]: redo one call, its JSON input on
 # standard input. EXPECT is how it ended in the recording: ok (a failure
 # now stops the script), failed (it may fail again) or unrecorded (its
-# result was never recorded: anything goes). FLAGS name the MCP server of
-# an MCP tool.
+# result was never recorded: anything goes). FLAGS are the taint the call
+# starts from (--taint) and the MCP server of an MCP tool.
 call() {
 	index=$1 name=$2 expect=$3
 	shift 3
