@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/sessionview"
 	viewhtml "github.com/mecha-agent/mecha/record/sessionview/html"
 
@@ -48,7 +49,10 @@ func NewCmdExport(env *cmdkit.Env, runF func(*ExportOptions) error) *cobra.Comma
         lines skipped.
 
 The format defaults to the extension of -o (.md, .html, .json), else md. The
-output goes to stdout, or replaces FILE whole (mode 0600). Each format is
+output goes to stdout, or replaces FILE whole (mode 0600). On a terminal,
+control characters and escape sequences from the transcript are shown as
+escapes (\x1b, \u202e), never sent to it; to a pipe or a file, every byte
+is kept. Each format is
 written as the transcript is read, never holding it whole.`,
 		Args: cmdkit.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -121,10 +125,25 @@ func exportRun(opts *ExportOptions) error {
 		return sessionview.WriteMarkdown(w, path, cfg.Prices, sessionview.MarkdownOptions{})
 	}
 	if opts.Output == "" || opts.Output == "-" {
-		return write(opts.Env.Out)
+		return toOut(opts.Env, write)
 	}
 	if opts.Format == "html" {
 		return writePage(opts.Output, page)
 	}
 	return writeFile(opts.Output, write)
+}
+
+// toOut writes to stdout: byte for byte to a pipe or a file; on a
+// terminal through textfmt.VisibleWriter, so that nothing the session
+// recorded (a file name, a tool name, an error) acts on the terminal.
+func toOut(env *cmdkit.Env, write func(io.Writer) error) error {
+	if !env.OutTTY {
+		return write(env.Out)
+	}
+	w := textfmt.VisibleWriter(env.Out)
+	err := write(w)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package sessionscmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/testkit/cmdtest"
 )
 
@@ -130,5 +132,57 @@ func TestExportFlags(t *testing.T) {
 	var ue *cmdkit.UsageError
 	if !errors.As(err, &ue) {
 		t.Errorf("view -o -: %v, want a usage error", err)
+	}
+}
+
+// TestExportToATerminal: a session whose title, file name, tool name and
+// error carry a set-title sequence, an OSC 52 clipboard write, a clear
+// screen and a bidi override is exported to a terminal with none of them
+// raw, in every format; to a pipe (the control) the Markdown keeps them.
+func TestExportToATerminal(t *testing.T) {
+	t.Parallel()
+	const attack = "\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\u202e"
+	for _, format := range []string{"md", "html", "json"} {
+		for _, tty := range []bool{true, false} {
+			env, out, home := exportEnv(t)
+			env.OutTTY = tty
+			path := filepath.Join(home, "sessions", "20260101T000000-0000e5c0.jsonl")
+			writeSession(t, path,
+				&transcript.Meta{Format: 1, ID: "20260101T000000-0000e5c0", Provider: "mock", Model: "m", Workspace: "/w", Title: "title " + attack},
+				&transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{transcript.TextBlock("go")}},
+				&transcript.Message{Role: transcript.RoleAssistant, Content: []transcript.Block{
+					transcript.ToolUseBlock("a", "fs_read", json.RawMessage(`{"path":"evil\u001b]0;fname\u0007.txt"}`)),
+					transcript.ToolUseBlock("b", "clip"+attack, json.RawMessage(`{}`))}},
+				&transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{
+					transcript.ToolResultBlock("a", "evil"+attack+".txt: no such file", true),
+					transcript.ToolResultBlock("b", "unknown tool clip"+attack, true)}})
+			if err := exportRun(&ExportOptions{Env: env, ID: "20260101T000000-0000e5c0", Format: format}); err != nil {
+				t.Fatalf("%s: %v", format, err)
+			}
+			got := out.String()
+			switch raw := strings.ContainsAny(got, "\x1b\x07\u202e"); {
+			case tty && raw:
+				t.Errorf("%s to a terminal: a raw control:\n%q", format, got)
+			case tty && format == "md" && !strings.Contains(got, `clip\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07`):
+				t.Errorf("%s to a terminal: the tool name is not shown escaped:\n%s", format, got)
+			case !tty && format == "md" && !strings.Contains(got, "clip"+attack):
+				t.Errorf("md to a pipe: the tool name is not kept byte for byte:\n%q", got)
+			}
+		}
+	}
+}
+
+func writeSession(t *testing.T, path string, recs ...transcript.Record) {
+	t.Helper()
+	var buf bytes.Buffer
+	for _, r := range recs {
+		b, err := transcript.Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(b)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -99,6 +99,53 @@ func writeHex(b *strings.Builder, prefix string, v uint32, digits int) {
 	}
 }
 
+// VisibleWriter returns a writer that passes text on as Visible makes it,
+// for output streamed to a terminal (a document written as it is read).
+// Writes may split a character or a CR LF: what is cut waits for the
+// next write, and Close passes on what is still held (escaped as Visible
+// escapes it alone: a lone CR, a character cut short).
+func VisibleWriter(w io.Writer) io.WriteCloser { return &visibleWriter{w: w} }
+
+type visibleWriter struct {
+	w    io.Writer
+	held []byte
+}
+
+func (v *visibleWriter) Write(p []byte) (int, error) {
+	src := p
+	if len(v.held) > 0 {
+		src = append(v.held, p...)
+	}
+	cut := len(src)
+	for i := len(src) - 1; i >= 0 && i >= len(src)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(src[i]) {
+			if !utf8.FullRune(src[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	if cut == len(src) && cut > 0 && src[cut-1] == '\r' {
+		cut-- // raw only before a newline, which may come next
+	}
+	out := Visible(string(src[:cut]))
+	v.held = append([]byte(nil), src[cut:]...)
+	if _, err := io.WriteString(v.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Close passes on what is held; it does not close the writer underneath.
+func (v *visibleWriter) Close() error {
+	if len(v.held) == 0 {
+		return nil
+	}
+	_, err := io.WriteString(v.w, Visible(string(v.held)))
+	v.held = nil
+	return err
+}
+
 // JSONWriter returns a writer that passes JSON text on with DEL, the C1
 // controls and the bidirectional formatting characters of Visible written
 // as \u escapes. encoding/json leaves those raw; in valid JSON they can

@@ -77,6 +77,30 @@ func FuzzVisible(f *testing.F) {
 	})
 }
 
+// TestVisibleWriter: text written in two pieces, split anywhere, comes out
+// as Visible makes it whole: a character or a CR LF cut between writes
+// survives, a lone CR or a character cut short at the end is escaped.
+func TestVisibleWriter(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"title \x1b]0;pwned\x07 clip \x1b]52;c;cHduZWQ=\x07 \x1b[2J \u202eé ✓ 日本\r\nend\r",
+		"a\xe6\x97", // cut short at the end
+		"\xff\xfe ok \u009b",
+	} {
+		want := Visible(in)
+		for split := 0; split <= len(in); split++ {
+			var out strings.Builder
+			w := VisibleWriter(&out)
+			w.Write([]byte(in[:split]))
+			w.Write([]byte(in[split:]))
+			w.Close()
+			if out.String() != want {
+				t.Fatalf("%q split at %d: %q, want %q", in, split, out.String(), want)
+			}
+		}
+	}
+}
+
 // TestJSONWriter: what encoding/json leaves raw is escaped, the JSON means
 // the same, and a character split between writes survives.
 func TestJSONWriter(t *testing.T) {
