@@ -159,6 +159,14 @@ func (e *Env) ForOut(text string) string {
 	return text
 }
 
+// ForErr is text as Err may be given it, as ForOut is for Out.
+func (e *Env) ForErr(text string) string {
+	if e.ErrTTY {
+		return textfmt.Visible(text)
+	}
+	return text
+}
+
 // LoadSession resolves arg (as ResolveSession does), loads the session
 // tolerantly and notes on Err a header that claims another id. It returns
 // the session and its Ref.

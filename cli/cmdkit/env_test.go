@@ -1,6 +1,7 @@
 package cmdkit
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,5 +50,29 @@ func TestForOut(t *testing.T) {
 	}
 	if got := (&Env{}).ForOut(hostile); got != hostile {
 		t.Errorf("pipe: %q", got)
+	}
+	if got := (&Env{ErrTTY: true}).ForErr(hostile); got != `a\x1b]0;t\x07b`+"\n" {
+		t.Errorf("stderr a terminal: %q", got)
+	}
+	if got := (&Env{OutTTY: true}).ForErr(hostile); got != hostile {
+		t.Errorf("stderr a pipe: %q", got)
+	}
+}
+
+// TestWriteJSON: what encoding/json leaves raw (a bidi override, a C1
+// control) is written as a \u escape; the value decodes the same.
+func TestWriteJSON(t *testing.T) {
+	t.Parallel()
+	in := map[string]string{"t": "a\x1b]0;t\x07\u202eb\u009b"}
+	var out strings.Builder
+	if err := WriteJSON(&out, in); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(out.String(), "\x1b\x07\u202e\u009b") {
+		t.Errorf("a raw control: %q", out.String())
+	}
+	var back map[string]string
+	if err := json.Unmarshal([]byte(out.String()), &back); err != nil || back["t"] != in["t"] {
+		t.Errorf("decoded %q, %v", back, err)
 	}
 }

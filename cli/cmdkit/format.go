@@ -13,12 +13,19 @@ import (
 // NewStyle returns the style of output to e.Out.
 func NewStyle(e *Env) textfmt.Style { return textfmt.Style{On: e.Color()} }
 
-// WriteJSON writes v as indented JSON, without HTML escaping.
+// WriteJSON writes v as indented JSON, without HTML escaping, with DEL,
+// C1 controls and bidi formatting written as \u escapes (textfmt.JSONWriter;
+// encoding/json already escapes the C0 controls): the same JSON for a
+// program, inert on a terminal.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	jw := textfmt.JSONWriter(w)
+	enc := json.NewEncoder(jw)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return jw.Close()
 }
 
 // Table lays out rows in columns, left-aligned except the columns listed

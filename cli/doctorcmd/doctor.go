@@ -162,9 +162,10 @@ func writeText(w io.Writer, r *Report) {
 		width = max(width, len(c.Name))
 	}
 	for _, c := range r.Checks {
-		fmt.Fprintf(w, "%-4s  %-*s  %s\n", c.Status, width, c.Name, textfmt.OneLine(c.Detail))
+		// A detail may quote an MCP server or a configuration file.
+		fmt.Fprintf(w, "%-4s  %-*s  %s\n", c.Status, width, textfmt.VisibleLine(c.Name), textfmt.VisibleLine(c.Detail))
 		if c.Fix != "" {
-			fmt.Fprintf(w, "%-4s  %-*s  fix: %s\n", "", width, "", textfmt.OneLine(c.Fix))
+			fmt.Fprintf(w, "%-4s  %-*s  fix: %s\n", "", width, "", textfmt.VisibleLine(c.Fix))
 		}
 	}
 	switch {

@@ -122,7 +122,7 @@ func importRun(opts *Options) error {
 		if err != nil {
 			// One file that cannot be read does not stop the others.
 			failed++
-			fmt.Fprintf(env.Err, "import: %s: %v\n", p, err)
+			fmt.Fprintf(env.Err, "import: %s\n", env.ForErr(fmt.Sprintf("%s: %v", p, err)))
 			continue
 		}
 		if opts.JSON {
@@ -131,7 +131,7 @@ func importRun(opts *Options) error {
 			}
 			continue
 		}
-		fmt.Fprintf(env.Out, "%s %s: %s (%d messages, %d calls", res.ID, res.Status, res.Source, res.Messages, res.Calls)
+		fmt.Fprintf(env.Out, "%s %s: %s (%d messages, %d calls", res.ID, res.Status, env.ForOut(res.Source), res.Messages, res.Calls)
 		if res.Approximate > 0 {
 			fmt.Fprintf(env.Out, ", %d mapped approximately", res.Approximate)
 		}

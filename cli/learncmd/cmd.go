@@ -83,7 +83,7 @@ func distillRun(ctx context.Context, opts *DistillOptions) error {
 		if r.Private {
 			priv = " [private]"
 		}
-		fmt.Fprintf(opts.Env.Out, "- %s (from: %s)%s\n", r.Text, strings.Join(r.From, ", "), priv)
+		fmt.Fprintf(opts.Env.Out, "- %s (from: %s)%s\n", opts.Env.ForOut(r.Text), strings.Join(r.From, ", "), priv)
 	}
 	return nil
 }
@@ -180,7 +180,7 @@ func learnRun(ctx context.Context, opts *LearnOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.Env.Err, "forget rule %d: %s\n", opts.Forget, r.Text)
+		fmt.Fprintf(opts.Env.Err, "forget rule %d: %s\n", opts.Forget, opts.Env.ForErr(r.Text))
 		// Removing a rule needs no confirmation: it was asked for by number.
 		return confirmAndWrite(opts, path, before, f.String(), false)
 	default:
@@ -200,7 +200,7 @@ func learnRun(ctx context.Context, opts *LearnOptions) error {
 // when ask is true.
 func confirmAndWrite(opts *LearnOptions, path, before, after string, ask bool) error {
 	env := opts.Env
-	fmt.Fprint(env.Out, learn.Diff(before, after, RulesFile))
+	fmt.Fprint(env.Out, env.ForOut(learn.Diff(before, after, RulesFile)))
 	switch {
 	case opts.DryRun:
 		fmt.Fprintln(env.Err, "dry run: nothing written")
@@ -252,7 +252,7 @@ func list(env *cmdkit.Env, f *learn.File) error {
 		return nil
 	}
 	for i, r := range rules {
-		fmt.Fprintf(env.Out, "%d. %s\n", i+1, r.Text)
+		fmt.Fprintf(env.Out, "%d. %s\n", i+1, env.ForOut(r.Text))
 		src := "written by hand"
 		if len(r.From) > 0 {
 			src = "from " + strings.Join(r.From, ", ")

@@ -110,7 +110,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 		}
 		return err
 	}
-	fmt.Fprintln(opts.Env.Out, res.Content)
+	fmt.Fprintln(opts.Env.Out, opts.Env.ForOut(res.Content))
 	if res.IsError {
 		return fmt.Errorf("mcp: %s of server %q returned an error result", opts.Tool, opts.Server)
 	}

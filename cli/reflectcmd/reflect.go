@@ -86,7 +86,7 @@ func reflectRun(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("reflect: %w", err)
 	}
 	Note(opts.Env, res)
-	fmt.Fprintln(opts.Env.Out, res.Text)
+	fmt.Fprintln(opts.Env.Out, opts.Env.ForOut(res.Text))
 	return nil
 }
 

@@ -323,9 +323,9 @@ func printRegress(w io.Writer, st textfmt.Style, sum regressSummary) {
 			}
 		}
 		if r.Error != "" {
-			first = textfmt.Clip(r.Error, 80)
+			first = textfmt.Clip(textfmt.VisibleLine(r.Error), 80)
 		}
-		t.Add(r.ID, textfmt.Clip(textfmt.OneLine(r.Title), 40), r.Status, calls, first)
+		t.Add(r.ID, textfmt.Clip(textfmt.VisibleLine(r.Title), 40), r.Status, calls, first)
 	}
 	t.Write(w, st)
 	fmt.Fprintf(w, "\n%d pinned: %d clean, %d diverged, %d refused, %d failed\n", sum.Pins, sum.Clean, sum.Diverged, sum.Refused, sum.Failed)

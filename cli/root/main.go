@@ -59,7 +59,8 @@ func Run(ctx context.Context, env *cmdkit.Env, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	if msg := textfmt.OneLine(err.Error()); msg != "" {
+	// An error may quote what a tool said or a session recorded.
+	if msg := textfmt.OneLine(env.ForErr(err.Error())); msg != "" {
 		fmt.Fprintln(env.Err, "mecha: "+msg)
 	}
 	return ExitCode(err)

@@ -191,7 +191,7 @@ func printStats(opts *StatsOptions, out []statsRow, sessions int) error {
 		} else {
 			unpriced++
 		}
-		t.Add(r.Provider, r.Model, textfmt.Count(r.Sessions), sum(textfmt.Sum(r.Turns)), sum(textfmt.Sum(r.InputTokens)), sum(textfmt.Sum(r.OutputTokens)),
+		t.Add(textfmt.VisibleLine(r.Provider), textfmt.VisibleLine(r.Model), textfmt.Count(r.Sessions), sum(textfmt.Sum(r.Turns)), sum(textfmt.Sum(r.InputTokens)), sum(textfmt.Sum(r.OutputTokens)),
 			sum(textfmt.Sum(r.CacheReadTokens)), sum(textfmt.Sum(r.CacheWriteTokens)), cost)
 	}
 	st := cmdkit.NewStyle(opts.Env)

@@ -12,6 +12,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/internal/textfmt"
 )
 
 // ListOptions are the options of "mecha tool list".
@@ -99,8 +100,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	tab := cmdkit.Table{}
 	tab.Add("TOOL", "CAPABILITIES", "DESCRIPTION")
 	for _, l := range out {
+		// A description is an MCP server's words: shown, never acted on.
 		first, _, _ := strings.Cut(l.Description, "\n")
-		tab.Add(l.Name, capsText(reg, l.Name), first)
+		tab.Add(textfmt.VisibleLine(l.Name), capsText(reg, l.Name), textfmt.VisibleLine(first))
 	}
 	if err := tab.Write(opts.Env.Out, cmdkit.NewStyle(opts.Env)); err != nil {
 		return err

@@ -121,7 +121,7 @@ func (d *dispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run
 		}
 		rec := d.recorded[pos]
 		d.replayed++
-		fmt.Fprintf(d.log, "↺ %s %s (recorded result)\n", c.Name, textfmt.JSON(c.Input, 200))
+		fmt.Fprintf(d.log, "↺ %s %s (recorded result)\n", textfmt.VisibleLine(c.Name), textfmt.VisibleLine(textfmt.JSON(c.Input, 200)))
 		if !rec.HasResult {
 			out[i] = tool.Result{Content: NoRecordedResult, IsError: true}
 			continue

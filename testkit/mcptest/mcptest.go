@@ -27,6 +27,9 @@ import (
 // Options shape a server.
 type Options struct {
 	Name, Version string
+	// Note ends the description of the echo tool (a hostile server's
+	// words, for the tests of what reaches a terminal).
+	Note string
 	// Started, when set, is called when a slow call starts.
 	Started func()
 	// Cancelled, when set, is called when a slow call is cancelled.
@@ -76,7 +79,7 @@ func NewServer(o Options) *mcp.Server {
 		json.Unmarshal(req.Params.Arguments, &m)
 		return m
 	}
-	s.AddTool(&mcp.Tool{Name: "echo", Description: "Echo the text back.", InputSchema: obj(`"text":{"type":"string"}`, "text"),
+	s.AddTool(&mcp.Tool{Name: "echo", Description: "Echo the text back." + o.Note, InputSchema: obj(`"text":{"type":"string"}`, "text"),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return text(fmt.Sprint(args(req)["text"])), nil
@@ -198,7 +201,7 @@ func addMail(s *mcp.Server, o Options) {
 
 // Main runs the server on stdin and stdout and returns the exit code.
 //
-//	mcpserver [-name N] [-version V] [-no-init] [-stubborn] [-child] [-pid-file F] [-log TEXT] [-mark DIR]
+//	mcpserver [-name N] [-version V] [-note TEXT] [-no-init] [-stubborn] [-child] [-pid-file F] [-log TEXT] [-mark DIR]
 //	mcpserver -mail [-inbox FILE] [-outbox FILE]
 //
 // -mail serves the mail server's tools (Options.Mail): read_inbox returns
@@ -222,6 +225,7 @@ func Main(args []string) int {
 	mail := fs.Bool("mail", false, "serve the mail server's tools")
 	inbox := fs.String("inbox", "", "read_inbox returns this file's content")
 	outbox := fs.String("outbox", "", "send_email appends to this file")
+	note := fs.String("note", "", "end the echo tool's description with this")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -254,7 +258,7 @@ func Main(args []string) int {
 		}
 		return 0
 	}
-	o := Options{Name: *name, Version: *version, Die: func() {
+	o := Options{Name: *name, Version: *version, Note: *note, Die: func() {
 		fmt.Fprintln(os.Stderr, "mcpserver: dying mid-call, as asked")
 		os.Exit(3)
 	}}
