@@ -10,7 +10,7 @@ import (
 	"github.com/mecha-agent/mecha/engine/tool"
 )
 
-const cutCanary = "CANARY-cut-0123456789abcdef"
+const cutCanary = "CANARY-cut-zqxjvkwyqzjxkvwy" // no digits: a fragment must not match a port in a URL
 
 var cutSecrets = []tool.Secret{{Name: "DB_PASS", Value: cutCanary}}
 
