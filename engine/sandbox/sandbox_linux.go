@@ -73,7 +73,7 @@ func confineAndExec(p policy) int {
 	// The restrictions below apply to the thread that execs (and, for
 	// Landlock and TSYNC, to all the others); keep this goroutine on it.
 	runtime.LockOSThread()
-	if probe().Landlock < 1 {
+	if !probe().hasLandlock() {
 		fmt.Fprintln(os.Stderr, "mecha sandbox: this kernel has no Landlock; the command was not run")
 		return 126
 	}
