@@ -128,7 +128,18 @@ func TestReadDirTotalsMatchesFullScan(t *testing.T) {
 	if want := len(v1Fixtures(t)) + 12; len(all) != want {
 		t.Fatalf("%d sessions, want %d", len(all), want)
 	}
-	for _, g := range all {
+	listed, err := List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(listed.Sessions) != len(all) {
+		t.Fatalf("List: %d sessions, ReadDirTotals: %d", len(listed.Sessions), len(all))
+	}
+	for i, g := range all {
+		// The same sessions as List, in the same order, with their headers.
+		if l := listed.Sessions[i]; !reflect.DeepEqual(g.Info, l) {
+			t.Errorf("session %d: %+v, List has %+v", i, g.Info, l)
+		}
 		turns, stop, finished := fullTotals(t, g.Path)
 		if g.Err != nil || g.Turns != turns || g.Stop != stop || g.Finished != finished {
 			t.Errorf("%s (tail %v): %d %q %v, full scan %d %q %v", filepath.Base(g.Path), g.Tail, g.Turns, g.Stop, g.Finished, turns, stop, finished)
