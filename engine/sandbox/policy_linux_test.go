@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"reflect"
+	"syscall"
 	"testing"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -62,6 +63,24 @@ func TestIsHelper(t *testing.T) {
 	} {
 		if got := IsHelper(tc.args); got != tc.want {
 			t.Errorf("IsHelper(%q) = %v", tc.args, got)
+		}
+	}
+}
+
+// TestLandlockABI: the version a kernel without Landlock reports (-1 and
+// an errno) is ABI 0, never a negative number in a note.
+func TestLandlockABI(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v    int
+		err  error
+		want int
+	}{
+		{7, nil, 7}, {1, nil, 1}, {0, nil, 0},
+		{-1, syscall.ENOSYS, 0}, {-1, syscall.EOPNOTSUPP, 0}, {3, syscall.EINVAL, 0}, {-1, nil, 0},
+	} {
+		if got := landlockABI(tc.v, tc.err); got != tc.want {
+			t.Errorf("landlockABI(%d, %v) = %d, want %d", tc.v, tc.err, got, tc.want)
 		}
 	}
 }
