@@ -80,3 +80,17 @@ func TestReplayReportsAFailedSync(t *testing.T) {
 		t.Errorf("Replay = %v, want the failed sync", err)
 	}
 }
+
+// TestReplayFailingMidwayReportsWhatRan: a replay whose model fails in the
+// second attach still reports the calls of the first it replayed, beside
+// the error.
+func TestReplayFailingMidwayReportsWhatRan(t *testing.T) {
+	t.Parallel()
+	rep, _, err := run(t, ModeStop, cleanAnswers()[:2]...) // the second attach finds the script exhausted
+	if err == nil || !strings.Contains(err.Error(), "script exhausted") {
+		t.Fatalf("Replay = %v, want the model's failure", err)
+	}
+	if rep.CallsReplayed != 2 || len(rep.Replayed) == 0 {
+		t.Errorf("report of a failed replay: replayed %d calls, %d steps; want 2 and the steps", rep.CallsReplayed, len(rep.Replayed))
+	}
+}
