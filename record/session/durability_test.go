@@ -51,7 +51,7 @@ func (l *fsyncs) take() []string {
 // waitFor waits until n fsyncs happened since the last take.
 func (l *fsyncs) waitFor(t *testing.T, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		l.mu.Lock()
 		got := len(l.calls)
 		l.mu.Unlock()
@@ -141,7 +141,7 @@ func TestBackgroundSyncs(t *testing.T) {
 	l := &fsyncs{hold: hold}
 	st := &Store{Dir: dir, Now: fixedNow, BackgroundSync: true, fsync: l.fsync}
 	var w *Writer
-	within(t, 2*time.Second, "Create", "it waits for the fsync", func() {
+	within(t, 5*time.Second, "Create", "it waits for the fsync", func() {
 		var err error
 		if w, err = st.Create(transcript.Meta{Title: "bg"}); err != nil {
 			t.Error(err)
@@ -162,7 +162,7 @@ func TestBackgroundSyncs(t *testing.T) {
 	if err := w.Append(numbered("bg", 0, 10)); err != nil {
 		t.Fatal(err)
 	}
-	within(t, 2*time.Second, "Sync", "it waits for the fsync", func() {
+	within(t, 5*time.Second, "Sync", "it waits for the fsync", func() {
 		if err := w.Sync(); err != nil {
 			t.Error(err)
 		}
