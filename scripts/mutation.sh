@@ -11,6 +11,10 @@
 #   scripts/mutation.sh ./engine/tool    # these packages only
 #   SEED=7 N=40 scripts/mutation.sh      # another sample, a larger one
 #
+# With no packages named it then runs the hand-written mutants of
+# testkit/mutate/issue27.mutants (the durability and security lines issue
+# 27 found surviving), and exits 1 unless every one of them is killed.
+#
 # The sandbox's helper runs in child processes, which coverage does not
 # see, so its package is sampled over all mutants (-cover=false). With
 # -p 1 (P=1) and 25 mutants a package, the whole run takes about 20
@@ -47,4 +51,8 @@ if [ ${#covered[@]} -gt 0 ]; then
 fi
 if [ ${#uncovered[@]} -gt 0 ]; then
 	"$bin/mutate" "${flags[@]}" -cover=false "${uncovered[@]}"
+fi
+if [ $# -eq 0 ]; then
+	echo
+	"$bin/mutate" -p "$p" -listed testkit/mutate/issue27.mutants
 fi

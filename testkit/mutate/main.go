@@ -69,11 +69,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	match := fs.String("match", "", "only mutants whose file:line (relative) matches this regexp")
 	timeout := fs.Duration("timeout", 0, "go test -timeout of each mutant (0: 3 × the unmutated run + 1m)")
 	dry := fs.Bool("dry", false, "list the sample without running it")
+	list := fs.String("listed", "", "run the hand-written mutants of this file instead (see listed.go); exit 1 unless all are killed")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: mutate [flags] PKG...")
+	if fs.NArg() == 0 && *list == "" {
+		fmt.Fprintln(stderr, "usage: mutate [flags] PKG... | mutate -listed FILE")
 		return 2
 	}
 	o := options{seed: *seed, n: *n, p: *p, cover: *cover, timeout: *timeout, dry: *dry, goCmd: "go"}
@@ -93,6 +94,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer os.RemoveAll(tmp)
 	o.tmp = tmp
 	ctx := context.Background()
+	if *list != "" {
+		all, err := runListed(ctx, o, *list, stdout)
+		if err != nil {
+			fmt.Fprintln(stderr, "mutate:", err)
+			return 1
+		}
+		if !all {
+			return 1
+		}
+		return 0
+	}
 	var reports []pkgReport
 	for _, pkg := range fs.Args() {
 		r, err := mutatePackage(ctx, o, pkg, stdout)

@@ -81,3 +81,19 @@ func TestCoverage(t *testing.T) {
 		}
 	}
 }
+
+func TestReadListed(t *testing.T) {
+	ls, err := readListed(strings.NewReader("# a comment\nwhy: it breaks\nfile: a/b.go\nold: \"x < 1\"\nnew: \"x <= 1\"\n\nfile: a/c.go\nold: \"f()\\n\"\nnew: \"\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []listed{{why: "it breaks", file: "a/b.go", old: "x < 1", new: "x <= 1"}, {file: "a/c.go", old: "f()\n"}}
+	if !slices.Equal(ls, want) {
+		t.Errorf("readListed = %+v, want %+v", ls, want)
+	}
+	for _, bad := range []string{"file: a.go\n", "old: \"x\"\n", "file: a.go\nold: x\n", "oops\n", "size: 3\n"} {
+		if _, err := readListed(strings.NewReader(bad)); err == nil {
+			t.Errorf("readListed(%q) accepted", bad)
+		}
+	}
+}
