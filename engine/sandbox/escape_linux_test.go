@@ -16,12 +16,12 @@ import (
 // confined is the default: Landlock with the network cut.
 var confined = sandbox.Setting{Mode: sandbox.ModeLandlock}
 
+// requireSandbox fails the test when the probe finds no Landlock or
+// seccomp, unless MECHA_ALLOW_NO_SANDBOX=1 lets it skip (see
+// sandboxtest.Require): a mis-probed kernel must not pass as skips.
 func requireSandbox(t *testing.T) {
 	t.Helper()
-	sup := sandbox.Probe()
-	if sup.Landlock < 1 || !sup.Seccomp {
-		t.Skipf("this kernel cannot sandbox (Landlock ABI %d, seccomp %v)", sup.Landlock, sup.Seccomp)
-	}
+	sandboxtest.Require(t, sandbox.Probe())
 }
 
 // box is a workspace and a private temporary directory, with a home and
@@ -242,6 +242,12 @@ func TestNetworkOn(t *testing.T) {
 	if _, err := b.run(t, net, `echo x > "$HOME/pwned"`); err == nil || exists(filepath.Join(b.home, "pwned")) {
 		t.Fatal("with the network on, a write outside the workspace succeeded")
 	}
+	// A path-named Unix socket outside the workspace too (from Landlock ABI
+	// 9 on, connecting to one is a file-system right the helper grants).
+	u := sandboxtest.Listen(t, "unix", filepath.Join(b.outside, "s.sock"))
+	if out, err := b.run(t, net, "$PROBE unix "+u.Addr+" hello"); err != nil || !u.Received("hello", 2*time.Second) {
+		t.Fatalf("with the network on, a Unix socket connection failed: %v\n%s", err, out)
+	}
 }
 
 // TestConfinedWorks: what a command needs still works confined.
@@ -275,5 +281,10 @@ func TestHelperFailsClosed(t *testing.T) {
 	var ee *exec.ExitError
 	if !errorsAs(err, &ee) || ee.ExitCode() != 126 || exists(marker) {
 		t.Fatalf("err %v, ran %v\n%s", err, exists(marker), out)
+	}
+	// It says why, in one line.
+	if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, "mecha sandbox: landlock: ") ||
+		!strings.HasSuffix(got, "; the command was not run") || strings.Contains(got, "\n") {
+		t.Errorf("the helper's refusal: %q", got)
 	}
 }

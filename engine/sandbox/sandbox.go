@@ -45,6 +45,11 @@ type Support struct {
 // Probe returns what this kernel supports.
 func Probe() Support { return probe() }
 
+// hasLandlock reports whether the kernel has Landlock at all: any ABI,
+// the first included, confines. Resolve and the helper both ask it, so
+// that what the setting claims and what the helper applies agree.
+func (s Support) hasLandlock() bool { return s.Landlock >= 1 }
+
 // ParseMode checks a --sandbox value.
 func ParseMode(s string) (string, error) {
 	switch s {
@@ -61,7 +66,7 @@ func Resolve(want Setting, sup Support) (Setting, string) {
 	if want.Mode == ModeNone {
 		return None, ""
 	}
-	if sup.Landlock < 1 {
+	if !sup.hasLandlock() {
 		return None, "sandbox: this kernel has no Landlock; the shell runs unconfined (sandbox none, network on)"
 	}
 	got := Setting{Mode: ModeLandlock, Network: want.Network}

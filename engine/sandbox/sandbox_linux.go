@@ -12,11 +12,16 @@ import (
 )
 
 func probe() Support {
-	v, err := ll.LandlockGetABIVersion()
+	return Support{Landlock: landlockABI(ll.LandlockGetABIVersion()), Seccomp: seccomp.Supported()}
+}
+
+// landlockABI is the ABI version the kernel reported, 0 when it reported
+// none (the call fails with -1 on a kernel without Landlock).
+func landlockABI(v int, err error) int {
 	if err != nil || v < 0 {
-		v = 0
+		return 0
 	}
-	return Support{Landlock: v, Seccomp: seccomp.Supported()}
+	return v
 }
 
 // devices are the character devices commands may write besides the
@@ -73,7 +78,7 @@ func confineAndExec(p policy) int {
 	// The restrictions below apply to the thread that execs (and, for
 	// Landlock and TSYNC, to all the others); keep this goroutine on it.
 	runtime.LockOSThread()
-	if probe().Landlock < 1 {
+	if !probe().hasLandlock() {
 		fmt.Fprintln(os.Stderr, "mecha sandbox: this kernel has no Landlock; the command was not run")
 		return 126
 	}

@@ -47,12 +47,19 @@ func LockPath(path string) string { return strings.TrimSuffix(path, Ext) + ".loc
 // Acquire takes the lock of the session at path (which need not exist
 // yet: Create takes it before creating the file), or fails at once with a
 // *BusyError when another process holds it.
-func Acquire(path string) (*Lock, error) {
+func Acquire(path string) (*Lock, error) { return acquire(path, nil) }
+
+// acquire is Acquire; opened, when not nil, is called between opening the
+// lock file and locking it (tests use it to replace the file there).
+func acquire(path string, opened func()) (*Lock, error) {
 	lp := LockPath(path)
 	for range 100 {
 		f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("session: lock: %w", err)
+		}
+		if opened != nil {
+			opened()
 		}
 		fd := int(f.Fd())
 		if err := flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {

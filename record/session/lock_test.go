@@ -60,3 +60,57 @@ func TestOneWriterAtATime(t *testing.T) {
 		t.Error("Acquire followed a symlinked lock file")
 	}
 }
+
+// TestLockFileReplacedWhileTaken: a lock file replaced between its opening
+// and its flock (its holder released it, removing it, and another took a
+// new one) is not held: the lock is taken afresh at the path, so two
+// holders never both succeed.
+func TestLockFileReplacedWhileTaken(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "20260805T091500-00000001"+Ext)
+	t.Run("replaced and held by another", func(t *testing.T) {
+		var other *Lock
+		_, err := acquire(path, func() {
+			if other != nil {
+				return
+			}
+			// The file just opened is removed and a new one taken.
+			var err error
+			if err = os.Remove(LockPath(path)); err == nil {
+				other, err = Acquire(path)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+		var busy *BusyError
+		if !errors.As(err, &busy) || busy.PID != os.Getpid() {
+			t.Errorf("acquire of a lock file replaced and held meanwhile: %v; want busy", err)
+		}
+		other.Release()
+	})
+	t.Run("removed", func(t *testing.T) {
+		if _, err := os.Create(LockPath(path)); err != nil { // a dead holder's
+			t.Fatal(err)
+		}
+		removed := false
+		l, err := acquire(path, func() {
+			if !removed {
+				removed = true
+				os.Remove(LockPath(path))
+			}
+		})
+		if err != nil {
+			t.Fatalf("acquire of a lock file removed meanwhile: %v", err)
+		}
+		defer l.Release()
+		// What was taken is the file at the path: nobody else gets it.
+		if _, err := os.Stat(LockPath(path)); err != nil {
+			t.Errorf("no lock file at the path: %v", err)
+		}
+		if other, err := Acquire(path); err == nil {
+			other.Release()
+			t.Error("two holders: a lock on a removed file was kept")
+		}
+	})
+}

@@ -128,3 +128,19 @@ func FuzzSearchPrefilter(f *testing.F) {
 		}
 	})
 }
+
+// TestSearchAnyKeyOrder: a record whose kind is not its first key (written
+// by another tool) is searched like any other: a message is, a config is
+// not.
+func TestSearchAnyKeyOrder(t *testing.T) {
+	t.Parallel()
+	head := strings.SplitN(searchFixture, "\n", 2)[0] + "\n"
+	content := head +
+		`{"role":"user","record":"message","content":[{"type":"text","text":"needle out of order"}]}` + "\n" +
+		`{"tools":[{"name":"needle"}],"record":"config"}` + "\n" +
+		`{"record":"message","role":"assistant","content":[{"type":"text","text":"needle in order"}]}` + "\n"
+	got := hitsOf(t, searchFile(t, content), NewLiteralQuery("needle"))
+	if want := "2|user||text|needle 4|assistant||text|needle"; strings.Join(got, " ") != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

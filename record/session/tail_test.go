@@ -12,14 +12,27 @@ import (
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
-// fullTotals is the oracle: the totals of a file read whole.
+// fullTotals is the oracle: the totals of a file read whole, line by
+// line, with none of the code under test: every line after the header
+// that decodes as a summary (the last one too when it lacks its newline
+// but is whole) adds its turns (the fixtures stay far from
+// saturation), the last one's stop reason is the stop, and a session is
+// finished when it has any.
 func fullTotals(t *testing.T, path string) (turns int, stop string, finished bool) {
 	t.Helper()
-	_, sums, err := ReadSummaries(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sumTotals(sums)
+	for _, line := range strings.Split(string(data), "\n")[1:] { // after the header
+		rec, err := transcript.Decode([]byte(line))
+		if s, ok := rec.(*transcript.Summary); ok && err == nil {
+			turns += s.Turns
+			stop = s.StopReason
+			finished = true
+		}
+	}
+	return turns, stop, finished
 }
 
 // TestReadDirTotalsTail: the last line answers only when it is a complete
@@ -115,7 +128,18 @@ func TestReadDirTotalsMatchesFullScan(t *testing.T) {
 	if want := len(v1Fixtures(t)) + 12; len(all) != want {
 		t.Fatalf("%d sessions, want %d", len(all), want)
 	}
-	for _, g := range all {
+	listed, err := (&Store{Dir: dir}).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(listed.Sessions) != len(all) {
+		t.Fatalf("List: %d sessions, ReadDirTotals: %d", len(listed.Sessions), len(all))
+	}
+	for i, g := range all {
+		// The same sessions as List, in the same order, with their headers.
+		if l := listed.Sessions[i]; !reflect.DeepEqual(g.Info, l) {
+			t.Errorf("session %d: %+v, List has %+v", i, g.Info, l)
+		}
 		turns, stop, finished := fullTotals(t, g.Ref.Path())
 		if g.Err != nil || g.Turns != turns || g.Stop != stop || g.Finished != finished {
 			t.Errorf("%s (tail %v): %d %q %v, full scan %d %q %v", filepath.Base(g.Ref.Path()), g.Tail, g.Turns, g.Stop, g.Finished, turns, stop, finished)

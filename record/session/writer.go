@@ -30,6 +30,10 @@ type Store struct {
 	// background (see Writer.SyncInBackground), the new file and its
 	// directory included.
 	BackgroundSync bool
+
+	// fsync makes a file or a directory durable; nil: (*os.File).Sync.
+	// Tests replace it to see which fsyncs happen.
+	fsync func(*os.File) error
 }
 
 func (s *Store) now() time.Time {
@@ -83,7 +87,7 @@ func clipHeader(m *transcript.Meta) {
 // clipped with a mark: the writer never writes a header a reader refuses.
 func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
 	clipHeader(&meta)
-	if err := ensureDir(s.Dir); err != nil {
+	if err := ensureDir(s.Dir, s.fsync); err != nil {
 		return nil, err
 	}
 	if meta.CreatedAt.IsZero() {
@@ -123,7 +127,7 @@ func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
 			lock.Release()
 			return nil, fmt.Errorf("session: create: %w", err)
 		}
-		w := &Writer{f: f, path: path, id: meta.ID, end: -1, lock: lock}
+		w := &Writer{f: f, path: path, id: meta.ID, end: -1, lock: lock, fsync: s.fsync}
 		if err := w.Append(&meta); err != nil {
 			f.Close()
 			os.Remove(path)
@@ -142,7 +146,7 @@ func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
 			lock.Release()
 			return nil, err
 		}
-		if err := syncDir(s.Dir); err != nil {
+		if err := syncDir(s.Dir, s.fsync); err != nil {
 			f.Close()
 			lock.Release()
 			return nil, err
@@ -174,6 +178,8 @@ type Writer struct {
 	path string
 	id   string
 	lock *Lock // the session's, released by Close; nil when the caller holds it
+
+	fsync func(*os.File) error // nil: (*os.File).Sync (see Store)
 
 	mu  sync.Mutex
 	err error // sticky: once a write or sync failed, recording has stopped
@@ -228,11 +234,11 @@ func (w *Writer) SyncInBackground() {
 			}
 			last = time.Now()
 			covered := w.appended.Load()
-			if err := w.f.Sync(); err != nil {
+			if err := w.sync(); err != nil {
 				w.fail(w.ioErr("sync", err))
 			}
 			if w.syncDir != "" {
-				if err := syncDir(w.syncDir); err != nil {
+				if err := syncDir(w.syncDir, w.fsync); err != nil {
 					w.fail(err)
 				}
 				w.syncDir = ""
@@ -373,10 +379,21 @@ func (w *Writer) Sync() error {
 		}
 		return w.failed()
 	}
-	if err := w.f.Sync(); err != nil {
+	if err := w.sync(); err != nil {
 		return w.fail(w.ioErr("sync", err))
 	}
 	return nil
+}
+
+// sync fsyncs the file.
+func (w *Writer) sync() error { return fsyncWith(w.fsync, w.f) }
+
+// fsyncWith fsyncs f with fsync, or with f.Sync when fsync is nil.
+func fsyncWith(fsync func(*os.File) error, f *os.File) error {
+	if fsync != nil {
+		return fsync(f)
+	}
+	return f.Sync()
 }
 
 // Close syncs and closes the file, waiting for any background sync first.
@@ -395,7 +412,7 @@ func (w *Writer) Close() error {
 	w.closed = true
 	var serr error
 	if !background || w.synced.Load() != w.appended.Load() {
-		serr = w.f.Sync() // whatever the last background fsync did not cover
+		serr = w.sync() // whatever the last background fsync did not cover
 	}
 	cerr := w.f.Close()
 	w.lock.Release() // after the last write is on disk

@@ -155,6 +155,7 @@ func TestDecodeRejects(t *testing.T) {
 		`{"record":"message","role":"user","content":[{"text":"no type"}]}`,
 		`{"record":"summary","usage":"lots"}`, `{"record":"meta","id":"x"`, `{"record":"taint","private":"yes"}`,
 		`{"record":7}`,
+		`{"record":"compaction","replaces":-1,"summary":"s"}`, `{"record":"tool_call","input":{}}`,
 	} {
 		if r, err := Decode([]byte(line)); err == nil {
 			t.Errorf("Decode(%q) = %#v, want an error", line, r)

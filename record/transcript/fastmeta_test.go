@@ -25,7 +25,9 @@ func TestFastMetaTakesCanonicalHeaders(t *testing.T) {
 	if _, ok := fastMeta(bytes.TrimSpace(line)); !ok {
 		t.Errorf("fast path refused a header mecha writes: %s", line)
 	}
-	for _, line := range []string{`{"record":"meta"}`, `{"record":"message","id":"x"}`, `{"record":"meta","id":"x","format":1.5}`, `{}`} {
+	for _, line := range []string{`{"record":"meta"}`, `{"record":"message","id":"x"}`, `{"record":"meta","id":"x","format":1.5}`, `{}`,
+		// Malformed: a key without its colon, a line that ends after a key.
+		`{"record":"meta","id"x"abc"}`, `{"record":"meta","id" "abc"}`, `{"record":"meta","id"`, `{"record":"meta","id"  `} {
 		if _, err := DecodeMeta([]byte(line)); err == nil {
 			t.Errorf("DecodeMeta(%s) accepted", line)
 		}
@@ -39,6 +41,8 @@ func FuzzDecodeMeta(f *testing.F) {
 	f.Add([]byte(`{"record":"meta","format":01,"id":"a"}`))
 	f.Add([]byte(`{"record":"meta","format":1,"id":"a","reflects_on":"b","distill":true,"parent":{"session":"p","call_id":"c"}}`))
 	f.Add([]byte(`{"record":"meta","id":"\ud83d","at":"2026-08-05T09:15:00+02:00"}`))
+	f.Add([]byte(`{"record":"meta","id"x"abc"}`))
+	f.Add([]byte(`{"record":"meta","id"`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		m, ok := fastMeta(line)
 		if !ok {

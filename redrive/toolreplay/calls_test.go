@@ -151,6 +151,13 @@ func TestExtractLossy(t *testing.T) {
 	if e := c.Calls[1].Expect; e != Unrecorded {
 		t.Errorf("unknown outcome: expect %v", e)
 	}
+	// The script's comment for each call says what is unsure about it.
+	if n := c.Calls[1].Note; !strings.HasPrefix(n, "its outcome is unknown: a resume answered it") {
+		t.Errorf("unknown outcome: note %q", n)
+	}
+	if n := c.Calls[3].Note; !strings.HasPrefix(n, "its result was never recorded: the run ended") {
+		t.Errorf("unanswered: note %q", n)
+	}
 	if e := c.Calls[2].Expect; e != Skip {
 		t.Errorf("bad input: expect %v", e)
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -213,5 +214,38 @@ func TestRerunSkipsWhatTheRecordingRefused(t *testing.T) {
 	}
 	if len(fetch.ran) != 1 || len(write.ran) != 0 {
 		t.Errorf("web_fetch ran %q, fs_write ran %q: a refused call was redone", fetch.ran, write.ran)
+	}
+}
+
+// TestRerunTimesEachCall: each call redone has its start and its duration
+// from the clock given; a call not redone has neither.
+func TestRerunTimesEachCall(t *testing.T) {
+	t.Parallel()
+	read := &fake{name: "fs_read", caps: tool.Capabilities{ReadsWorkspace: true}, answers: map[string]tool.Result{`{"path":"a"}`: {Content: "A"}}}
+	reg, err := tool.NewRegistry(read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Calls{Calls: []Call{
+		{Index: 1, Name: "fs_read", Input: json.RawMessage(`{"path":"a"}`), Result: "A", HasResult: true, Expect: Succeed},
+		{Index: 2, Name: "fs_read", Input: json.RawMessage(`{"path":"b"}`), Expect: Skip, Note: "not redone"},
+		{Index: 3, Name: "fs_read", Input: json.RawMessage(`{"path":"a"}`), Result: "A", HasResult: true, Expect: Succeed},
+	}}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ticks := 0
+	clock := func() time.Time { ticks++; return t0.Add(time.Duration(ticks*ticks) * time.Second) }
+	rep, err := Rerun(context.Background(), c, RerunOptions{Tools: reg, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The clock reads 1s, 4s, 9s, 16s: the first call starts at 1s and
+	// takes 3s, the third starts at 9s and takes 7s.
+	for i, want := range []struct {
+		started time.Time
+		took    time.Duration
+	}{{t0.Add(time.Second), 3 * time.Second}, {}, {t0.Add(9 * time.Second), 7 * time.Second}} {
+		if r := rep.Results[i]; !r.Started.Equal(want.started) || r.Took != want.took {
+			t.Errorf("call %d: started %v, took %v; want %v, %v", i+1, r.Started, r.Took, want.started, want.took)
+		}
 	}
 }

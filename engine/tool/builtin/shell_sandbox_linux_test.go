@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/testkit/sandboxtest"
 )
 
+// requireSandbox fails unless the kernel can sandbox or
+// MECHA_ALLOW_NO_SANDBOX=1 lets the test skip (see sandboxtest.Require).
 func requireSandbox(t *testing.T) {
 	t.Helper()
-	if sup := sandbox.Probe(); sup.Landlock < 1 || !sup.Seccomp {
-		t.Skipf("this kernel cannot sandbox (Landlock ABI %d, seccomp %v)", sup.Landlock, sup.Seccomp)
-	}
+	sandboxtest.Require(t, sandbox.Probe())
 }
 
 func sandboxedShell(t *testing.T, dir string, s sandbox.Setting) *shell {
