@@ -53,15 +53,30 @@
 // approximate, the ids of at most 256 tool_use blocks whose mapping onto
 // mecha's tools only approximates what the source ran (with
 // approximate_more counting any past those), which makes a script or
-// rerun of them lossy. Its config record holds what the source knew and
-// null for the rest; its content has unknown provenance, so a taint
-// checkpoint with both flags set follows its messages.
+// rerun of them lossy; entries, the number of the source's entries (its
+// non-empty lines), and skipped, the entries not imported counted by
+// reason, so nothing is lost without a count: off_branch (on a branch a
+// rewind left, or linked to nothing), sidechain (a sub-agent's, not joined
+// to its call), not_understood (not JSON, a type not known, a shape not
+// understood), server_tool (a call the model's server ran), duplicate (a
+// block written twice), injected (context the harness put in the user's
+// turn: Claude Code's isMeta entries, Codex's environment, instructions
+// and developer messages), command (slash-command wrappers and local
+// command output), reasoning (Codex's hidden reasoning) and bookkeeping
+// (lines that carry no conversation: progress, snapshots, titles, echoed
+// events). Both are absent in sessions imported before they were
+// recorded, skipped also when nothing was skipped; a reader keeps a
+// reason it does not know. Its config record holds what the source knew
+// and null for the rest; its content has unknown provenance, so a taint
+// checkpoint with both flags set follows its messages. Where the source
+// compacted its context, a compaction record stands (with the source's
+// summary, and no usage: the source did not record what it cost).
 // A reflection ("mecha reflect") names the session it read in reflects_on;
 // a session that distilled reflections into rules has distill set to true;
 // a subagent's child run names its parent in parent: session (the parent
 // session's id) and call_id (the id of the parent's tool_use it answers).
 //
-//	{"record":"meta","format":1,"id":"20250710T100000-5be1c2d3","created_at":"2025-07-10T10:00:00Z","provider":"anthropic","model":"claude-sonnet-4-20250514","workspace":"/home/you/project","title":"fix the failing test","imported_from":{"harness":"claude-code","path":"/home/you/.claude/projects/-home-you-project/0b6c….jsonl","approximate":["toolu_03"]}}
+//	{"record":"meta","format":1,"id":"20250710T100000-5be1c2d3","created_at":"2025-07-10T10:00:00Z","provider":"anthropic","model":"claude-sonnet-4-20250514","workspace":"/home/you/project","title":"fix the failing test","imported_from":{"harness":"claude-code","path":"/home/you/.claude/projects/-home-you-project/0b6c….jsonl","approximate":["toolu_03"],"entries":1906,"skipped":{"bookkeeping":1412,"injected":3,"off_branch":12}}}
 //
 //	{"record":"meta","format":1,"id":"20260805T091500-3f2a1b7c","created_at":"2026-08-05T09:15:00Z","provider":"anthropic","model":"claude-opus-5","workspace":"/home/you/project","title":"summarize what changed"}
 //

@@ -101,6 +101,14 @@ type ImportedFrom struct {
 	Approximate []string `json:"approximate,omitempty"`
 	// ApproximateMore counts the approximate calls past MaxApproximate.
 	ApproximateMore int `json:"approximate_more,omitempty"`
+	// Entries counts the source's entries (its non-empty lines); zero in
+	// sessions imported before it was recorded.
+	Entries int `json:"entries,omitempty"`
+	// Skipped counts the source entries that were not imported, by reason
+	// (the Skip constants; an import never loses an entry without counting
+	// it). Absent when every entry was imported, and in sessions imported
+	// before it was recorded.
+	Skipped map[string]int `json:"skipped,omitempty"`
 }
 
 // MaxApproximate bounds ImportedFrom.Approximate, which keeps the header
