@@ -122,6 +122,9 @@ func (r *mdRenderer) header(h *Header) {
 	}
 	if f := m.ImportedFrom; f != nil {
 		row("imported", f.Harness+" "+f.Path)
+		if w := f.SkippedWords(); w != "" {
+			row("skipped", w)
+		}
 	}
 	r.w.WriteString("\n")
 }

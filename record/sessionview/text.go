@@ -254,6 +254,9 @@ func (r *textRenderer) header(h *Header) {
 	}
 	if f := m.ImportedFrom; f != nil {
 		r.field("imported", vis(f.Harness+" "+f.Path))
+		if w := f.SkippedWords(); w != "" {
+			r.field("skipped", vis(w))
+		}
 		r.imported = vis(f.Harness)
 	}
 	r.field("file", vis(h.Path))

@@ -208,6 +208,8 @@ type headerView struct {
 	Title    string
 	Created  string
 	Imported string
+	// Skipped says what of an import's source was not imported.
+	Skipped string
 }
 
 func (r *renderer) header(h *sessionview.Header) {
@@ -219,6 +221,7 @@ func (r *renderer) header(h *sessionview.Header) {
 	hv := headerView{Meta: m, Path: h.Path, Title: title, Created: m.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC")}
 	if f := m.ImportedFrom; f != nil {
 		hv.Imported = f.Harness + " " + f.Path
+		hv.Skipped = f.SkippedWords()
 		r.imported = f.Harness
 	}
 	r.title, r.id = title, m.ID
