@@ -4,6 +4,7 @@ package importcmd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/record/importer"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // Options are the options of "mecha import".
@@ -46,17 +48,24 @@ script of them "reconstructed"; others keep their names, and a replay
 refuses them, naming them.
 
 A Claude Code transcript is a tree (a rewind leaves the abandoned branch in
-the file): the import takes the branch ending at the last entry, the
-conversation last seen, and rejoins the parallel tool uses Claude Code
-writes as separate entries.
+the file): the import takes the branch the conversation last took, with
+what hangs off it (the results of parallel calls, the rest of a response
+split around a result), rejoins each API response into one message, and
+keeps compactions as compactions. Entries Claude Code or Codex wrote
+themselves (isMeta entries, slash-command wrappers, injected environment
+and instructions) are no prompts.
 
+Nothing is lost silently: every entry (line) of a file is either imported
+or counted as not imported under a reason, in the report, in --json's
+"skipped" and in the session's imported_from, which "sessions show" names:
+off branch (a rewound branch), sidechain, not understood (a torn last
+line, a record type not known), server tool, duplicate, injected, command,
+reasoning and bookkeeping (progress lines, snapshots, echoed events).
 Importing a file again finds the session it made ("already imported"; the
 id comes from the file's first timestamp and a hash of its path and
-content, so a transcript that has grown since is imported anew). Lines
-that are not understood (a torn last line, a record type not known) are
-skipped and counted, never failing the import; a file that cannot be read
-is reported, the others are still imported, and the exit status is 1.
---dry-run parses and reports, writing nothing.`,
+content, so a transcript that has grown since is imported anew). A file
+that cannot be read is reported, the others are still imported, and the
+exit status is 1. --dry-run parses and reports, writing nothing.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cmdkit.Usagef("import: name the harness: claude-code or codex")
@@ -79,7 +88,7 @@ is reported, the others are still imported, and the exit status is 1.
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "import every transcript of the harness's directory under $HOME")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "parse and report, writing nothing")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print one {"source","harness","id","status","messages","calls","approximate","skipped"} per file`)
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print one {"source","harness","id","status","messages","calls","approximate","entries","skipped"} per file, one per line`)
 	cmd.ValidArgsFunction = completeImport
 	return cmd
 }
@@ -116,6 +125,8 @@ func importRun(opts *Options) error {
 	if err != nil {
 		return err
 	}
+	enc := json.NewEncoder(env.Out)
+	enc.SetEscapeHTML(false)
 	failed := 0
 	for _, p := range paths {
 		res, err := importer.File(store, opts.Harness, p, opts.DryRun)
@@ -126,24 +137,36 @@ func importRun(opts *Options) error {
 			continue
 		}
 		if opts.JSON {
-			if err := cmdkit.WriteJSON(env.Out, res); err != nil {
+			// One object per file per line, as the help says.
+			if err := enc.Encode(res); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprintf(env.Out, "%s %s: %s (%d messages, %d calls", res.ID, res.Status, env.ForOut(res.Source), res.Messages, res.Calls)
-		if res.Approximate > 0 {
-			fmt.Fprintf(env.Out, ", %d mapped approximately", res.Approximate)
-		}
-		if res.Skipped > 0 {
-			fmt.Fprintf(env.Out, ", %d lines skipped", res.Skipped)
-		}
-		fmt.Fprintln(env.Out, ")")
+		fmt.Fprintln(env.Out, report(res, env.ForOut))
 	}
 	if failed > 0 {
 		return fmt.Errorf("import: %d of %d files could not be imported", failed, len(paths))
 	}
 	return nil
+}
+
+// report is the line that says what became of one file: its session,
+// what it holds, and what of the source was not imported, by reason. out
+// makes the source's path safe to show.
+func report(res importer.Result, out func(string) string) string {
+	line := fmt.Sprintf("%s %s: %s (%d messages, %d calls", res.ID, res.Status, out(res.Source), res.Messages, res.Calls)
+	if res.Approximate > 0 {
+		line += fmt.Sprintf(", %d mapped approximately", res.Approximate)
+	}
+	skipped := 0
+	for _, n := range res.Skipped {
+		skipped += n
+	}
+	if skipped > 0 {
+		line += fmt.Sprintf("; %d of %d entries not imported: %s", skipped, res.Entries, transcript.DescribeSkipped(res.Skipped))
+	}
+	return line + ")"
 }
 
 // completeImport completes the harness, then transcript files.

@@ -2,7 +2,6 @@ package importer
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -12,27 +11,44 @@ import (
 // ccEntry is one line of a Claude Code transcript, as far as it is used.
 type ccEntry struct {
 	Type       string  `json:"type"`
+	Subtype    string  `json:"subtype"`
 	UUID       string  `json:"uuid"`
 	ParentUUID *string `json:"parentUuid"`
 	// LogicalParentUUID links a compaction boundary (a system entry with
 	// no parentUuid) to the conversation before it.
-	LogicalParentUUID string    `json:"logicalParentUuid"`
-	IsSidechain       bool      `json:"isSidechain"`
-	Cwd               string    `json:"cwd"`
-	Timestamp         time.Time `json:"timestamp"`
-	RequestID         string    `json:"requestId"`
-	Message           *struct {
-		ID      string          `json:"id"`
-		Role    string          `json:"role"`
-		Model   string          `json:"model"`
-		Content json.RawMessage `json:"content"`
-		Usage   *struct {
-			InputTokens              uint64 `json:"input_tokens"`
-			OutputTokens             uint64 `json:"output_tokens"`
-			CacheCreationInputTokens uint64 `json:"cache_creation_input_tokens"`
-			CacheReadInputTokens     uint64 `json:"cache_read_input_tokens"`
-		} `json:"usage"`
-	} `json:"message"`
+	LogicalParentUUID string `json:"logicalParentUuid"`
+	IsSidechain       bool   `json:"isSidechain"`
+	// IsMeta marks a user entry Claude Code wrote itself (a caveat, a
+	// skill's or a command's body, a reminder).
+	IsMeta bool `json:"isMeta"`
+	// IsCompactSummary marks the user entry holding a compaction's summary.
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	Cwd              string          `json:"cwd"`
+	Timestamp        string          `json:"timestamp"`
+	RequestID        string          `json:"requestId"`
+	Message          *ccMessage      `json:"message"`
+	Attachment       *ccAttachment   `json:"attachment"`
+	Raw              json.RawMessage `json:"-"`
+}
+
+type ccMessage struct {
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Model   string          `json:"model"`
+	Content json.RawMessage `json:"content"`
+	Usage   *struct {
+		InputTokens              uint64 `json:"input_tokens"`
+		OutputTokens             uint64 `json:"output_tokens"`
+		CacheCreationInputTokens uint64 `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     uint64 `json:"cache_read_input_tokens"`
+	} `json:"usage"`
+}
+
+// ccAttachment is an attachment entry; only a queued command (a prompt
+// typed while the model worked) is conversation.
+type ccAttachment struct {
+	Type   string          `json:"type"`
+	Prompt json.RawMessage `json:"prompt"`
 }
 
 // ccBlock is one content block of a Claude Code message.
@@ -47,280 +63,272 @@ type ccBlock struct {
 	IsError   bool            `json:"is_error"`
 	Thinking  string          `json:"thinking"`
 	Signature string          `json:"signature"`
+	// raw is the block as written, kept for a type not known.
+	raw json.RawMessage
 }
 
-// ccIgnored are entry types that carry no conversation and are passed
-// over without being counted as not understood.
-var ccIgnored = map[string]bool{"summary": true, "system": true, "file-history-snapshot": true}
+// ccBookkeeping are entry types that carry no conversation.
+var ccBookkeeping = map[string]bool{"summary": true, "file-history-snapshot": true, "progress": true,
+	"queue-operation": true, "custom-title": true, "ai-title": true, "last-prompt": true, "agent-name": true,
+	"pr-link": true, "mode": true, "cost-state": true, "tag": true, "agent-setting": true, "turn_end": true,
+	"permission-mode": true, "attachment": true, "system": true}
 
-// ParseClaudeCode reads a Claude Code transcript: the branch ending at its
-// last conversation entry, responses rejoined, tools mapped.
+// Kinds of conversation entry.
+const (
+	ccPrompt   = iota // user text typed by the person
+	ccResults         // a user entry of tool results
+	ccResponse        // an assistant entry: a part of one API response
+	ccMeta            // a user entry Claude Code wrote (isMeta)
+	ccCommand         // a slash-command wrapper or a local command's output
+	ccSummary         // a compaction's summary
+	ccBoundary        // a compaction boundary
+	ccQueued          // a prompt queued while the model worked
+)
+
+// ccNode is a conversation entry of the file.
+type ccNode struct {
+	e      ccEntry
+	line   int
+	kind   int
+	blocks []ccBlock // the message's content as blocks (a string is one text)
+	at     time.Time
+}
+
+// key is the API response an assistant entry is a part of.
+func (n *ccNode) key() string {
+	if m := n.e.Message; m != nil && m.ID != "" {
+		return m.ID
+	}
+	if n.e.RequestID != "" {
+		return n.e.RequestID
+	}
+	return "entry " + n.e.UUID
+}
+
+// held is what the entry holds, for the count of what was not imported
+// (its response is counted apart, once per response).
+func (n *ccNode) held() Units {
+	var u Units
+	switch n.kind {
+	case ccPrompt, ccMeta, ccCommand, ccSummary, ccQueued:
+		u.Prompts = 1
+	}
+	for _, b := range n.blocks {
+		switch b.Type {
+		case "tool_use":
+			u.Calls++
+		case "tool_result":
+			u.Results++
+		}
+	}
+	return u
+}
+
+// ccParse is one Claude Code file being read.
+type ccParse struct {
+	c     *Conversation
+	nodes []*ccNode
+	// links holds the parent of every entry with a uuid (the logical
+	// parent of a compaction boundary), nodes or not, so a branch is
+	// followed through progress lines; line the line of each.
+	links map[string]string
+	line  map[string]int
+	node  map[string]*ccNode
+	// onPath is the branch the conversation last took; live the memo of
+	// which other entries hang off it without a rewind between.
+	onPath map[string]bool
+	live   map[string]bool
+}
+
+// ParseClaudeCode reads a Claude Code transcript: the branch the
+// conversation last took, with what hangs off it (the results of
+// parallel calls, the rest of a response split around a result); each
+// response rejoined, compactions kept, tools mapped.
 func ParseClaudeCode(data []byte) *Conversation {
-	c := &Conversation{Provider: "anthropic"}
-	byID := map[string]*ccEntry{}
-	// links holds the parent of every entry with a uuid, the ones that
-	// are no message included, so a branch is followed through them.
-	links := map[string]string{}
-	var last *ccEntry
-	lines(data, func(n int, line []byte) {
-		c.Lines++
-		var e ccEntry
-		if err := json.Unmarshal(line, &e); err != nil {
-			c.skip(n)
-			return
-		}
-		if e.UUID != "" {
-			switch {
-			case e.ParentUUID != nil:
-				links[e.UUID] = *e.ParentUUID
-			case e.LogicalParentUUID != "":
-				links[e.UUID] = e.LogicalParentUUID
-			}
-		}
-		if ccIgnored[e.Type] {
-			return
-		}
-		if (e.Type != "user" && e.Type != "assistant") || e.UUID == "" || e.Message == nil {
-			c.skip(n)
-			return
-		}
-		byID[e.UUID] = &e
-		if !e.IsSidechain {
-			last = &e
-		}
-	})
-	if last == nil {
-		return c
-	}
-	// The branch from the last entry to its root, then in order.
-	var branch []*ccEntry
-	seen := map[string]bool{}
-	for id := last.UUID; id != "" && !seen[id]; id = links[id] {
-		seen[id] = true
-		if e := byID[id]; e != nil {
-			branch = append(branch, e)
-		}
-	}
-	for i, j := 0, len(branch)-1; i < j; i, j = i+1, j-1 {
-		branch[i], branch[j] = branch[j], branch[i]
-	}
-	// Each entry of a split response repeats its usage (the later ones
-	// with the final counts): the largest of each count, once a response.
-	usageOf := map[string]transcript.Usage{}
-	var order []string
-	var cur *transcript.Message
-	curID := ""
-	flush := func() {
-		if cur != nil && len(cur.Content) > 0 {
-			c.Messages = append(c.Messages, *cur)
-			if cur.Role == transcript.RoleAssistant {
-				c.Turns++
-			}
-		}
-		cur, curID = nil, ""
-	}
-	for _, e := range branch {
-		c.stamp(e.Timestamp)
-		if c.Workspace == "" && e.Cwd != "" {
-			c.Workspace = e.Cwd
-		}
-		m := e.Message
-		role := m.Role
-		if role == "" {
-			role = e.Type
-		}
-		blocks := c.ccBlocks(m.Content, e.Cwd)
-		if role == transcript.RoleAssistant {
-			if m.Model != "" && m.Model != "<synthetic>" {
-				c.Model = m.Model
-			}
-			key := m.ID
-			if key == "" {
-				key = e.RequestID
-			}
-			if cur == nil || cur.Role != role || key == "" || key != curID {
-				flush()
-				cur = &transcript.Message{Role: role, At: e.Timestamp.UTC()}
-				curID = key
-			}
-			if u := m.Usage; u != nil {
-				ukey := key
-				if ukey == "" {
-					ukey = "entry " + e.UUID
-				}
-				prev, ok := usageOf[ukey]
-				if !ok {
-					order = append(order, ukey)
-				}
-				usageOf[ukey] = transcript.Usage{InputTokens: max(prev.InputTokens, u.InputTokens),
-					OutputTokens:     max(prev.OutputTokens, u.OutputTokens),
-					CacheReadTokens:  max(prev.CacheReadTokens, u.CacheReadInputTokens),
-					CacheWriteTokens: max(prev.CacheWriteTokens, u.CacheCreationInputTokens)}
-			}
-			cur.Content = append(cur.Content, blocks...)
-			continue
-		}
-		// A user entry of tool results joins the results before it.
-		if results(blocks) && cur != nil && cur.Role == role && results(cur.Content) {
-			cur.Content = append(cur.Content, blocks...)
-			continue
-		}
-		flush()
-		cur = &transcript.Message{Role: role, Content: blocks, At: e.Timestamp.UTC()}
-		curID = "user"
-	}
-	flush()
-	for _, k := range order {
-		c.HasUsage = true
-		c.Usage = c.Usage.Add(usageOf[k])
-	}
-	return c
+	p := &ccParse{c: &Conversation{Provider: "anthropic"}, links: map[string]string{}, line: map[string]int{},
+		node: map[string]*ccNode{}, onPath: map[string]bool{}, live: map[string]bool{}}
+	lines(data, p.read)
+	p.branch()
+	p.build()
+	return p.c
 }
 
-func results(blocks []transcript.Block) bool {
-	if len(blocks) == 0 {
-		return false
+// read takes in one line.
+func (p *ccParse) read(n int, line []byte) {
+	c := p.c
+	c.Entries++
+	var e ccEntry
+	if err := json.Unmarshal(line, &e); err != nil {
+		c.skip(n, transcript.SkipNotUnderstood, Units{})
+		return
 	}
-	for _, b := range blocks {
-		if b.Type != transcript.BlockToolResult {
-			return false
+	if e.UUID != "" {
+		switch {
+		case e.ParentUUID != nil:
+			p.links[e.UUID] = *e.ParentUUID
+		case e.LogicalParentUUID != "":
+			p.links[e.UUID] = e.LogicalParentUUID
 		}
+		p.line[e.UUID] = n
 	}
-	return true
+	nd := &ccNode{e: e, line: n}
+	nd.at, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
+	switch {
+	case e.Type == "user" || e.Type == "assistant":
+		if e.Message == nil || e.UUID == "" {
+			c.skip(n, transcript.SkipNotUnderstood, Units{})
+			return
+		}
+		nd.blocks = ccContent(e.Message.Content)
+		nd.kind = ccKind(&e, nd.blocks)
+	case e.Type == "system" && e.Subtype == "compact_boundary":
+		nd.kind = ccBoundary
+	case e.Type == "attachment" && e.Attachment != nil && e.Attachment.Type == "queued_command":
+		nd.kind, nd.blocks = ccQueued, ccContent(e.Attachment.Prompt)
+	case ccBookkeeping[e.Type]:
+		c.skip(n, transcript.SkipBookkeeping, Units{})
+		return
+	default:
+		c.skip(n, transcript.SkipNotUnderstood, Units{})
+		return
+	}
+	p.nodes = append(p.nodes, nd)
+	if e.UUID != "" {
+		p.node[e.UUID] = nd
+	}
 }
 
-// ccBlocks converts a message's content (a string or an array of blocks).
-func (c *Conversation) ccBlocks(raw json.RawMessage, cwd string) []transcript.Block {
+// ccContent reads a message's content: a string (one text block) or
+// blocks (a block that is not an object is left out).
+func ccContent(raw json.RawMessage) []ccBlock {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return []transcript.Block{transcript.TextBlock(s)}
+		return []ccBlock{{Type: "text", Text: s}}
 	}
 	var in []json.RawMessage
-	if json.Unmarshal(raw, &in) != nil {
-		return nil
-	}
-	var out []transcript.Block
+	json.Unmarshal(raw, &in)
+	out := make([]ccBlock, 0, len(in))
 	for _, r := range in {
 		var b ccBlock
-		if json.Unmarshal(r, &b) != nil {
-			continue
-		}
-		switch b.Type {
-		case "text":
-			out = append(out, transcript.TextBlock(b.Text))
-		case "thinking":
-			out = append(out, transcript.Block{Type: transcript.BlockThinking, Thinking: b.Thinking, Signature: b.Signature})
-		case "tool_use":
-			name, input, approx := ccTool(b.Name, b.Input, cwd)
-			if approx {
-				c.Approximate = append(c.Approximate, b.ID)
-			}
-			c.tool(name)
-			out = append(out, toolUse(b.ID, name, input))
-		case "tool_result":
-			out = append(out, transcript.Block{Type: transcript.BlockToolResult, ToolUseID: b.ToolUseID,
-				Content: resultText(b.Content), IsError: b.IsError})
-		default:
-			out = append(out, transcript.Block{Type: b.Type, Raw: append(json.RawMessage(nil), r...)})
+		if json.Unmarshal(r, &b) == nil {
+			b.raw = append(json.RawMessage(nil), r...)
+			out = append(out, b)
 		}
 	}
 	return out
 }
 
-// resultText is a tool result's content: a string, or blocks whose text
-// is joined (any other block shown as [TYPE]).
-func resultText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
+// ccKind says what a user or assistant entry is.
+func ccKind(e *ccEntry, blocks []ccBlock) int {
+	if e.Type == "assistant" || e.Message.Role == "assistant" {
+		return ccResponse
 	}
-	var blocks []ccBlock
-	if json.Unmarshal(raw, &blocks) != nil {
-		return string(raw)
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			return ccResults
+		}
 	}
-	parts := make([]string, len(blocks))
-	for i, b := range blocks {
+	text := ""
+	for _, b := range blocks {
 		if b.Type == "text" {
-			parts[i] = b.Text
-		} else {
-			parts[i] = "[" + b.Type + "]"
+			text = strings.TrimSpace(b.Text)
+			break
 		}
 	}
-	return strings.Join(parts, "\n")
+	switch {
+	case e.IsCompactSummary || strings.HasPrefix(text, "This session is being continued from a previous conversation"):
+		return ccSummary
+	case e.IsMeta:
+		return ccMeta
+	}
+	for _, tag := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>"} {
+		if strings.HasPrefix(text, tag) {
+			return ccCommand
+		}
+	}
+	return ccPrompt
 }
 
-// ccTool maps a Claude Code tool call onto mecha's tools: the name, the
-// input, and whether the mapping only approximates what ran.
-func ccTool(name string, raw json.RawMessage, cwd string) (string, json.RawMessage, bool) {
-	var in map[string]any
-	if json.Unmarshal(raw, &in) != nil {
-		return name, raw, false
+// typed says whether an entry was put in by the person: a rewind starts a
+// branch at one.
+func (n *ccNode) typed() bool {
+	switch n.kind {
+	case ccPrompt, ccCommand, ccSummary, ccQueued:
+		return true
 	}
-	str := func(k string) string { s, _ := in[k].(string); return s }
-	num := func(k string) (float64, bool) { f, ok := in[k].(float64); return f, ok }
-	switch name {
-	case "Read":
-		out := map[string]any{"path": str("file_path")}
-		if f, ok := num("offset"); ok && f >= 1 {
-			out["offset"] = int(f)
-		}
-		if f, ok := num("limit"); ok && f >= 1 {
-			out["limit"] = int(f)
-		}
-		return "fs_read", mustJSON(out), false
-	case "Write":
-		return "fs_write", mustJSON(map[string]any{"path": str("file_path"), "content": str("content")}), false
-	case "Edit":
-		out := map[string]any{"path": str("file_path"), "old_string": str("old_string"), "new_string": str("new_string")}
-		if b, _ := in["replace_all"].(bool); b {
-			out["replace_all"] = true
-		}
-		return "fs_edit", mustJSON(out), false
-	case "Bash":
-		out := map[string]any{"command": str("command")}
-		if ms, ok := num("timeout"); ok && ms > 0 {
-			out["timeout_seconds"] = int((ms + 999) / 1000)
-		}
-		return "shell", mustJSON(out), false
-	case "Glob":
-		dir := str("path")
-		if dir == "" {
-			dir = "."
-		}
-		cmd := fmt.Sprintf("find %s -path %s -type f", shQuote(dir), shQuote(globPath(dir, str("pattern"))))
-		return "shell", mustJSON(map[string]any{"command": cmd}), true
-	case "Grep":
-		dir := str("path")
-		if dir == "" {
-			dir = "."
-		}
-		flags := "-rnE"
-		if b, _ := in["-i"].(bool); b {
-			flags += "i"
-		}
-		if str("output_mode") == "files_with_matches" || str("output_mode") == "" {
-			flags = strings.Replace(flags, "n", "l", 1)
-		}
-		cmd := "grep " + flags
-		if g := str("glob"); g != "" {
-			cmd += " --include=" + shQuote(g)
-		}
-		cmd += " -- " + shQuote(str("pattern")) + " " + shQuote(dir)
-		return "shell", mustJSON(map[string]any{"command": cmd}), true
-	}
-	return name, raw, false
+	return false
 }
 
-// globPath is a Glob pattern as find's -path sees it under dir.
-func globPath(dir, pattern string) string {
-	if strings.HasPrefix(pattern, "/") {
-		return pattern
+// branch finds the branch the conversation last took: from its last
+// entry (not a lagging tool result) to its root. A compaction boundary
+// whose logical parent is not in the file (the conversation before it was
+// rewritten) does not end it: the branch goes on from the last entry
+// before the boundary.
+func (p *ccParse) branch() {
+	leaf := p.lastBefore(len(p.nodes))
+	for leaf >= 0 {
+		root := ""
+		for id := p.nodes[leaf].e.UUID; id != "" && !p.onPath[id]; id = p.links[id] {
+			if _, ok := p.line[id]; !ok {
+				break
+			}
+			p.onPath[id] = true
+			root = id
+		}
+		r := p.node[root]
+		if r == nil || r.kind != ccBoundary {
+			return
+		}
+		i := 0
+		for i < len(p.nodes) && p.nodes[i] != r {
+			i++
+		}
+		leaf = p.lastBefore(i)
 	}
-	p := strings.ReplaceAll(pattern, "**/", "")
-	return strings.TrimSuffix(dir, "/") + "/*" + strings.TrimPrefix(p, "*")
 }
 
-// shQuote quotes a word for sh.
-func shQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+// lastBefore is the index of the last node before i that can end a
+// branch (not a sub-agent's, not a tool result, not already on the
+// branch); -1 when none.
+func (p *ccParse) lastBefore(i int) int {
+	for i--; i >= 0; i-- {
+		n := p.nodes[i]
+		if !n.e.IsSidechain && n.kind != ccResults && n.e.UUID != "" && !p.onPath[n.e.UUID] {
+			return i
+		}
+	}
+	return -1
+}
+
+// attached says whether an entry off the branch hangs off it with nothing
+// the person typed between (the result of a parallel call, the rest of a
+// response): those are part of the conversation; a branch that starts at
+// a prompt was left by a rewind.
+func (p *ccParse) attached(id string) bool {
+	var walk []string
+	seen := map[string]bool{}
+	ok := false
+	for {
+		if p.onPath[id] {
+			ok = true
+			break
+		}
+		if v, memo := p.live[id]; memo {
+			ok = v
+			break
+		}
+		if _, in := p.line[id]; !in || seen[id] {
+			break // linked to nothing in the file, or a cycle
+		}
+		seen[id] = true
+		walk = append(walk, id)
+		id = p.links[id]
+	}
+	for i := len(walk) - 1; i >= 0; i-- {
+		if n := p.node[walk[i]]; n != nil && n.typed() {
+			ok = false
+		}
+		p.live[walk[i]] = ok
+	}
+	return ok
 }

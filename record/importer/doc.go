@@ -18,17 +18,27 @@
 //
 // A Claude Code file is a tree of entries linked by uuid and parentUuid: a
 // rewind (editing an earlier prompt) starts a new branch and leaves the
-// abandoned one in the file. The conversation imported is the one the user
-// last saw: the branch ending at the last conversation entry, followed from
-// that leaf to its root. One model response is written as one entry per
-// content block, the entries sharing the API message id; those are rejoined
-// into one assistant message (so parallel tool uses are one answer again),
-// and the tool results that follow into one user message. Usage is counted
-// once per response. Tools map as Read→fs_read, Write→fs_write,
-// Edit→fs_edit, Bash→shell (exactly: same meaning, arguments renamed), and
-// Glob and Grep→shell as a find or grep command line (approximately: the
-// output differs); every other tool keeps its name, which a replay refuses
-// to replay, naming it.
+// abandoned one in the file. The conversation imported is the branch it
+// last took, found from its last entry (not a lagging tool result) up to
+// its root, with what hangs off that branch without a prompt between:
+// Claude Code writes the result of a parallel call as the child of that
+// call's own entry, off the chain, and from 2.1.32 threads parallel calls
+// through progress lines. A compaction boundary (parentUuid null) goes on
+// through its logicalParentUuid; when that entry is not in the file, from
+// the last entry before the boundary. The entries are taken in the order
+// they were written. One model response is written as one entry per
+// content block, the entries sharing the API message id, sometimes with a
+// tool result written between two of them; those are rejoined into one
+// assistant message, and the results that answer it into the one user
+// message after it, in the order of the calls. Usage is counted once per
+// response. A compaction boundary and its summary (isCompactSummary)
+// become a compaction record. Entries Claude Code wrote itself (isMeta),
+// slash-command wrappers and local commands' output are not prompts;
+// progress lines, snapshots, titles and queue operations are bookkeeping.
+// Tools map as Read→fs_read, Write→fs_write, Edit→fs_edit, Bash→shell
+// (exactly: same meaning, arguments renamed), and Glob and Grep→shell as
+// a find or grep command line (approximately: the output differs); every
+// other tool keeps its name, which a replay refuses to replay, naming it.
 //
 // # Codex
 //
@@ -38,19 +48,28 @@
 // JSON string, function_call_output, custom_tool_call and its output),
 // event_msg (token counts, and echoes of the messages) and compacted.
 // Consecutive model items become one assistant message and the outputs
-// after them one user message. shell (argv, "bash -lc CMD" unwrapped) and
+// after them one user message. The user-role items Codex writes itself
+// (environment context, user and AGENTS.md instructions, a shell command
+// the user ran) and developer messages are not prompts. A compacted item
+// becomes a compaction record (its message, or the text of its
+// replacement history). shell (argv, "bash -lc CMD" unwrapped) and
 // exec_command map to shell, approximately when the argv or the working
 // directory has to be rewritten into one command line; apply_patch keeps
 // its name, approximately (mecha has no such tool). Usage is the last
 // token count's total.
 //
-// # Tolerance and idempotence
+// # Nothing lost silently, tolerance and idempotence
 //
-// Both formats change between versions. Lines are parsed one by one; a
-// line that is not JSON (a torn last line), of a type not known, or of a
-// known type in a shape not understood is skipped and counted, never
-// failing the import. A session's id is derived from its first timestamp
-// and a hash of the harness, the source's absolute path and its content,
-// so importing the same file twice finds the first import instead of
-// making a second (a file that has grown since is a new import).
+// Both formats change between versions. Lines are parsed one by one, and
+// every one is either imported or counted under a reason
+// (transcript.Skip*: a line that is not JSON, of a type not known or of a
+// known type in a shape not understood is "not understood"), never
+// failing the import; the counts are in the session's imported_from.
+// The importer's tests check, for each fixture, that the prompts,
+// responses, calls and results the source holds are those imported plus
+// those counted as skipped. A session's id is derived from its first
+// timestamp and a hash of the harness, the source's absolute path and its
+// content, so importing the same file twice finds the first import
+// instead of making a second (a file that has grown since is a new
+// import).
 package importer

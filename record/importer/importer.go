@@ -44,18 +44,29 @@ type Conversation struct {
 	Turns int
 	// Approximate are the ids of calls mapped approximately.
 	Approximate []string
-	// Lines counts the lines read; Skipped those not understood, with
-	// their numbers (1-based; at most 20 kept) in SkippedLines.
-	Lines        int
-	Skipped      int
+	// Compactions are where the source's context was compacted, in order.
+	Compactions []Compaction
+	// Entries counts the source's entries (its non-empty lines); Skipped
+	// those not imported, by reason (transcript.Skip*): an entry is either
+	// imported or counted there. SkippedLines are the numbers (1-based; at
+	// most 20 kept) of the lines not understood.
+	Entries      int
+	Skipped      map[string]int
 	SkippedLines []int
+	// Lost counts what the skipped entries held, by reason.
+	Lost map[string]Units
+	// summaries counts the compaction summaries the source wrote as user
+	// entries, which became Compactions.
+	summaries int
 }
 
-func (c *Conversation) skip(line int) {
-	c.Skipped++
-	if len(c.SkippedLines) < 20 {
-		c.SkippedLines = append(c.SkippedLines, line)
-	}
+// Compaction is a point where the source replaced the context the model
+// saw by a summary: Before messages of Messages precede it, and it
+// replaces all of them.
+type Compaction struct {
+	Before  int
+	Summary string
+	At      time.Time
 }
 
 func (c *Conversation) tool(name string) {
@@ -148,8 +159,10 @@ type Result struct {
 	Calls    int    `json:"calls"`
 	// Approximate counts the calls mapped approximately.
 	Approximate int `json:"approximate"`
-	// Skipped counts the source lines not understood.
-	Skipped int `json:"skipped"`
+	// Entries counts the source's entries (its non-empty lines); Skipped
+	// those not imported, by reason (transcript.Skip*; {} when none was).
+	Entries int            `json:"entries"`
+	Skipped map[string]int `json:"skipped"`
 }
 
 // Statuses of a Result.
@@ -198,7 +211,11 @@ func File(store *session.Store, harness, path string, dryRun bool) (Result, erro
 	if err != nil {
 		return res, err
 	}
-	res.Messages, res.Calls, res.Approximate, res.Skipped = len(conv.Messages), conv.Calls(), len(conv.Approximate), conv.Skipped
+	res.Messages, res.Calls, res.Approximate = len(conv.Messages), conv.Calls(), len(conv.Approximate)
+	res.Entries, res.Skipped = conv.Entries, map[string]int{}
+	for k, n := range conv.Skipped {
+		res.Skipped[k] = n
+	}
 	if _, err := os.Stat(filepath.Join(store.Dir, res.ID+session.Ext)); err == nil {
 		res.Status = AlreadyImported
 		return res, nil
@@ -224,7 +241,8 @@ func File(store *session.Store, harness, path string, dryRun bool) (Result, erro
 func Write(store *session.Store, id, source string, created time.Time, c *Conversation) (err error) {
 	w, err := store.Create(transcript.Meta{ID: id, CreatedAt: created, Provider: c.Provider, Model: c.Model,
 		Workspace: c.Workspace, Title: c.Title,
-		ImportedFrom: &transcript.ImportedFrom{Harness: c.Harness, Path: source, Approximate: c.Approximate}})
+		ImportedFrom: &transcript.ImportedFrom{Harness: c.Harness, Path: source, Approximate: c.Approximate,
+			Entries: c.Entries, Skipped: c.Skipped}})
 	if err != nil {
 		return err
 	}
@@ -241,8 +259,15 @@ func Write(store *session.Store, id, source string, created time.Time, c *Conver
 		return err
 	}
 	recs := []transcript.Record{cfg}
+	next := 0 // the next compaction
 	for i := range c.Messages {
+		for ; next < len(c.Compactions) && c.Compactions[next].Before <= i; next++ {
+			recs = append(recs, compaction(c.Compactions[next], i))
+		}
 		recs = append(recs, &c.Messages[i])
+	}
+	for ; next < len(c.Compactions); next++ {
+		recs = append(recs, compaction(c.Compactions[next], len(c.Messages)))
 	}
 	// What another harness let in has unknown provenance: armed.
 	recs = append(recs, &transcript.Taint{Private: true, Untrusted: true})
@@ -252,6 +277,13 @@ func Write(store *session.Store, id, source string, created time.Time, c *Conver
 			StopReason: "imported", SessionTurns: &turns})
 	}
 	return w.Append(recs...)
+}
+
+// compaction is the record of a compaction of the source, written after
+// the first before messages: it replaces them all (what it cost the
+// source did not record).
+func compaction(c Compaction, before int) *transcript.Compaction {
+	return &transcript.Compaction{Replaces: before, Summary: c.Summary, At: c.At.UTC()}
 }
 
 // configRecord is what the source knew of the run's configuration; every

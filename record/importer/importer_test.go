@@ -1,8 +1,10 @@
 package importer
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,32 +26,6 @@ func fixture(t *testing.T, name string) []byte {
 		t.Fatalf("%s: %d files", name, len(a.Files))
 	}
 	return a.Files[0].Data
-}
-
-// calls lists "name input" of every tool_use, and "result ID: content" of
-// every result, in order, with the role changes as "--- role".
-func shape(c *Conversation) string {
-	var b strings.Builder
-	for _, m := range c.Messages {
-		b.WriteString("--- " + m.Role + "\n")
-		for _, bl := range m.Content {
-			switch bl.Type {
-			case transcript.BlockText:
-				b.WriteString("text " + bl.Text + "\n")
-			case transcript.BlockToolUse:
-				b.WriteString("use " + bl.ID + " " + bl.Name + " " + string(bl.Input) + "\n")
-			case transcript.BlockToolResult:
-				e := ""
-				if bl.IsError {
-					e = " (error)"
-				}
-				b.WriteString("result " + bl.ToolUseID + e + ": " + strings.TrimSpace(bl.Content) + "\n")
-			default:
-				b.WriteString(bl.Type + "\n")
-			}
-		}
-	}
-	return b.String()
 }
 
 func TestClaudeCode(t *testing.T) {
@@ -101,9 +77,10 @@ text Wrote NOTES.md.
 	if c.Usage != want2 || c.Turns != 5 {
 		t.Errorf("usage %+v turns %d, want %+v and 5", c.Usage, c.Turns, want2)
 	}
-	// The unknown type and the torn line; the summary line is no loss.
-	if c.Skipped != 2 {
-		t.Errorf("skipped %d (lines %v), want 2", c.Skipped, c.SkippedLines)
+	// The abandoned branch, the summary line and the queue operation
+	// (bookkeeping), the torn line.
+	if want := map[string]int{"off_branch": 3, "bookkeeping": 2, "not_understood": 1}; !maps.Equal(c.Skipped, want) || c.Entries != 19 {
+		t.Errorf("%d entries, skipped %v (lines %v), want 19 and %v", c.Entries, c.Skipped, c.SkippedLines, want)
 	}
 	if c.Title != "list the go files and read main.go" {
 		t.Errorf("title %q", c.Title)
@@ -116,10 +93,6 @@ func TestCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `--- user
-text <environment_context>
-  <cwd>/w</cwd>
-</environment_context>
---- user
 text fix the greeting in hello.txt
 --- assistant
 use call_1 shell {"command":"cat hello.txt"}
@@ -134,8 +107,7 @@ result call_3: Success. Updated the following files:
 M hello.txt
 --- assistant
 text Fixed the greeting.
---- user
-text [compacted by Codex] The user asked to fix hello.txt; it was fixed.
+--- compaction of 6: The user asked to fix hello.txt; it was fixed.
 --- user
 text thanks
 `
@@ -151,8 +123,11 @@ text thanks
 	if c.Usage != (transcript.Usage{InputTokens: 400, CacheReadTokens: 2200, OutputTokens: 140}) {
 		t.Errorf("usage %+v", c.Usage)
 	}
-	if c.Skipped != 2 {
-		t.Errorf("skipped %d (lines %v), want 2", c.Skipped, c.SkippedLines)
+	// The environment context, the reasoning, two events echoing items,
+	// the unknown type and the torn line.
+	want2 := map[string]int{"injected": 1, "reasoning": 1, "bookkeeping": 2, "not_understood": 2}
+	if !maps.Equal(c.Skipped, want2) || !slices.Equal(c.SkippedLines, []int{14, 20}) {
+		t.Errorf("skipped %v (lines %v), want %v (lines 14, 20)", c.Skipped, c.SkippedLines, want2)
 	}
 }
 
@@ -233,8 +208,8 @@ func TestTolerant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(c.Messages) != 0 || c.Skipped != 5 {
-			t.Errorf("%s: %d messages, %d skipped (want 0, 5)", h, len(c.Messages), c.Skipped)
+		if len(c.Messages) != 0 || c.SkippedTotal() != 5 {
+			t.Errorf("%s: %d messages, %v skipped (want 0, 5)", h, len(c.Messages), c.Skipped)
 		}
 	}
 	if _, err := Parse("aider", nil); err == nil {
@@ -243,8 +218,9 @@ func TestTolerant(t *testing.T) {
 }
 
 // A /compact leaves a system entry with no parentUuid whose
-// logicalParentUuid points back: the branch goes on through it. Sidechain
-// (sub-agent) entries are never the last entry.
+// logicalParentUuid points back: the branch goes on through it (the
+// boundary with no summary after it is a compaction whose summary is not
+// known). Sidechain (sub-agent) entries are never the last entry.
 func TestClaudeCodeCompactBoundaryAndSidechain(t *testing.T) {
 	data := `{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"first"},"timestamp":"2025-07-10T10:00:00Z"}
 {"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"role":"assistant","content":[{"type":"text","text":"one"}],"usage":{"input_tokens":1,"output_tokens":2}},"timestamp":"2025-07-10T10:00:01Z"}
@@ -257,11 +233,11 @@ func TestClaudeCodeCompactBoundaryAndSidechain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "--- user\ntext first\n--- assistant\ntext one\n--- user\ntext second\n--- assistant\ntext two\n"
+	want := "--- user\ntext first\n--- assistant\ntext one\n--- compaction of 2: \n--- user\ntext second\n--- assistant\ntext two\n"
 	if got := shape(c); got != want {
 		t.Errorf("conversation:\n%s\nwant:\n%s", got, want)
 	}
-	if c.Usage != (transcript.Usage{InputTokens: 4, OutputTokens: 6}) || c.Skipped != 0 {
-		t.Errorf("usage %+v skipped %d", c.Usage, c.Skipped)
+	if c.Usage != (transcript.Usage{InputTokens: 4, OutputTokens: 6}) || !maps.Equal(c.Skipped, map[string]int{"sidechain": 1}) {
+		t.Errorf("usage %+v skipped %v", c.Usage, c.Skipped)
 	}
 }
