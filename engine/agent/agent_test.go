@@ -160,6 +160,25 @@ func TestAnswerWithoutTools(t *testing.T) {
 	}
 }
 
+// An answer whose text the API split into blocks (where citations start
+// and end) is one text: the result joins the blocks as they are.
+func TestAnswerSplitByCitations(t *testing.T) {
+	t.Parallel()
+	split := func(*provider.Request) (*provider.Response, error) {
+		return &provider.Response{Content: []transcript.Block{transcript.TextBlock("The capital of France is "),
+			transcript.TextBlock("Paris"), transcript.TextBlock(".")}, StopReason: provider.StopEndTurn}, nil
+	}
+	p := &scripted{steps: []func(*provider.Request) (*provider.Response, error){split}}
+	opts, _ := setup(t, p, transcript.Config{})
+	res, err := Run(context.Background(), opts, "capital of France?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "The capital of France is Paris." {
+		t.Errorf("text %q, want the blocks joined with no line break", res.Text)
+	}
+}
+
 func TestParallelCallsAnsweredInCallOrder(t *testing.T) {
 	t.Parallel()
 	slow := &fakeTool{name: "slow", delay: 50 * time.Millisecond, caps: tool.Capabilities{ReadsWorkspace: true}}

@@ -45,15 +45,27 @@ type Block struct {
 	Raw            json.RawMessage
 }
 
-// TextOf joins the non-empty text blocks of a content with newlines.
+// TextOf is the text of a content. Text blocks that follow one another
+// are one text, joined as they are: the API splits a text into blocks
+// where a citation starts or ends, mid-sentence. Texts with another block
+// between them (a tool call, a thinking block) are joined with a newline.
+// Empty text blocks are left out.
 func TextOf(blocks []Block) string {
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == BlockText && b.Text != "" {
-			parts = append(parts, b.Text)
+	var b strings.Builder
+	apart := false // another block since the last text
+	for _, bl := range blocks {
+		switch {
+		case bl.Type != BlockText:
+			apart = b.Len() > 0
+		case bl.Text != "":
+			if apart {
+				b.WriteByte('\n')
+				apart = false
+			}
+			b.WriteString(bl.Text)
 		}
 	}
-	return strings.Join(parts, "\n")
+	return b.String()
 }
 
 // TextBlock returns a text block.
