@@ -6,8 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -46,6 +49,15 @@ Edit, Bash; Codex's shell and exec_command), approximately where they do
 not quite (Glob and Grep as shell commands; apply_patch), which makes a
 script of them "reconstructed"; others keep their names, and a replay
 refuses them, naming them.
+
+A Claude Code session's sub-agents (Task or Agent calls) become child
+sessions naming the session and the call that started them, as mecha's
+own subagents' runs do ("sessions show" links them, "replay --deep"
+replays them): their sidechain entries in the file, their files in
+<session>/subagents/ (2.1), or agent-*.jsonl beside the file naming its
+session (earlier versions); a sub-agent's file that answers no call is
+named and not imported. The calls map onto mecha's agent tool,
+approximately (the agent type has no counterpart).
 
 A Claude Code transcript is a tree (a rewind leaves the abandoned branch in
 the file): the import takes the branch the conversation last took, with
@@ -88,18 +100,24 @@ exit status is 1. --dry-run parses and reports, writing nothing.`,
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "import every transcript of the harness's directory under $HOME")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "parse and report, writing nothing")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print one {"source","harness","id","status","messages","calls","approximate","entries","skipped"} per file, one per line`)
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print one {"source","harness","id","status","messages","calls","approximate","entries","skipped","children"} per file, one per line`)
 	cmd.ValidArgsFunction = completeImport
 	return cmd
 }
 
-// Sources returns the files --all imports for a harness under home.
+// Sources returns the files --all imports for a harness under home. A
+// Claude Code sub-agent's file (agent-*.jsonl, which versions before 2.1
+// wrote beside the session's) is not one: it is imported with the session
+// that started it, as its child.
 func Sources(harness, home string) ([]string, error) {
 	pattern := filepath.Join(home, ".claude", "projects", "*", "*.jsonl")
 	if harness == importer.Codex {
 		pattern = filepath.Join(home, ".codex", "sessions", "[0-9]*", "[0-9]*", "[0-9]*", "rollout-*.jsonl")
 	}
 	m, err := filepath.Glob(pattern)
+	if harness == importer.ClaudeCode {
+		m = slices.DeleteFunc(m, func(p string) bool { return strings.HasPrefix(filepath.Base(p), "agent-") })
+	}
 	sort.Strings(m)
 	return m, err
 }
@@ -144,6 +162,10 @@ func importRun(opts *Options) error {
 			continue
 		}
 		fmt.Fprintln(env.Out, report(res, env.ForOut))
+		writeChildren(env.Out, res.Children, "  ", env.ForOut)
+		for _, u := range res.Unjoined {
+			fmt.Fprintf(env.Out, "  not imported: %s (a sub-agent's file that answers no call of the session)\n", env.ForOut(u))
+		}
 	}
 	if failed > 0 {
 		return fmt.Errorf("import: %d of %d files could not be imported", failed, len(paths))
@@ -167,6 +189,15 @@ func report(res importer.Result, out func(string) string) string {
 		line += fmt.Sprintf("; %d of %d entries not imported: %s", skipped, res.Entries, transcript.DescribeSkipped(res.Skipped))
 	}
 	return line + ")"
+}
+
+// writeChildren reports the child sessions of sub-agents under their
+// parent's line, indented.
+func writeChildren(w io.Writer, kids []importer.Result, indent string, out func(string) string) {
+	for _, k := range kids {
+		fmt.Fprintf(w, "%s⤷ call %s: %s\n", indent, out(k.CallID), report(k, out))
+		writeChildren(w, k.Children, indent+"  ", out)
+	}
 }
 
 // completeImport completes the harness, then transcript files.

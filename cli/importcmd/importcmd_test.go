@@ -48,7 +48,8 @@ func TestSources(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	for _, p := range []string{
-		".claude/projects/-w/a.jsonl", ".claude/projects/-w/notes.txt", ".claude/b.jsonl",
+		".claude/projects/-w/a.jsonl", ".claude/projects/-w/notes.txt", ".claude/b.jsonl", ".claude/projects/-w/agent-4d4d.jsonl",
+		".claude/projects/-w/a/subagents/agent-a3f0.jsonl",
 		".codex/sessions/2025/09/01/rollout-x.jsonl", ".codex/sessions/2025/09/01/other.jsonl",
 	} {
 		p = filepath.Join(home, p)

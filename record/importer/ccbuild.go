@@ -41,6 +41,9 @@ func (p *ccParse) build() {
 		b.c.HasUsage = true
 		b.c.Usage = b.c.Usage.Add(b.usage[k])
 	}
+	for agent, call := range p.progress {
+		b.c.answered(call, agent)
+	}
 	for k, reason := range b.lostResponse {
 		if !b.responses[k] {
 			b.c.lose(reason, Units{Responses: 1})
@@ -61,9 +64,8 @@ func (b *ccBuild) skip(n *ccNode, reason string) {
 func (b *ccBuild) entry(n *ccNode) {
 	c := b.c
 	switch {
-	case n.e.IsSidechain:
-		b.skip(n, transcript.SkipSidechain)
-		return
+	case n.e.IsSidechain && !b.p.sub:
+		return // a sub-agent's: see sidechains
 	case !b.p.onPath[n.e.UUID] && !b.p.attached(n.e.UUID):
 		b.skip(n, transcript.SkipOffBranch)
 		return
@@ -136,6 +138,11 @@ func (b *ccBuild) response(n *ccNode) {
 	}
 	b.responses[key] = true
 	b.asst.Content = append(b.asst.Content, c.ccBlocks(fresh, n.e.Cwd)...)
+	for _, bl := range fresh {
+		if bl.Type == "tool_use" && ccStartsAgent(bl.Name) {
+			c.task(bl.ID, bl.Input)
+		}
+	}
 	if u := m.Usage; u != nil {
 		prev, ok := b.usage[key]
 		if !ok {
@@ -168,6 +175,11 @@ func (b *ccBuild) results(n *ccNode) {
 		return
 	}
 	blocks := c.ccBlocks(fresh, n.e.Cwd)
+	for _, bl := range fresh {
+		if bl.Type == "tool_result" {
+			c.answered(bl.ToolUseID, agentOf(n, bl))
+		}
+	}
 	if b.res == nil {
 		b.res = &transcript.Message{Role: transcript.RoleUser, At: n.at.UTC()}
 	}

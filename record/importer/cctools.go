@@ -89,6 +89,10 @@ func ccTool(name string, raw json.RawMessage, cwd string) (string, json.RawMessa
 			out["timeout_seconds"] = int((ms + 999) / 1000)
 		}
 		return "shell", mustJSON(out), false
+	case "Task", "Agent":
+		// A sub-agent, as mecha's agent tool starts one: the prompt is its
+		// task; the agent type (and the tools it brings) has no mapping.
+		return "agent", mustJSON(map[string]any{"task": str("prompt")}), true
 	case "Glob":
 		dir := str("path")
 		if dir == "" {

@@ -22,13 +22,26 @@ type ccEntry struct {
 	// skill's or a command's body, a reminder).
 	IsMeta bool `json:"isMeta"`
 	// IsCompactSummary marks the user entry holding a compaction's summary.
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	Cwd              string          `json:"cwd"`
-	Timestamp        string          `json:"timestamp"`
-	RequestID        string          `json:"requestId"`
-	Message          *ccMessage      `json:"message"`
-	Attachment       *ccAttachment   `json:"attachment"`
-	Raw              json.RawMessage `json:"-"`
+	IsCompactSummary bool `json:"isCompactSummary"`
+	// SessionID is Claude Code's session; AgentID names the sub-agent an
+	// entry is of (on a sidechain entry) or whose answer it carries (on
+	// the result of the call that started it).
+	SessionID string `json:"sessionId"`
+	AgentID   string `json:"agentId"`
+	// ToolUseResult is what Claude Code kept of a result (a Task's holds
+	// its agentId); ParentToolUseID and Data, on a progress line, the call
+	// it reports on and, for a sub-agent's progress, its agentId.
+	ToolUseResult   json.RawMessage `json:"toolUseResult"`
+	ParentToolUseID string          `json:"parentToolUseID"`
+	Data            *struct {
+		Type    string `json:"type"`
+		AgentID string `json:"agentId"`
+	} `json:"data"`
+	Cwd        string        `json:"cwd"`
+	Timestamp  string        `json:"timestamp"`
+	RequestID  string        `json:"requestId"`
+	Message    *ccMessage    `json:"message"`
+	Attachment *ccAttachment `json:"attachment"`
 }
 
 type ccMessage struct {
@@ -88,6 +101,7 @@ const (
 // ccNode is a conversation entry of the file.
 type ccNode struct {
 	e      ccEntry
+	raw    []byte
 	line   int
 	kind   int
 	blocks []ccBlock // the message's content as blocks (a string is one text)
@@ -126,7 +140,10 @@ func (n *ccNode) held() Units {
 
 // ccParse is one Claude Code file being read.
 type ccParse struct {
-	c     *Conversation
+	c *Conversation
+	// sub is set when the file is a sub-agent's (every conversation
+	// entry is a sidechain's): its sidechain entries are its conversation.
+	sub   bool
 	nodes []*ccNode
 	// links holds the parent of every entry with a uuid (the logical
 	// parent of a compaction boundary), nodes or not, so a branch is
@@ -138,18 +155,34 @@ type ccParse struct {
 	// which other entries hang off it without a rewind between.
 	onPath map[string]bool
 	live   map[string]bool
+	// progress are the calls sub-agents' progress lines report on, by
+	// agent id.
+	progress map[string]string
 }
 
 // ParseClaudeCode reads a Claude Code transcript: the branch the
 // conversation last took, with what hangs off it (the results of
 // parallel calls, the rest of a response split around a result); each
 // response rejoined, compactions kept, tools mapped.
+//
+// Sidechain entries are sub-agents' conversations: each is parsed on its
+// own and, joined to the Task (or Agent) call that started it, becomes one
+// of the conversation's Children; a file whose every conversation entry is
+// a sidechain's is a sub-agent's own (subagents/agent-*.jsonl), whose
+// conversation they are.
 func ParseClaudeCode(data []byte) *Conversation {
-	p := &ccParse{c: &Conversation{Provider: "anthropic"}, links: map[string]string{}, line: map[string]int{},
-		node: map[string]*ccNode{}, onPath: map[string]bool{}, live: map[string]bool{}}
+	p := &ccParse{c: &Conversation{Provider: "anthropic", data: data}, links: map[string]string{}, line: map[string]int{},
+		node: map[string]*ccNode{}, onPath: map[string]bool{}, live: map[string]bool{}, progress: map[string]string{}}
 	lines(data, p.read)
+	p.sub = true
+	for _, n := range p.nodes {
+		p.sub = p.sub && n.e.IsSidechain
+	}
 	p.branch()
 	p.build()
+	if !p.sub {
+		p.sidechains()
+	}
 	return p.c
 }
 
@@ -171,7 +204,16 @@ func (p *ccParse) read(n int, line []byte) {
 		}
 		p.line[e.UUID] = n
 	}
-	nd := &ccNode{e: e, line: n}
+	if p.c.SessionID == "" {
+		p.c.SessionID = e.SessionID
+	}
+	if e.AgentID != "" && e.IsSidechain && p.c.AgentID == "" {
+		p.c.AgentID = e.AgentID
+	}
+	if d := e.Data; e.Type == "progress" && d != nil && d.Type == "agent_progress" && d.AgentID != "" && e.ParentToolUseID != "" {
+		p.progress[d.AgentID] = e.ParentToolUseID
+	}
+	nd := &ccNode{e: e, line: n, raw: line}
 	nd.at, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
 	switch {
 	case e.Type == "user" || e.Type == "assistant":
@@ -293,7 +335,7 @@ func (p *ccParse) branch() {
 func (p *ccParse) lastBefore(i int) int {
 	for i--; i >= 0; i-- {
 		n := p.nodes[i]
-		if !n.e.IsSidechain && n.kind != ccResults && n.e.UUID != "" && !p.onPath[n.e.UUID] {
+		if (p.sub || !n.e.IsSidechain) && n.kind != ccResults && n.e.UUID != "" && !p.onPath[n.e.UUID] {
 			return i
 		}
 	}

@@ -32,6 +32,7 @@ var shapes = []struct {
 	{"cc-compact-summary", ClaudeCode, "the compaction summary, the /compact wrapper and its output are no prompts"},
 	{"cc-meta", ClaudeCode, "isMeta entries (a caveat, a skill's body) and command wrappers are no prompts"},
 	{"cc-bookkeeping", ClaudeCode, "progress lines, snapshots, queue operations and titles are bookkeeping, not 'not understood'"},
+	{"cc-sidechain", ClaudeCode, "sub-agents' sidechain entries in the file become children of the Task calls that started them"},
 	{"cc-rewind", ClaudeCode, "a rewind leaves the abandoned branch in the file: counted, not imported"},
 	{"cx-injected", Codex, "user-role context Codex injects (environment, AGENTS.md, a user shell command) and developer messages are no prompts"},
 	{"cx-compacted", Codex, "a compacted item (a summary, or a replacement history) is a compaction, not a user message"},
@@ -119,6 +120,11 @@ func fidelity(t *testing.T, harness string, src []byte, c *Conversation) {
 		source = countCodex(t, src)
 	}
 	got := c.Held()
+	for _, k := range c.Children {
+		if k.inFile {
+			got = got.add(k.Held())
+		}
+	}
 	for _, u := range c.Lost {
 		got = got.add(u)
 	}
@@ -264,6 +270,9 @@ func shape(c *Conversation) string {
 		}
 	}
 	compaction(len(c.Messages))
+	for _, k := range c.Children {
+		fmt.Fprintf(&b, "=== child of %s (agent %s)\n%s", k.CallID, k.AgentID, shape(k))
+	}
 	return b.String()
 }
 

@@ -40,6 +40,25 @@
 // a find or grep command line (approximately: the output differs); every
 // other tool keeps its name, which a replay refuses to replay, naming it.
 //
+// # Sub-agents
+//
+// A Task (or Agent) call starts a sub-agent, whose conversation Claude
+// Code writes as sidechain entries (isSidechain): into the session's own
+// file (before 2.0), into agent-<agentId>.jsonl beside it naming its
+// sessionId (2.0), or into <session>/subagents/agent-<agentId>.jsonl
+// (2.1). Each is parsed on its own and joined to the call that started it:
+// the call whose result (toolUseResult.agentId, the entry's agentId, or
+// "agentId: ..." in its text) or progress line names its agent id, or else
+// the first call whose prompt is its first prompt. A joined one becomes a
+// child session naming the parent session and call (transcript.ParentCall),
+// as mecha's own subagents' runs do, so "sessions show" links it and
+// "replay --deep" replays it; the calls map onto mecha's agent tool, its
+// task the prompt (approximately: the agent type has no counterpart).
+// Sidechain entries of the file that join no call are counted as
+// sidechain; files that join none (a compaction's run,
+// agent-acompact-*.jsonl) are named in the result and not imported. A
+// sub-agent's file imported on its own is its conversation.
+//
 // # Codex
 //
 // A Codex rollout is a flat stream of {timestamp, type, payload} lines:

@@ -58,6 +58,22 @@ type Conversation struct {
 	// summaries counts the compaction summaries the source wrote as user
 	// entries, which became Compactions.
 	summaries int
+
+	// Children are the conversations of the sub-agents the conversation's
+	// calls started (Claude Code's sidechains), each joined to its call:
+	// CallID is the id of the call that started a child. AgentID is a
+	// sub-agent's id in the source, SessionID the source's own id for its
+	// session.
+	Children  []*Conversation
+	CallID    string
+	AgentID   string
+	SessionID string
+	fam       family
+	// data is what the conversation was read from, and inFile is set for a
+	// child read from its parent's file (whose count takes in its own).
+	source string
+	data   []byte
+	inFile bool
 }
 
 // Compaction is a point where the source replaced the context the model
@@ -108,9 +124,28 @@ func Parse(harness string, data []byte) (*Conversation, error) {
 	default:
 		return nil, fmt.Errorf("import: unknown harness %q (claude-code or codex)", harness)
 	}
-	c.Harness = harness
-	c.Title = title(c.Messages)
+	c.named(harness)
 	return c, nil
+}
+
+// named names the harness of a conversation and its children, and their
+// titles.
+func (c *Conversation) named(harness string) {
+	c.Harness, c.Title = harness, title(c.Messages)
+	for _, k := range c.Children {
+		k.named(harness)
+	}
+}
+
+// from sets the source of a conversation and of the children read from
+// the same file.
+func (c *Conversation) from(source string) {
+	c.source = source
+	for _, k := range c.Children {
+		if k.inFile {
+			k.from(source)
+		}
+	}
 }
 
 // lines calls f for each non-empty line with its 1-based number.
@@ -161,8 +196,18 @@ type Result struct {
 	Approximate int `json:"approximate"`
 	// Entries counts the source's entries (its non-empty lines); Skipped
 	// those not imported, by reason (transcript.Skip*; {} when none was).
+	// A child read from its parent's file counts its own entries, which
+	// its parent's count takes in too.
 	Entries int            `json:"entries"`
 	Skipped map[string]int `json:"skipped"`
+	// CallID is, for a child, the parent's call that started it.
+	CallID string `json:"call_id,omitempty"`
+	// Children are the sessions of the sub-agents the calls started, each
+	// a child session of this one.
+	Children []Result `json:"children,omitempty"`
+	// Unjoined are the sub-agent files found beside the source that
+	// joined no call of it (nor of its children): not imported.
+	Unjoined []string `json:"unjoined,omitempty"`
 }
 
 // Statuses of a Result.
@@ -184,8 +229,11 @@ func ID(harness, abs string, data []byte, created time.Time) (string, error) {
 
 // File imports the source file at path into the store: it is read whole
 // (at most MaxSource bytes), parsed, and written as a new session unless
-// one with its id is already there. dryRun parses and reports, writing
-// nothing.
+// one with its id is already there; then each sub-agent conversation it
+// started, as a child session (found in the file's sidechain entries, in
+// subagents/agent-*.jsonl beside it as Claude Code 2.1 writes them, or in
+// agent-*.jsonl of its directory naming its session as earlier versions
+// do). dryRun parses and reports, writing nothing.
 func File(store *session.Store, harness, path string, dryRun bool) (Result, error) {
 	res := Result{Source: path, Harness: harness}
 	abs, err := filepath.Abs(path)
@@ -201,13 +249,29 @@ func File(store *session.Store, harness, path string, dryRun bool) (Result, erro
 	if err != nil {
 		return res, err
 	}
+	conv.from(abs)
+	conv.data = data
+	var unjoined []string
+	if harness == ClaudeCode {
+		unjoined = subagentFiles(abs, conv)
+	}
+	res, err = put(store, conv, nil, dryRun)
+	res.Unjoined = unjoined
+	return res, err
+}
+
+// put writes a conversation, and its children, as sessions, each unless
+// one with its id is already there.
+func put(store *session.Store, conv *Conversation, parent *transcript.ParentCall, dryRun bool) (Result, error) {
+	res := Result{Source: conv.source, Harness: conv.Harness}
 	created := conv.CreatedAt
 	if created.IsZero() {
-		if fi, err := os.Stat(abs); err == nil {
+		if fi, err := os.Stat(conv.source); err == nil {
 			created = fi.ModTime().UTC()
 		}
 	}
-	res.ID, err = ID(harness, abs, data, created)
+	var err error
+	res.ID, err = ID(conv.Harness, conv.source, conv.data, created)
 	if err != nil {
 		return res, err
 	}
@@ -216,31 +280,46 @@ func File(store *session.Store, harness, path string, dryRun bool) (Result, erro
 	for k, n := range conv.Skipped {
 		res.Skipped[k] = n
 	}
-	if _, err := os.Stat(filepath.Join(store.Dir, res.ID+session.Ext)); err == nil {
+	if parent != nil {
+		res.CallID = parent.CallID
+	}
+	switch _, err := os.Stat(filepath.Join(store.Dir, res.ID+session.Ext)); {
+	case err == nil:
 		res.Status = AlreadyImported
-		return res, nil
-	}
-	if dryRun {
+	case dryRun:
 		res.Status = WouldImport
-		return res, nil
-	}
-	if err := Write(store, res.ID, abs, created, conv); err != nil {
-		if errors.Is(err, os.ErrExist) {
+	default:
+		err := Write(store, res.ID, conv.source, created, conv, parent)
+		switch {
+		case errors.Is(err, os.ErrExist):
 			res.Status = AlreadyImported
-			return res, nil
+		case err != nil:
+			return res, err
+		default:
+			res.Status = Imported
 		}
-		return res, err
 	}
-	res.Status = Imported
+	for _, k := range conv.Children {
+		kr, err := put(store, k, &transcript.ParentCall{Session: res.ID, CallID: k.CallID}, dryRun)
+		res.Children = append(res.Children, kr)
+		if err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
 // Write writes a conversation as the session id of the store. A session
 // left half written by a failure is removed, so that a later import can
 // make it whole.
-func Write(store *session.Store, id, source string, created time.Time, c *Conversation) (err error) {
+// A child names its parent's session and call.
+func Write(store *session.Store, id, source string, created time.Time, c *Conversation, parent *transcript.ParentCall) (err error) {
+	title := c.Title
+	if parent != nil {
+		title = "subagent: " + title
+	}
 	w, err := store.Create(transcript.Meta{ID: id, CreatedAt: created, Provider: c.Provider, Model: c.Model,
-		Workspace: c.Workspace, Title: c.Title,
+		Workspace: c.Workspace, Title: title, Parent: parent,
 		ImportedFrom: &transcript.ImportedFrom{Harness: c.Harness, Path: source, Approximate: c.Approximate,
 			Entries: c.Entries, Skipped: c.Skipped}})
 	if err != nil {
