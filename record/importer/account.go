@@ -40,16 +40,15 @@ func (c *Conversation) lose(reason string, u Units) {
 }
 
 // Held counts what the imported conversation holds: prompts (user
-// messages of text, and the compaction summaries the source wrote as user
-// entries), responses (assistant messages), calls and results.
+// messages of anything but tool results, and the compaction summaries the
+// source wrote as user entries), responses (assistant messages), calls
+// and results.
 func (c *Conversation) Held() Units {
 	u := Units{Prompts: c.summaries}
 	for _, m := range c.Messages {
-		var text, result bool
+		var result bool
 		for _, b := range m.Content {
 			switch b.Type {
-			case transcript.BlockText:
-				text = true
 			case transcript.BlockToolUse:
 				u.Calls++
 			case transcript.BlockToolResult:
@@ -60,7 +59,7 @@ func (c *Conversation) Held() Units {
 		switch {
 		case m.Role == transcript.RoleAssistant:
 			u.Responses++
-		case text && !result:
+		case !result && len(m.Content) > 0:
 			u.Prompts++
 		}
 	}
