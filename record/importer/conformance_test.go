@@ -289,4 +289,15 @@ func TestFidelity(t *testing.T) {
 			t.Errorf("%s: %d entries, %d skipped", name, c.Entries, c.SkippedTotal())
 		}
 	}
+	a, err := txtar.ParseFile(filepath.Join("testdata", "subagents.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range a.Files {
+		c, err := Parse(ClaudeCode, f.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(f.Name, func(t *testing.T) { fidelity(t, ClaudeCode, f.Data, c) })
+	}
 }
