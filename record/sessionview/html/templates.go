@@ -35,8 +35,7 @@ const rowsText = `
 {{if .Meta.ReplayOf}}<tr><th>replays</th><td>{{.Meta.ReplayOf}}</td></tr>{{end}}
 {{if .Meta.RerunOf}}<tr><th>reruns</th><td>{{.Meta.RerunOf}}</td></tr>{{end}}
 {{with .Meta.MCPClient}}<tr><th>client</th><td>{{.Name}} {{.Version}}</td></tr>{{end}}
-{{if .Imported}}<tr><th>imported</th><td>{{.Imported}}</td></tr>{{end}}
-{{if .Skipped}}<tr><th>skipped</th><td>{{.Skipped}}</td></tr>{{end}}
+{{if .Imported}}<tr><th>imported</th><td>{{.Imported}}</td></tr>{{end}}{{if .Skipped}}<tr><th>skipped</th><td>{{.Skipped}}</td></tr>{{end}}
 <tr><th>file</th><td>{{.Path}}</td></tr>
 </table>
 <p class="legend">taint band:<span style="background:var(--clean)"></span>clean<span style="background:var(--private)"></span>private<span style="background:var(--untrusted)"></span>untrusted<span style="background:var(--both)"></span>private and untrusted (▲ where it became armed)<span style="background:var(--unknown)"></span>unknown (no checkpoint yet)
