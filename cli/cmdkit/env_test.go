@@ -2,6 +2,7 @@ package cmdkit
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,18 +62,24 @@ func TestForOut(t *testing.T) {
 
 // TestWriteJSON: what encoding/json leaves raw (a bidi override, a C1
 // control) is written as a \u escape; the value decodes the same.
+// WriteJSONLine writes the same on one line.
 func TestWriteJSON(t *testing.T) {
 	t.Parallel()
-	in := map[string]string{"t": "a\x1b]0;t\x07\u202eb\u009b"}
-	var out strings.Builder
-	if err := WriteJSON(&out, in); err != nil {
-		t.Fatal(err)
-	}
-	if strings.ContainsAny(out.String(), "\x1b\x07\u202e\u009b") {
-		t.Errorf("a raw control: %q", out.String())
-	}
-	var back map[string]string
-	if err := json.Unmarshal([]byte(out.String()), &back); err != nil || back["t"] != in["t"] {
-		t.Errorf("decoded %q, %v", back, err)
+	in := map[string]string{"t": "a\x1b]0;t\x07\u202eb\u009b", "u": "v"}
+	for name, write := range map[string]func(io.Writer, any) error{"WriteJSON": WriteJSON, "WriteJSONLine": WriteJSONLine} {
+		var out strings.Builder
+		if err := write(&out, in); err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(out.String(), "\x1b\x07\u202e\u009b") {
+			t.Errorf("%s: a raw control: %q", name, out.String())
+		}
+		if lines := strings.Count(out.String(), "\n"); (name == "WriteJSONLine") != (lines == 1) {
+			t.Errorf("%s: %d lines: %q", name, lines, out.String())
+		}
+		var back map[string]string
+		if err := json.Unmarshal([]byte(out.String()), &back); err != nil || back["t"] != in["t"] {
+			t.Errorf("%s: decoded %q, %v", name, back, err)
+		}
 	}
 }

@@ -17,10 +17,16 @@ func NewStyle(e *Env) textfmt.Style { return textfmt.Style{On: e.Color()} }
 // C1 controls and bidi formatting written as \u escapes (textfmt.JSONWriter;
 // encoding/json already escapes the C0 controls): the same JSON for a
 // program, inert on a terminal.
-func WriteJSON(w io.Writer, v any) error {
+func WriteJSON(w io.Writer, v any) error { return writeJSON(w, v, "  ") }
+
+// WriteJSONLine writes v as WriteJSON does, on one line: for output of
+// one object per line.
+func WriteJSONLine(w io.Writer, v any) error { return writeJSON(w, v, "") }
+
+func writeJSON(w io.Writer, v any, indent string) error {
 	jw := textfmt.JSONWriter(w)
 	enc := json.NewEncoder(jw)
-	enc.SetIndent("", "  ")
+	enc.SetIndent("", indent)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err

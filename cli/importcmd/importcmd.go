@@ -4,7 +4,6 @@ package importcmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -143,8 +142,6 @@ func importRun(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(env.Out)
-	enc.SetEscapeHTML(false)
 	failed := 0
 	for _, p := range paths {
 		res, err := importer.File(store, opts.Harness, p, opts.DryRun)
@@ -156,7 +153,7 @@ func importRun(opts *Options) error {
 		}
 		if opts.JSON {
 			// One object per file per line, as the help says.
-			if err := enc.Encode(res); err != nil {
+			if err := cmdkit.WriteJSONLine(env.Out, res); err != nil {
 				return err
 			}
 			continue
