@@ -65,11 +65,12 @@ func AppendEncode(buf *bytes.Buffer, r Record) error {
 			content[i] = w
 		}
 		v = struct {
-			Record  string    `json:"record"`
-			Role    string    `json:"role"`
-			Content []any     `json:"content"`
-			At      time.Time `json:"at,omitzero"`
-		}{KindMessage, r.Role, content, r.At}
+			Record     string    `json:"record"`
+			Role       string    `json:"role"`
+			Content    []any     `json:"content"`
+			StopReason string    `json:"stop_reason,omitempty"`
+			At         time.Time `json:"at,omitzero"`
+		}{KindMessage, r.Role, content, r.StopReason, r.At}
 	case *Taint:
 		v = struct {
 			Record string `json:"record"`

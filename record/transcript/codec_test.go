@@ -27,7 +27,10 @@ func TestRoundTrip(t *testing.T) {
 		&Message{Role: RoleAssistant, Content: []Block{
 			{Type: BlockThinking, Thinking: "hmm", Signature: "s"},
 			ToolUseBlock("t1", "fs_read", json.RawMessage(`{"path":"a"}`)),
-		}},
+		}, StopReason: "tool_use"},
+		&Message{Role: RoleAssistant, Content: []Block{
+			{Type: "server_tool_use", Raw: json.RawMessage(`{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}`)},
+		}, StopReason: "pause_turn", At: at},
 		&Message{Role: RoleUser, Content: []Block{ToolResultBlock("t1", "contents", false), ToolResultBlock("t2", "", true),
 			UnknownOutcomeBlock("t3", "outcome unknown")}},
 		&Taint{Private: true},

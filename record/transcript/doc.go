@@ -166,6 +166,19 @@
 //
 //	{"record":"message","role":"user","content":[{"type":"text","text":"what changed?"}],"at":"2026-08-05T09:15:00Z"}
 //
+// stop_reason, optional on an assistant message, is why the model stopped
+// writing it, in its provider's own words, as the provider sent it:
+// Anthropic's stop_reason (end_turn, tool_use, max_tokens, stop_sequence,
+// pause_turn, refusal, ...) or Chat Completions' finish_reason (stop,
+// length, tool_calls, content_filter, ...); the mock's are its script's.
+// Readers must accept any value. It is absent on user messages, when the
+// provider gave none, and in transcripts written before it existed. An
+// assistant message whose stop_reason is pause_turn is a turn the model
+// paused (a long run of server-side tools): the next assistant message
+// continues it, sent after it with no user message between.
+//
+//	{"record":"message","role":"assistant","content":[{"type":"text","text":"Let me search."},{"type":"server_tool_use","id":"srvtoolu_01","name":"web_search","input":{"query":"go 1.26 release notes"}}],"stop_reason":"pause_turn","at":"2026-08-05T09:15:04Z"}
+//
 // taint, a provenance checkpoint written after the messages of each run:
 // whether private data or untrusted (outside) content had entered the
 // conversation. Checkpoints merge by OR when read: taint only grows, and a

@@ -16,9 +16,10 @@ import (
 // a block of an unknown type needs to be kept verbatim.
 
 type messageWire[C ~string] struct {
-	Role    string         `json:"role"`
-	Content []blockWire[C] `json:"content"`
-	At      time.Time      `json:"at"`
+	Role       string         `json:"role"`
+	Content    []blockWire[C] `json:"content"`
+	StopReason string         `json:"stop_reason"`
+	At         time.Time      `json:"at"`
 }
 
 // blockWire is every known block's fields. C is string on the fast path;
@@ -102,7 +103,7 @@ func buildMessage[C ~string](line []byte, w messageWire[C]) (*Message, error) {
 	if w.Role == "" {
 		return nil, errors.New("message record has no role")
 	}
-	m := &Message{Role: w.Role, At: w.At, Content: make([]Block, len(w.Content))}
+	m := &Message{Role: w.Role, StopReason: w.StopReason, At: w.At, Content: make([]Block, len(w.Content))}
 	var unknown []int
 	for i, b := range w.Content {
 		out, known, err := b.block()

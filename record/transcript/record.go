@@ -223,9 +223,14 @@ type MCPServer struct {
 
 // Message is one conversation message.
 type Message struct {
-	Role    string    `json:"role"`
-	Content []Block   `json:"content"`
-	At      time.Time `json:"at,omitzero"`
+	Role    string  `json:"role"`
+	Content []Block `json:"content"`
+	// StopReason is why the model stopped writing an assistant message,
+	// in its provider's own words (Anthropic's stop_reason, Chat
+	// Completions' finish_reason). Empty on user messages, when the
+	// provider gave none, and in transcripts that predate it.
+	StopReason string    `json:"stop_reason,omitempty"`
+	At         time.Time `json:"at,omitzero"`
 }
 
 // Taint is a provenance checkpoint: whether anything private or untrusted
