@@ -258,7 +258,7 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 		r.emit(Event{Kind: EventTurn, Usage: r.res.Usage, StopReason: resp.StopReason})
 		u := resp.Usage
 		r.lastCtx = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
-		if err := r.addMessage(transcript.Message{Role: transcript.RoleAssistant, Content: resp.Content}); err != nil {
+		if err := r.addMessage(transcript.Message{Role: transcript.RoleAssistant, Content: resp.Content, StopReason: resp.NativeStopReason}); err != nil {
 			return err
 		}
 		calls := resp.ToolCalls()

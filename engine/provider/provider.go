@@ -66,10 +66,17 @@ const (
 
 // Response is a model's whole answer to one request.
 type Response struct {
-	// Content holds thinking, text and tool_use blocks in the order produced.
-	Content    []transcript.Block
+	// Content holds thinking, text and tool_use blocks in the order
+	// produced, and blocks of other types (server-side tools and their
+	// results) kept verbatim, as they are sent back.
+	Content []transcript.Block
+	// StopReason is one of the Stop constants.
 	StopReason string
-	Usage      transcript.Usage
+	// NativeStopReason is the stop reason in the provider's own words, as
+	// it sent it (stop_sequence, refusal, content_filter, ...); empty when
+	// it sent none. The transcript records it on the assistant message.
+	NativeStopReason string
+	Usage            transcript.Usage
 	// Model is the model that answered, as the server reported it.
 	Model string
 }

@@ -30,7 +30,7 @@ func TestReadStream(t *testing.T) {
 				"data: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
 				"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"pause_turn\"},\"usage\":{\"output_tokens\":3,\"input_tokens\":6}}\n\n" +
 				"data: {\"type\":\"message_stop\"}\n\n",
-			want: `{"Content":[{"type":"tool_use","id":"t1","name":"f","input":{}},{"type":"server_tool_use","id":"s1"}],"StopReason":"other",` +
+			want: `{"Content":[{"type":"tool_use","id":"t1","name":"f","input":{}},{"type":"server_tool_use","id":"s1"}],"StopReason":"other","NativeStopReason":"pause_turn",` +
 				`"Usage":{"input_tokens":6,"output_tokens":3,"cache_read_tokens":2,"cache_write_tokens":0},"Model":"m"}`,
 		},
 		{

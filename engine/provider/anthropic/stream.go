@@ -130,6 +130,7 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, progress func()
 		case "message_delta":
 			if e.Delta != nil && e.Delta.StopReason != "" {
 				resp.StopReason = stopReason(e.Delta.StopReason)
+				resp.NativeStopReason = e.Delta.StopReason
 			}
 			if e.Usage != nil {
 				e.Usage.apply(&resp.Usage)
@@ -212,7 +213,7 @@ func (c *Client) readMessage(ctx context.Context, body io.Reader) (*provider.Res
 	if _, err := c.w.ReadAnswer(ctx, body, &m); err != nil {
 		return nil, err
 	}
-	resp := &provider.Response{Model: m.Model, Content: m.Content, StopReason: stopReason(m.StopReason)}
+	resp := &provider.Response{Model: m.Model, Content: m.Content, StopReason: stopReason(m.StopReason), NativeStopReason: m.StopReason}
 	m.Usage.apply(&resp.Usage)
 	return resp, nil
 }

@@ -112,6 +112,7 @@ func play(t Turn, req *provider.Request) *provider.Response {
 		resp.Content = append(resp.Content, transcript.ToolUseBlock(id, c.Name, c.InputJSON()))
 	}
 	resp.StopReason = t.Stop()
+	resp.NativeStopReason = resp.StopReason
 	resp.Usage = t.UsageFor(requestBytes(req))
 	return resp
 }

@@ -49,7 +49,9 @@
 // same text goes back in function.arguments on the next request).
 //
 // finish_reason stop maps to end_turn (tool_use if the turn called tools),
-// tool_calls to tool_use, length to max_tokens, anything else to other.
+// tool_calls to tool_use, length to max_tokens, anything else to other;
+// finish_reason itself, as sent (content_filter, ...), is
+// Response.NativeStopReason, which the transcript records.
 //
 // Usage is read from the chunk that carries it (the last one). OpenAI counts
 // cached tokens inside prompt_tokens; so that pricing is right,

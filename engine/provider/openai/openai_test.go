@@ -132,7 +132,7 @@ func TestUnstreamedAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(resp)
-	want := `{"Content":[{"type":"thinking","thinking":"r"},{"type":"text","text":"hi"},{"type":"tool_use","id":"c","name":"f","input":{}}],"StopReason":"tool_use","Usage":{"input_tokens":3,"output_tokens":2,"cache_read_tokens":0,"cache_write_tokens":0},"Model":"m"}`
+	want := `{"Content":[{"type":"thinking","thinking":"r"},{"type":"text","text":"hi"},{"type":"tool_use","id":"c","name":"f","input":{}}],"StopReason":"tool_use","NativeStopReason":"tool_calls","Usage":{"input_tokens":3,"output_tokens":2,"cache_read_tokens":0,"cache_write_tokens":0},"Model":"m"}`
 	if string(got) != want {
 		t.Errorf("response\n got %s\nwant %s", got, want)
 	}

@@ -142,7 +142,7 @@ func (a *assembler) toolCall(tc toolCallDelta) {
 // response builds the answer: thinking, then text, then the tool calls.
 // A call the server gave no id is named call_N by its position.
 func (a *assembler) response() *provider.Response {
-	resp := &provider.Response{Model: a.model, StopReason: stopReason(a.finish, len(a.calls))}
+	resp := &provider.Response{Model: a.model, StopReason: stopReason(a.finish, len(a.calls)), NativeStopReason: a.finish}
 	if a.thinking.Len() > 0 {
 		resp.Content = append(resp.Content, transcript.Block{Type: transcript.BlockThinking, Thinking: a.thinking.String()})
 	}
