@@ -58,7 +58,11 @@
 // Anthropic: the anthropic-version header; model; max_tokens; a non-empty
 // messages array that starts with user and alternates user/assistant;
 // known block types, non-empty text, tool_use and thinking (with a
-// signature) only from the assistant, tool_result only from the user; every
+// signature) only from the assistant, tool_result only from the user;
+// server-side tool blocks (server_tool_use and mcp_tool_use with an id, a
+// name and an object input, mcp_tool_use with its server_name, and their
+// *_tool_result blocks, each answering one before it in the same message)
+// only from the assistant; every
 // tool_result answering a tool_use of the previous message and every
 // tool_use answered by the next one; tools with unique names and an object
 // input_schema; a thinking budget of at least 1024 and below max_tokens,

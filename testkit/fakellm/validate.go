@@ -83,13 +83,19 @@ func validateAnthropic(body []byte) error {
 		if err != nil {
 			return fmt.Errorf("messages.%d.content: %v", i, err)
 		}
-		var uses, results []string
+		var uses, results, serverUses []string
 		for j, b := range blocks {
 			if len(b.CacheControl) > 0 {
 				breakpoints++
 			}
 			if err := b.check(m.Role); err != nil {
 				return fmt.Errorf("messages.%d.content.%d: %v", i, j, err)
+			}
+			switch {
+			case b.Type == "server_tool_use" || b.Type == "mcp_tool_use":
+				serverUses = append(serverUses, b.ID)
+			case serverResults[b.Type] && !slices.Contains(serverUses, b.ToolUseID):
+				return fmt.Errorf("messages.%d.content.%d: %s.tool_use_id %q answers no server tool use before it in this message", i, j, b.Type, b.ToolUseID)
 			}
 			switch b.Type {
 			case "tool_use":
@@ -126,7 +132,17 @@ type anthropicBlock struct {
 	Thinking     *string         `json:"thinking"`
 	Signature    string          `json:"signature"`
 	Data         string          `json:"data"`
+	ServerName   string          `json:"server_name"`
 	CacheControl json.RawMessage `json:"cache_control"`
+}
+
+// serverResults are the result blocks of the API's server-side tools (web
+// search and fetch, code execution, tool search, the MCP connector): the
+// assistant's own, each answering a server tool use before it.
+var serverResults = map[string]bool{
+	"web_search_tool_result": true, "web_fetch_tool_result": true, "code_execution_tool_result": true,
+	"bash_code_execution_tool_result": true, "text_editor_code_execution_tool_result": true,
+	"tool_search_tool_result": true, "mcp_tool_result": true,
 }
 
 // anthropicBlocks reads a message's content: a non-empty string or array.
@@ -181,7 +197,21 @@ func (b *anthropicBlock) check(role string) error {
 			return errors.New("redacted_thinking.data: field required")
 		}
 		return only("assistant")
+	case "server_tool_use", "mcp_tool_use":
+		if b.ID == "" || b.Name == "" || !isObject(b.Input) {
+			return fmt.Errorf("%s blocks need an id, a name and an input object", b.Type)
+		}
+		if b.Type == "mcp_tool_use" && b.ServerName == "" {
+			return errors.New("mcp_tool_use.server_name: field required")
+		}
+		return only("assistant")
 	default:
+		if serverResults[b.Type] {
+			if b.ToolUseID == "" {
+				return fmt.Errorf("%s.tool_use_id: field required", b.Type)
+			}
+			return only("assistant")
+		}
 		return fmt.Errorf("unknown content block type %q", b.Type)
 	}
 	return nil

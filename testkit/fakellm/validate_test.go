@@ -29,6 +29,18 @@ func TestValidateAnthropic(t *testing.T) {
 		name, body, want string // want "" means accepted
 	}{
 		{"ok", `{"model":"m","max_tokens":5,` + msgs(q, use, answer) + `}`, ""},
+		{"server tools and a paused turn continued", `{"model":"m","max_tokens":5,` + msgs(q, `{"role":"assistant","content":[`+
+			`{"type":"server_tool_use","id":"s1","name":"web_search","input":{"query":"x"}},{"type":"web_search_tool_result","tool_use_id":"s1","content":[]},`+
+			`{"type":"mcp_tool_use","id":"m1","name":"f","server_name":"srv","input":{}},{"type":"mcp_tool_result","tool_use_id":"m1","content":[]},`+
+			`{"type":"server_tool_use","id":"s2","name":"web_search","input":{"query":"y"}}]}`) + `}`, ""},
+		{"server result before its use", `{"model":"m","max_tokens":5,` + msgs(q, `{"role":"assistant","content":[`+
+			`{"type":"web_search_tool_result","tool_use_id":"s1","content":[]}]}`) + `}`, `answers no server tool use before it`},
+		{"server tool use without input", `{"model":"m","max_tokens":5,` + msgs(q, `{"role":"assistant","content":[`+
+			`{"type":"server_tool_use","id":"s1","name":"web_search"}]}`) + `}`, `need an id, a name and an input object`},
+		{"mcp tool use without its server", `{"model":"m","max_tokens":5,` + msgs(q, `{"role":"assistant","content":[`+
+			`{"type":"mcp_tool_use","id":"m1","name":"f","input":{}}]}`) + `}`, `server_name: field required`},
+		{"server tool use from the user", `{"model":"m","max_tokens":5,` + msgs(`{"role":"user","content":[`+
+			`{"type":"server_tool_use","id":"s1","name":"web_search","input":{}}]}`) + `}`, "only appear in assistant messages"},
 		{"not JSON", `{`, "body is not a JSON request"},
 		{"no model", `{"max_tokens":5,` + msgs(q) + `}`, "model: field required"},
 		{"no max_tokens", `{"model":"m",` + msgs(q) + `}`, "max_tokens: field required"},
@@ -50,7 +62,7 @@ func TestValidateAnthropic(t *testing.T) {
 			`"tools":[{"name":"a","input_schema":{},"cache_control":{"type":"ephemeral"}},{"name":"b","input_schema":{},"cache_control":{"type":"ephemeral"}}],` +
 			msgs(`{"role":"user","content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}},{"type":"text","text":"y","cache_control":{"type":"ephemeral"}}]}`) + `}`, "at most 4 cache_control"},
 	}
-	s := start(t, `{"turns":[{"text":"accepted"}]}`, Options{})
+	s := start(t, `{"turns":[{"text":"accepted"},{"text":"accepted"}]}`, Options{})
 	for _, tt := range tests {
 		code, got := post(t, s, "/v1/messages", tt.body)
 		switch {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mecha-agent/mecha/engine/provider"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // streamDir holds streams written here after the shapes real servers
@@ -26,10 +27,35 @@ type shape struct {
 	content      string
 	stop, native string
 	deltas       string
+	// sentBack: the blocks, recorded and read back, are sent again as
+	// they were (checked by TestRecordedBlocksSentBack).
+	sentBack bool
 }
 
 // shapes is the conformance table: one row per shape.
 var shapes = []shape{
+	{
+		name: "server_tool_use streams its input", file: "anthropic_web_search.sse", wire: "anthropic",
+		content: `[{"type":"text","text":"Let me look that up."},` +
+			`{"type":"server_tool_use","id":"srvtoolu_mecha_01","name":"web_search","input":{"query":"tide tables Brest"}},` +
+			`{"type":"web_search_tool_result","tool_use_id":"srvtoolu_mecha_01","content":[{"type":"web_search_result","title":"Brest tides","url":"https://tides.example/brest","encrypted_content":"RW5jcnlwdGVkIGZvciBtZWNoYQ==","page_age":"2 days ago"}]},` +
+			`{"type":"text","text":"High tide is at 14:02."}]`,
+		stop: provider.StopEndTurn, native: "end_turn", deltas: "text:Let me look that up.|text:High tide is at 14:02.|", sentBack: true,
+	},
+	{
+		name: "mcp_tool_use streams its input", file: "anthropic_mcp_tool_use.sse", wire: "anthropic",
+		content: `[{"type":"mcp_tool_use","id":"mcptoolu_mecha_01","name":"search_issues","input":{"query":"stream bug","limit":3},"server_name":"tracker"},` +
+			`{"type":"mcp_tool_result","tool_use_id":"mcptoolu_mecha_01","is_error":false,"content":[{"type":"text","text":"{\"total\":1,\"items\":[{\"number\":21}]}"}]},` +
+			`{"type":"text","text":"One issue matches: #21."}]`,
+		stop: provider.StopEndTurn, native: "end_turn", deltas: "text:One issue matches: #21.|", sentBack: true,
+	},
+	{
+		name: "code execution's server_tool_use streams its command", file: "anthropic_code_execution.sse", wire: "anthropic",
+		content: `[{"type":"server_tool_use","id":"srvtoolu_mecha_02","name":"bash_code_execution","input":{"command":"echo \"2^10\" | bc"}},` +
+			`{"type":"bash_code_execution_tool_result","tool_use_id":"srvtoolu_mecha_02","content":{"type":"bash_code_execution_result","stdout":"1024\n","stderr":"","return_code":0,"content":[]}},` +
+			`{"type":"text","text":"It is 1024."}]`,
+		stop: provider.StopEndTurn, native: "end_turn", deltas: "text:It is 1024.|", sentBack: true,
+	},
 	{
 		name: "refusal", file: "anthropic_refusal.sse", wire: "anthropic",
 		content: `[{"type":"text","text":"Here is how"}]`,
@@ -99,6 +125,53 @@ func TestRealShapes(t *testing.T) {
 			}
 			if deltas != s.deltas {
 				t.Errorf("deltas = %q, want %q", deltas, s.deltas)
+			}
+		})
+	}
+}
+
+// TestRecordedBlocksSentBack: an answer with server-side tool blocks,
+// recorded in a transcript and read back, goes back to the API exactly as
+// recorded when the conversation continues (a resume, a replay's next
+// turn, a paused turn's continuation).
+func TestRecordedBlocksSentBack(t *testing.T) {
+	t.Parallel()
+	for _, s := range shapes {
+		if !s.sentBack {
+			continue
+		}
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			p, body := s.play(t, `{"text":"ok"}`)
+			req := &provider.Request{Model: "test-model", MaxTokens: 1000,
+				Messages: []transcript.Message{{Role: transcript.RoleUser, Content: []transcript.Block{transcript.TextBlock("q")}}}}
+			resp, _, err := ask(p, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line, err := transcript.Encode(&transcript.Message{Role: transcript.RoleAssistant, Content: resp.Content, StopReason: resp.NativeStopReason})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := transcript.Decode(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded := rec.(*transcript.Message)
+			req.Messages = append(req.Messages, *recorded,
+				transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{transcript.TextBlock("and?")}})
+			if _, _, err := ask(p, req); err != nil {
+				t.Fatal(err)
+			}
+			var onDisk struct {
+				Content json.RawMessage `json:"content"`
+			}
+			if err := json.Unmarshal(line, &onDisk); err != nil {
+				t.Fatal(err)
+			}
+			sent, _ := json.Marshal(path(body(1), "messages", 1, "content"))
+			if !sameJSON(t, sent, onDisk.Content) || !sameJSON(t, sent, []byte(s.content)) {
+				t.Errorf("sent back\n got %s\nwant %s (as recorded)\nand  %s (as streamed)", sent, onDisk.Content, s.content)
 			}
 		})
 	}

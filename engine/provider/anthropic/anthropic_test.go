@@ -170,3 +170,19 @@ func TestProgress(t *testing.T) {
 		t.Errorf("%d events counted as progress, want 6", n)
 	}
 }
+
+func TestSetField(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{`{"type":"server_tool_use","id":"s","name":"web_search","input":{},"x":[1, 2]}`, `{"type":"server_tool_use","id":"s","name":"web_search","input":{"q":1},"x":[1, 2]}`},
+		{`{"type":"t"}`, `{"type":"t","input":{"q":1}}`},
+		{` { "a" : "<&>" , "input" : null } `, `{"a":"<&>","input":{"q":1}}`},
+		{`[]`, ``},
+		{`{"a":`, ``},
+	} {
+		got, err := setField(json.RawMessage(tt.in), "input", json.RawMessage(`{"q":1}`))
+		if string(got) != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("setField(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}

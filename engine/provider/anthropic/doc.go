@@ -41,6 +41,15 @@
 // message_delta (stop_reason and cumulative usage), message_stop, ping, and
 // error. Text and thinking deltas are passed to Request.OnDelta as they come.
 //
+// A block kept verbatim whose input streams (server_tool_use of web search,
+// web fetch, code execution and tool search, mcp_tool_use of the MCP
+// connector) starts with "input":{}; at content_block_stop the input
+// accumulated from its input_json_delta events takes that place, the
+// block's other fields kept as they came, so that the block is recorded,
+// and sent back on a resume or a paused turn's continuation, with what the
+// model asked for. Their results (web_search_tool_result, mcp_tool_result,
+// ...) arrive whole and are kept as they came.
+//
 // Usage maps input_tokens, output_tokens, cache_read_input_tokens (to
 // CacheReadTokens) and cache_creation_input_tokens (to CacheWriteTokens).
 // stop_reason end_turn, tool_use and max_tokens map to the provider.Stop*

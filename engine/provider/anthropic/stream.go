@@ -122,10 +122,8 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, progress func()
 			}
 			applyDelta(p, e.Delta.Type, e.Delta.Text, e.Delta.PartialJSON, e.Delta.Thinking, e.Delta.Signature, onDelta)
 		case "content_block_stop":
-			if p := byIndex[e.Index]; p != nil && p.block.Type == transcript.BlockToolUse {
-				if p.json.Len() > 0 {
-					p.block.Input = wire.ToolInput(p.json.String())
-				}
+			if p := byIndex[e.Index]; p != nil && p.json.Len() > 0 {
+				p.setInput(wire.ToolInput(p.json.String()))
 			}
 		case "message_delta":
 			if e.Delta != nil && e.Delta.StopReason != "" {
@@ -181,6 +179,63 @@ func (c *Client) startBlock(raw json.RawMessage) (*partial, error) {
 		p.block = transcript.Block{Type: b.Type, Raw: append(json.RawMessage(nil), raw...)}
 	}
 	return p, nil
+}
+
+// setInput gives a block the input streamed for it: a tool call's Input,
+// or the "input" of a block kept verbatim (server_tool_use, mcp_tool_use
+// and any other block whose input streams), which content_block_start
+// sent as {}. Sent back as recorded, the block then says what the model
+// asked for.
+func (p *partial) setInput(in json.RawMessage) {
+	if p.block.Type == transcript.BlockToolUse {
+		p.block.Input = in
+		return
+	}
+	if raw, err := setField(p.block.Raw, "input", in); err == nil {
+		p.block.Raw = raw
+	}
+}
+
+// setField returns the JSON object obj with the value of key replaced by
+// v (or added last when obj has none), its other members as they were, in
+// their order.
+func setField(obj json.RawMessage, key string, v json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var out bytes.Buffer
+	member := func(k string, val json.RawMessage) {
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		out.Write(kb)
+		out.WriteByte(':')
+		out.Write(val)
+	}
+	out.WriteByte('{')
+	found := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := t.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil, err
+		}
+		if k == key {
+			val, found = v, true
+		}
+		member(k, val)
+	}
+	if !found {
+		member(key, v)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
 }
 
 func applyDelta(p *partial, typ, text, partialJSON, thinking, signature string, onDelta func(provider.Delta)) {
