@@ -21,7 +21,7 @@ var reader = turnscript.Reader{
 		"text", "thinking", "signature", "redacted_thinking",
 		"tool_calls", "tool_calls.id", "tool_calls.name", "tool_calls.input", "tool_calls.arguments",
 		"usage", "stop_reason", "model",
-		"status", "error_type", "error_message", "body", "content_type", "retry_after", "echo_key",
+		"status", "error_type", "error_message", "body", "body_file", "content_type", "retry_after", "echo_key",
 		"cut_after", "drop_after", "malformed_after", "stream_error", "ping_after", "hang", "delay_ms",
 	},
 }

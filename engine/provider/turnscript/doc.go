@@ -44,10 +44,10 @@
 //	             (the reader says which) and output_tokens a quarter of the
 //	             bytes of the answer (text, thinking, each call's name and
 //	             arguments), each at least 1
-//	stop_reason  end_turn, tool_use, max_tokens or other (the server plays
-//	             any string, to test a client's unknown reasons; the mock
-//	             only these four); by default tool_use when the turn calls
-//	             tools, end_turn otherwise
+//	stop_reason  end_turn, tool_use, max_tokens, pause_turn or other (the
+//	             server plays any string, to test a client's unknown
+//	             reasons; the mock only these five); by default tool_use
+//	             when the turn calls tools, end_turn otherwise
 //	model        the model reported as having answered; by default the
 //	             request's
 //
@@ -84,6 +84,10 @@
 //	error_message  its error.message (by default the status text)
 //	body           a raw body sent instead of the generated one; without
 //	               status, a 200 answer of that body
+//	body_file      the same, read from a file (relative to the script's
+//	               directory when the script is a file, else to the
+//	               working directory) when the script is read: a
+//	               recorded stream played byte for byte
 //	content_type   the body's Content-Type (default application/json):
 //	               {"body": "<html>...", "content_type": "text/html"} is
 //	               a captive portal's login page

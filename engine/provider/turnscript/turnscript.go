@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -40,6 +41,7 @@ type Turn struct {
 	ErrorType    string `json:"error_type,omitempty"`
 	ErrorMessage string `json:"error_message,omitempty"`
 	Body         string `json:"body,omitempty"`
+	BodyFile     string `json:"body_file,omitempty"`
 	ContentType  string `json:"content_type,omitempty"`
 	RetryAfter   string `json:"retry_after,omitempty"`
 	EchoKey      bool   `json:"echo_key,omitempty"`
@@ -98,13 +100,14 @@ type Reader struct {
 // maxScript bounds a script file.
 const maxScript = 64 << 20
 
-// Load reads a script file (a regular file of at most 64 MiB) for r.
+// Load reads a script file (a regular file of at most 64 MiB) for r; a
+// body_file is read from the script's directory.
 func Load(path string, r Reader) (*Script, error) {
 	data, err := safeopen.ReadFile(path, maxScript)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Prefix, err)
 	}
-	s, err := Parse(data, r)
+	s, err := parse(data, r, filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
@@ -113,8 +116,11 @@ func Load(path string, r Reader) (*Script, error) {
 
 // Parse reads a script for r. Unknown fields are refused, so that a typo
 // does not silently become an empty turn, and so are fields r does not
-// play, so that a script does not silently mean less than it says.
-func Parse(data []byte, r Reader) (*Script, error) {
+// play, so that a script does not silently mean less than it says. A
+// body_file is read from the working directory.
+func Parse(data []byte, r Reader) (*Script, error) { return parse(data, r, "") }
+
+func parse(data []byte, r Reader, dir string) (*Script, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var s Script
@@ -127,6 +133,16 @@ func Parse(data []byte, r Reader) (*Script, error) {
 	for i := range s.Turns {
 		if err := s.Turns[i].check(r); err != nil {
 			return nil, fmt.Errorf("%s: script: turn %d: %w", r.Prefix, i+1, err)
+		}
+		if f := s.Turns[i].BodyFile; f != "" {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(dir, f)
+			}
+			b, err := safeopen.ReadFile(f, maxScript)
+			if err != nil {
+				return nil, fmt.Errorf("%s: script: turn %d: body_file: %w", r.Prefix, i+1, err)
+			}
+			s.Turns[i].Body = string(b)
 		}
 	}
 	return &s, nil
@@ -199,13 +215,17 @@ func (t *Turn) valid() error {
 	if faults > 1 {
 		return errors.New("at most one of cut_after, drop_after, malformed_after, ping_after and stream_error")
 	}
-	if t.ContentType != "" && t.Body == "" {
+	if t.Body != "" && t.BodyFile != "" {
+		return errors.New("a turn has a body or a body_file, not both")
+	}
+	body := t.Body != "" || t.BodyFile != ""
+	if t.ContentType != "" && !body {
 		return errors.New("content_type is the type of a body, and there is none")
 	}
-	if t.Body != "" && faults > 0 {
+	if body && faults > 0 {
 		return errors.New("a turn with a body has no stream fault")
 	}
-	if t.Hang && (t.Status != 0 || t.Body != "" || faults > 0 || t.DelayMS != 0) {
+	if t.Hang && (t.Status != 0 || body || faults > 0 || t.DelayMS != 0) {
 		return errors.New("a turn that hangs sends nothing else")
 	}
 	if t.Status != 0 {

@@ -44,7 +44,7 @@ func all() []string {
 	}
 	t.Text, t.Thinking, t.Signature, t.RedactedThinking, t.StopReason, t.Model = "x", "x", "x", "x", "x", "x"
 	t.Usage, t.Error, t.StreamError = &transcript.Usage{}, &Error{}, &StreamError{}
-	t.Status, t.ErrorType, t.ErrorMessage, t.Body, t.ContentType, t.RetryAfter, t.EchoKey, t.Hang, t.DelayMS = 1, "x", "x", "x", "x", "x", true, true, 1
+	t.Status, t.ErrorType, t.ErrorMessage, t.Body, t.BodyFile, t.ContentType, t.RetryAfter, t.EchoKey, t.Hang, t.DelayMS = 1, "x", "x", "x", "x", "x", "x", true, true, 1
 	s := "x"
 	t.ToolCalls = []ToolCall{{ID: "x", Name: "x", Input: json.RawMessage("{}"), Arguments: &s}}
 	return t.fields()
@@ -93,6 +93,40 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(dir, answers); err == nil {
 		t.Error("Load of a directory succeeded")
+	}
+}
+
+// TestBodyFile: a body_file is read, byte for byte, from the script's
+// directory (the working directory for Parse); a missing one, or one with
+// a body too, is refused.
+func TestBodyFile(t *testing.T) {
+	t.Parallel()
+	bodies := Reader{Prefix: "r", Name: "the reader", Plays: []string{"body", "body_file", "content_type"}}
+	dir := t.TempDir()
+	stream := "event: ping\r\ndata: {}\n\n"
+	if err := os.WriteFile(filepath.Join(dir, "a.sse"), []byte(stream), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "s.json")
+	if err := os.WriteFile(path, []byte(`{"turns":[{"body_file":"a.sse","content_type":"text/event-stream"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path, bodies)
+	if err != nil || s.Turns[0].Body != stream {
+		t.Fatalf("Load = %+v, %v", s, err)
+	}
+	abs, _ := json.Marshal(filepath.Join(dir, "a.sse"))
+	if s, err := Parse([]byte(`{"turns":[{"body_file":`+string(abs)+`}]}`), bodies); err != nil || s.Turns[0].Body != stream {
+		t.Errorf("Parse with an absolute body_file = %+v, %v", s, err)
+	}
+	if _, err := Parse([]byte(`{"turns":[{"body_file":"none.sse"}]}`), bodies); err == nil || !strings.HasPrefix(err.Error(), "r: script: turn 1: body_file: ") {
+		t.Errorf("a missing body_file: %v", err)
+	}
+	if _, err := Parse([]byte(`{"turns":[{"body":"x","body_file":"a.sse"}]}`), bodies); err == nil || !strings.Contains(err.Error(), "a body or a body_file, not both") {
+		t.Errorf("body and body_file: %v", err)
+	}
+	if _, err := Parse([]byte(`{"turns":[{"body_file":"a.sse"}]}`), answers); err == nil || !strings.Contains(err.Error(), "body_file is not played by the reader") {
+		t.Errorf("a reader that plays no body_file: %v", err)
 	}
 }
 
