@@ -155,9 +155,11 @@ boundary both ways. A replay answers agent calls from the recording;
 "replay --deep" also replays each child against its own.
 
 Exit status: 0 when the model answered, 3 when a budget stopped the run
-(--max-turns, --max-output-tokens, --max-cost-usd) or the answer was cut
-at --max-tokens (stop reason max_tokens), 1 on a failure (-c finding no
-session of the workspace included), 2 on bad usage, 130 when interrupted.`
+(--max-turns, --max-output-tokens, --max-cost-usd), the answer was cut
+at --max-tokens (stop reason max_tokens) or the model paused its turn
+more times in a row than a run continues it (stop reason pause_turn), 1
+on a failure (-c finding no session of the workspace included), 2 on bad
+usage, 130 when interrupted.`
 
 const runExample = `  mecha run "what changed since yesterday?"
   git diff | mecha run "review this change"
@@ -328,6 +330,9 @@ func finish(opts *Options, out *output, att *harness.Attached, runErr error) err
 	case agent.StopMaxTokens:
 		return &cmdkit.BudgetError{Budget: res.StopReason,
 			Msg: "stopped: the answer was cut at --max-tokens (stop reason max_tokens); give a larger --max-tokens for a whole one"}
+	case agent.StopPaused:
+		return &cmdkit.BudgetError{Budget: res.StopReason,
+			Msg: fmt.Sprintf("stopped: the model paused its turn %d times in a row (stop reason pause_turn); the session keeps it as far as it went", agent.MaxPauses+1)}
 	}
 	return nil
 }

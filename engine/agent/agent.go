@@ -25,7 +25,14 @@ const (
 	StopMaxCost         = "max_cost_usd"      // the run cost --max-cost-usd
 	StopInterrupted     = "interrupted"       // the context was cancelled (SIGINT)
 	StopError           = "error"             // the provider failed
+	StopPaused          = "pause_turn"        // the model paused its turn more than MaxPauses times in a row
 )
+
+// MaxPauses bounds the continuations of a paused turn in a row: a model
+// that pauses again after that many ends the run (StopPaused), its turn
+// recorded as far as it went. Each continuation is a model call, counted
+// against --max-turns and the budgets like any other.
+const MaxPauses = 5
 
 // Recorder receives a run's records as they happen; *session.Writer is one.
 // An error from it ends the run: a run that cannot be recorded is not
@@ -144,7 +151,10 @@ type run struct {
 var ErrCostBudgetUnpriced = errors.New("agent: a cost budget needs a price for the model")
 
 // Run sends prompt (when non-empty) after the history and loops until the
-// model stops calling tools or a budget ends the run. It always records a
+// model stops calling tools or a budget ends the run. A turn the model
+// paused (provider.StopPauseTurn, without tool calls) is continued: the
+// paused answer, recorded, is sent back last and the model's next answer
+// is recorded after it, at most MaxPauses times in a row. It always records a
 // taint checkpoint and a summary, even when the run fails; the returned
 // error is the failure (also in Result.Err).
 func Run(ctx context.Context, opts Options, prompt string) (*Result, error) {
@@ -233,6 +243,7 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 		}
 	}
 	maxTurns := r.cfg.MaxTurns
+	paused := 0 // continuations of a paused turn in a row
 	for {
 		if maxTurns > 0 && r.turnsSpent() >= maxTurns {
 			r.res.StopReason = StopMaxTurns
@@ -276,6 +287,25 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 			r.res.Text = transcript.TextOf(resp.Content)
 			return nil
 		}
+		if len(calls) == 0 && resp.StopReason == provider.StopPauseTurn {
+			// The model paused its turn: the paused answer, now last in the
+			// conversation, goes back as it is and the model continues.
+			r.res.Text = transcript.TextOf(resp.Content)
+			if paused >= MaxPauses {
+				r.res.StopReason = StopPaused
+				return nil
+			}
+			paused++
+			if err := r.sync(); err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				r.res.StopReason = StopInterrupted
+				return ctx.Err()
+			}
+			continue
+		}
+		paused = 0
 		if len(calls) == 0 {
 			r.res.Text = transcript.TextOf(resp.Content)
 			r.res.StopReason = StopEndTurn

@@ -61,6 +61,10 @@ const (
 	StopEndTurn   = "end_turn"
 	StopToolUse   = "tool_use"
 	StopMaxTokens = "max_tokens"
+	// StopPauseTurn is a turn the model paused (a long run of server-side
+	// tools): sent back as it is after the conversation, the answer lets
+	// the model continue it.
+	StopPauseTurn = "pause_turn"
 	StopOther     = "other"
 )
 

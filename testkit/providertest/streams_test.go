@@ -57,6 +57,12 @@ var shapes = []shape{
 		stop: provider.StopEndTurn, native: "end_turn", deltas: "text:It is 1024.|", sentBack: true,
 	},
 	{
+		name: "pause_turn", file: "anthropic_pause_turn.sse", wire: "anthropic",
+		content: `[{"type":"text","text":"Searching once more."},` +
+			`{"type":"server_tool_use","id":"srvtoolu_mecha_03","name":"web_search","input":{"query":"neap tide dates"}}]`,
+		stop: provider.StopPauseTurn, native: "pause_turn", deltas: "text:Searching once more.|", sentBack: true,
+	},
+	{
 		name: "refusal", file: "anthropic_refusal.sse", wire: "anthropic",
 		content: `[{"type":"text","text":"Here is how"}]`,
 		stop:    provider.StopOther, native: "refusal", deltas: "text:Here is how|",

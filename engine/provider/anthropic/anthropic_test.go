@@ -28,9 +28,9 @@ func TestReadStream(t *testing.T) {
 				"data: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
 				"data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"server_tool_use\",\"id\":\"s1\"}}\n\n" +
 				"data: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
-				"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"pause_turn\"},\"usage\":{\"output_tokens\":3,\"input_tokens\":6}}\n\n" +
+				"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"model_context_window_exceeded\"},\"usage\":{\"output_tokens\":3,\"input_tokens\":6}}\n\n" +
 				"data: {\"type\":\"message_stop\"}\n\n",
-			want: `{"Content":[{"type":"tool_use","id":"t1","name":"f","input":{}},{"type":"server_tool_use","id":"s1"}],"StopReason":"other","NativeStopReason":"pause_turn",` +
+			want: `{"Content":[{"type":"tool_use","id":"t1","name":"f","input":{}},{"type":"server_tool_use","id":"s1"}],"StopReason":"other","NativeStopReason":"model_context_window_exceeded",` +
 				`"Usage":{"input_tokens":6,"output_tokens":3,"cache_read_tokens":2,"cache_write_tokens":0},"Model":"m"}`,
 		},
 		{

@@ -103,6 +103,8 @@ func stopReason(s string) string {
 		return provider.StopToolUse
 	case "max_tokens":
 		return provider.StopMaxTokens
+	case "pause_turn":
+		return provider.StopPauseTurn
 	}
 	return provider.StopOther
 }

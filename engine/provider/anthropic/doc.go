@@ -52,10 +52,10 @@
 //
 // Usage maps input_tokens, output_tokens, cache_read_input_tokens (to
 // CacheReadTokens) and cache_creation_input_tokens (to CacheWriteTokens).
-// stop_reason end_turn, tool_use and max_tokens map to the provider.Stop*
-// constants, anything else to provider.StopOther; the API's own word
-// (stop_sequence, refusal, ...) is Response.NativeStopReason, which the
-// transcript records.
+// stop_reason end_turn, tool_use, max_tokens and pause_turn map to the
+// provider.Stop* constants, anything else to provider.StopOther; the API's
+// own word (stop_sequence, refusal, ...) is Response.NativeStopReason,
+// which the transcript records.
 //
 // A tool call whose streamed input is not valid JSON does not fail the
 // turn: its input becomes the text as a JSON string, so the tool rejects it

@@ -22,7 +22,8 @@
 // package turnscript (LoadScript and ParseScript read it, refusing unknown
 // fields and the fields the mock does not play: the fake server's
 // signature, redacted_thinking, tool_calls[].arguments and HTTP faults,
-// and stop reasons other than end_turn, tool_use, max_tokens and other).
+// and stop reasons other than end_turn, tool_use, max_tokens, pause_turn
+// and other).
 // A call beyond the last turn fails with a *provider.Error saying the
 // script is exhausted. How the mock renders a turn:
 //

@@ -25,7 +25,7 @@ var reader = turnscript.Reader{
 		"text", "thinking", "tool_calls", "tool_calls.id", "tool_calls.name", "tool_calls.input",
 		"usage", "stop_reason", "model", "error",
 	},
-	StopReasons: []string{provider.StopEndTurn, provider.StopToolUse, provider.StopMaxTokens, provider.StopOther},
+	StopReasons: []string{provider.StopEndTurn, provider.StopToolUse, provider.StopMaxTokens, provider.StopPauseTurn, provider.StopOther},
 }
 
 // LoadScript reads a script file (a regular file of at most 64 MiB) for
