@@ -39,7 +39,9 @@
 //
 //	text         streamed in deltas split at spaces
 //	thinking     a thinking block with a signature_delta (Anthropic) or
-//	             reasoning_content deltas (OpenAI); signature and
+//	             reasoning_content deltas (OpenAI; with ContentParts, as
+//	             Mistral sends it, delta.content lists of thinking parts,
+//	             and text as lists of text parts); signature and
 //	             redacted_thinking are Anthropic only
 //	tool_calls   several are parallel calls; a missing id is toolu_fake_N
 //	             or call_fake_N, N counting calls across the server's life
@@ -90,7 +92,7 @@
 // testscript command, say):
 //
 //	fakellm -script FILE [-addr 127.0.0.1:0] [-url-file FILE] [-log FILE]
-//	        [-slots N] [-no-index] [-split N] [-key KEY]
+//	        [-slots N] [-no-index] [-split N] [-content-parts] [-key KEY]
 //
 // It prints the base URL (http://127.0.0.1:PORT, without /v1) on stdout,
 // writes it with no newline to -url-file through a rename (a reader sees

@@ -42,9 +42,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opts.Slots, "slots", 1, "total_slots reported by GET /props")
 	fs.BoolVar(&opts.NoIndex, "no-index", false, "omit index from OpenAI tool call deltas (as llama.cpp does)")
 	fs.IntVar(&opts.SplitArgs, "split", 0, "split tool arguments into deltas of at most N characters")
+	fs.BoolVar(&opts.ContentParts, "content-parts", false, "send OpenAI content as lists of text and thinking parts (as Mistral does)")
 	fs.StringVar(&opts.APIKey, "key", "", "require this API key")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: fakellm -script FILE [-addr ADDR] [-url-file FILE] [-log FILE] [-slots N] [-no-index] [-split N] [-key KEY]")
+		fmt.Fprintln(stderr, "usage: fakellm -script FILE [-addr ADDR] [-url-file FILE] [-log FILE] [-slots N] [-no-index] [-split N] [-content-parts] [-key KEY]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -62,10 +62,18 @@ func (w openaiWire) events(t *Turn, a *answer) []event {
 	}
 	evs := []event{chunk(obj{"role": "assistant", "content": ""}, nil)}
 	for _, p := range words(t.Thinking) {
-		evs = append(evs, chunk(obj{"reasoning_content": p}, nil))
+		if a.parts {
+			evs = append(evs, chunk(obj{"content": []any{thinkingPart(p)}}, nil))
+		} else {
+			evs = append(evs, chunk(obj{"reasoning_content": p}, nil))
+		}
 	}
 	for _, p := range words(t.Text) {
-		evs = append(evs, chunk(obj{"content": p}, nil))
+		if a.parts {
+			evs = append(evs, chunk(obj{"content": []any{obj{"type": "text", "text": p}}}, nil))
+		} else {
+			evs = append(evs, chunk(obj{"content": p}, nil))
+		}
 	}
 	for i, c := range t.ToolCalls {
 		call := func(o obj) event {
@@ -87,6 +95,12 @@ func (w openaiWire) events(t *Turn, a *answer) []event {
 	return append(evs, event{data: []byte("[DONE]")})
 }
 
+// thinkingPart is a content part of thinking, as Mistral sends it: its
+// thinking a list of text parts.
+func thinkingPart(text string) obj {
+	return obj{"type": "thinking", "thinking": []any{obj{"type": "text", "text": text}}}
+}
+
 // message renders an answer as the unstreamed completion.
 func (w openaiWire) message(t *Turn, a *answer) any {
 	msg := obj{"role": "assistant", "content": nil}
@@ -95,6 +109,17 @@ func (w openaiWire) message(t *Turn, a *answer) any {
 	}
 	if t.Thinking != "" {
 		msg["reasoning_content"] = t.Thinking
+	}
+	if a.parts && (t.Text != "" || t.Thinking != "") {
+		parts := []any{}
+		if t.Thinking != "" {
+			parts = append(parts, thinkingPart(t.Thinking))
+		}
+		if t.Text != "" {
+			parts = append(parts, obj{"type": "text", "text": t.Text})
+		}
+		msg["content"] = parts
+		delete(msg, "reasoning_content")
 	}
 	var calls []any
 	for i, c := range t.ToolCalls {

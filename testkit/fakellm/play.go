@@ -51,7 +51,8 @@ type answer struct {
 	includeUsage bool   // OpenAI: stream_options.include_usage
 	split        int
 	noIndex      bool
-	n            int // the turn's number
+	parts        bool // OpenAI content as lists of parts
+	n            int  // the turn's number
 }
 
 // serveModel answers a model request with the next turn.
@@ -105,7 +106,7 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, body []byte,
 		s.writeFault(w, t, wr, key)
 		return
 	}
-	a := &answer{model: t.Model, usage: t.UsageFor(len(body)), stop: t.Stop(), split: s.opts.SplitArgs, noIndex: s.opts.NoIndex, n: n}
+	a := &answer{model: t.Model, usage: t.UsageFor(len(body)), stop: t.Stop(), split: s.opts.SplitArgs, noIndex: s.opts.NoIndex, parts: s.opts.ContentParts, n: n}
 	if a.model == "" {
 		a.model = req.Model
 	}

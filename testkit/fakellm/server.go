@@ -27,6 +27,11 @@ type Options struct {
 	// SplitArgs, when positive, splits tool arguments into deltas of at most
 	// that many characters; zero sends each call's arguments in one delta.
 	SplitArgs int
+	// ContentParts sends OpenAI content as Mistral's reasoning models do:
+	// thinking as delta.content lists of thinking parts (each a list of
+	// text parts), text as lists of text parts, and an unstreamed
+	// message's content as such a list.
+	ContentParts bool
 	// APIKey, when set, is required: x-api-key on /v1/messages, a bearer
 	// token on /v1/chat/completions. A wrong key is answered 401 with the
 	// key it presented echoed in the message.

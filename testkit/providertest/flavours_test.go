@@ -60,6 +60,9 @@ func flavours() []flavour {
 		{name: "local", provider: "local", wire: "openai", make: newOpenAI(openai.NameLocal)},
 		{name: "local-noindex", provider: "local", wire: "openai", key: testKey, make: newOpenAI(openai.NameLocal),
 			fake: fakellm.Options{NoIndex: true, SplitArgs: 3}},
+		// Mistral: content as lists of text and thinking parts.
+		{name: "openai-content-parts", provider: "openai", wire: "openai", key: testKey, make: newOpenAI(openai.NameOpenAI),
+			fake: fakellm.Options{ContentParts: true}},
 	}
 }
 

@@ -72,6 +72,27 @@ var shapes = []shape{
 		content: `[{"type":"text","text":"first part"}]`,
 		stop:    provider.StopOther, native: "stop_sequence", deltas: "text:first part|",
 	},
+	{
+		name: "delta.content as thinking parts, then strings", file: "openai_content_parts.sse", wire: "openai",
+		content: `[{"type":"thinking","thinking":"Two and two make four."},{"type":"text","text":"It is 4."}]`,
+		stop:    provider.StopEndTurn, native: "stop",
+		deltas: "thinking:Two|thinking: and two|thinking: make four.|text:It|text: is 4.|",
+	},
+	{
+		name: "delta.content as thinking and text parts in one chunk", file: "openai_content_parts_mixed.sse", wire: "openai",
+		content: `[{"type":"thinking","thinking":"Look it up first."},{"type":"text","text":"Checking the file."},` +
+			`{"type":"tool_use","id":"mechacall1","name":"fs_read","input":{"path":"go.mod"}}]`,
+		stop: provider.StopToolUse, native: "tool_calls",
+		deltas: "thinking:Look it up|thinking: first.|text:Checking|text: the file.|",
+	},
+	{
+		// Follows the unstreamed form of the same recordings: message.content
+		// as a list of a thinking part and a text part (pydantic-ai,
+		// tests/models/cassettes/test_mistral/test_mistral_model_thinking_part.yaml).
+		name: "message.content as parts, unstreamed", file: "openai_content_parts_message.json", wire: "openai",
+		content: `[{"type":"thinking","thinking":"Short question."},{"type":"text","text":"Yes."}]`,
+		stop:    provider.StopEndTurn, native: "stop",
+	},
 }
 
 // play serves a shape's file as the fake's one answer and returns a client

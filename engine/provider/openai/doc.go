@@ -38,7 +38,11 @@
 // Text deltas (content) and reasoning deltas (reasoning_content, as
 // llama-server sends them, or reasoning, as Ollama does) are passed to
 // Request.OnDelta as they come; reasoning is kept as a thinking block, which
-// comes first in the response, then the text, then the tool calls.
+// comes first in the response, then the text, then the tool calls. content
+// may also be a list of parts, as Mistral's reasoning models send it (in
+// deltas and in a whole message): a text part's text is text, a thinking
+// part's thinking (a string, or a list of text parts) is reasoning, and
+// parts of other types are skipped.
 //
 // Tool calls are assembled from their deltas keyed by index. Servers that
 // omit index (llama.cpp, some Ollama versions) are handled too: a delta with

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,7 +28,7 @@ type chunk struct {
 }
 
 type wireDelta struct {
-	Content          string          `json:"content"`
+	Content          content         `json:"content"`
 	ReasoningContent string          `json:"reasoning_content"` // llama-server
 	Reasoning        string          `json:"reasoning"`         // Ollama, OpenRouter
 	ToolCalls        []toolCallDelta `json:"tool_calls"`
@@ -48,6 +49,55 @@ type wireUsage struct {
 	PromptTokensDetails *struct {
 		CachedTokens uint64 `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
+}
+
+// content is a delta's (or a message's) content: a string, or, as
+// Mistral sends it, a list of parts: text parts {"type":"text","text":...}
+// and thinking parts {"type":"thinking","thinking":...} whose thinking is
+// a string or itself a list of text parts. Parts of other types (a
+// reference, an image) carry no text of the answer and are skipped.
+type content []piece
+
+// piece is a run of text of one kind: "text" or "thinking".
+type piece struct{ kind, text string }
+
+func (c *content) UnmarshalJSON(data []byte) error {
+	*c = nil
+	data = bytes.TrimSpace(data)
+	switch {
+	case len(data) == 0 || string(data) == "null":
+		return nil
+	case data[0] != '[':
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		*c = content{{"text", s}}
+		return nil
+	}
+	var parts []struct {
+		Type     string          `json:"type"`
+		Text     string          `json:"text"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if err := json.Unmarshal(data, &parts); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			*c = append(*c, piece{"text", p.Text})
+		case "thinking":
+			var inner content
+			if err := inner.UnmarshalJSON(p.Thinking); err != nil {
+				return fmt.Errorf("thinking part: %w", err)
+			}
+			for _, q := range inner {
+				*c = append(*c, piece{"thinking", q.text})
+			}
+		}
+	}
+	return nil
 }
 
 // call is a tool call being assembled.
@@ -84,7 +134,13 @@ func (a *assembler) add(ch *chunk) {
 		d = *choice.Message
 	}
 	a.emit(&a.thinking, "thinking", d.ReasoningContent+d.Reasoning)
-	a.emit(&a.text, "text", d.Content)
+	for _, p := range d.Content {
+		if p.kind == "thinking" {
+			a.emit(&a.thinking, "thinking", p.text)
+		} else {
+			a.emit(&a.text, "text", p.text)
+		}
+	}
 	for _, tc := range d.ToolCalls {
 		a.toolCall(tc)
 	}
