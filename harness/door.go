@@ -74,6 +74,9 @@ type Door struct {
 	ref  session.Ref      // the session, once it has one
 
 	replay *replaying // what a door opened by OpenReplay re-drives
+	// unsentNoted are the settings (by provider and flag) already said
+	// to be not sent: the note is said once per door.
+	unsentNoted map[string]bool
 }
 
 // Open opens an attach: config.toml read, the resumed session (if any)
@@ -243,6 +246,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.recordSent(&rc)
 	prov, err := d.providerFor(settings, rc.Provider)
 	if err != nil {
 		return nil, err

@@ -105,5 +105,6 @@ func (d *Door) questionConfig(s *Settings, system string) transcript.Config {
 		MaxTokens: QuestionMaxTokens, MaxTurns: 1, CompactKeepRecent: DefaultCompactKeepRecent,
 		PermissionMode: string(tool.ModeReadOnly), Trifecta: string(tool.TrifectaRefuse), Sandbox: sandbox.ModeNone}
 	resolveModel(s, d.cfg, false, &rc)
+	recordSent(&rc)
 	return rc
 }

@@ -99,6 +99,7 @@ func (d *Door) Replay(ctx context.Context, log io.Writer) (*replay.Report, error
 		Session: d.replay.of, Mode: d.replay.mode, Override: d.override(), MechaVersion: d.world.Version,
 		PermissionMode: string(mode), Prices: d.cfg.Prices, Now: d.world.clock(), Log: log, MCPServers: d.mcp.Record,
 		Providers: func(name, _ string) (provider.Provider, error) { return d.ProviderFor(name) },
+		Sent:      d.recordSent,
 		Tools:     func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) { return d.replayTools(rc, rec) },
 	}
 	if rec != nil {

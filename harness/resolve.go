@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mecha-agent/mecha/internal/workdir"
 
+	"github.com/mecha-agent/mecha/engine/provider"
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/safeopen"
@@ -49,6 +51,20 @@ const learnedRulesHeading = "\n\nRules learned from earlier sessions:\n"
 // note on the World's Err.
 func Resolve(w *World, s *Settings, cfg *config.Config, prev *session.Session) (transcript.Config, error) {
 	rc := inherited(prev)
+	// A flag the last attach's provider did not send was recorded as null:
+	// the settings say it now (Door.Run records it as null again when this
+	// provider does not send it either).
+	rc.Nulls = slices.DeleteFunc(slices.Clone(rc.Nulls), func(n string) bool {
+		switch n {
+		case provider.SettingThinking:
+			rc.Thinking = s.Thinking
+		case provider.SettingCachePrompt:
+			rc.CachePrompt = !s.NoCachePrompt
+		default:
+			return false
+		}
+		return true
+	})
 	rc.MechaVersion = w.Version
 	resumed := prev != nil
 	resolveModel(s, cfg, resumed, &rc)

@@ -50,6 +50,18 @@ type Request struct {
 	OnDelta func(d Delta) `json:"-"`
 }
 
+// Settings of a request that a provider may not send, named as a config
+// record names them. Each client says which it does not send (its
+// Unsent), so that the record holds null for them: a setting that shaped
+// no request is not recorded as if it had.
+const (
+	SettingTemperature = "temperature"
+	SettingSeed        = "seed"
+	SettingEffort      = "effort"
+	SettingThinking    = "thinking"
+	SettingCachePrompt = "cache_prompt"
+)
+
 // Delta is a piece of streamed output.
 type Delta struct {
 	Kind string // "text" or "thinking"

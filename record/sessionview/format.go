@@ -39,6 +39,15 @@ func showValue(v any) string {
 // terminal would act on (textfmt.Visible), white space folded.
 func vis(s string) string { return textfmt.VisibleLine(s) }
 
+// flagValue shows a flag setting as a config record holds it: on, off, or
+// "—" for null (a setting the provider did not take).
+func flagValue(v any) string {
+	if b, ok := v.(bool); ok {
+		return onOff(b)
+	}
+	return "—"
+}
+
 func onOff(b bool) string {
 	if b {
 		return "on"

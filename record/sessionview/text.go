@@ -458,7 +458,7 @@ func (r *textRenderer) attach(a *Attach) {
 		c.MaxTokens, c.MaxTurns, showValue(f["max_output_tokens"]), showValue(f["max_cost_usd"]))
 	fmt.Fprintf(r.w, "compact_at_tokens %s (keep %d recent) · temperature %s · seed %s · effort %s · thinking %s · cache_prompt %s\n",
 		showValue(f["compact_at_tokens"]), c.CompactKeepRecent, showValue(f["temperature"]), showValue(f["seed"]), showValue(f["effort"]),
-		onOff(c.Thinking), onOff(c.CachePrompt))
+		flagValue(f["thinking"]), flagValue(f["cache_prompt"]))
 	if u := c.MCPUpstream; u != nil {
 		where := u.URL
 		if u.Transport == "stdio" {

@@ -97,6 +97,16 @@
 //
 //	{"record":"config","mecha_version":"0.1.0","provider":"local","model":"qwen3","workspace":"/w","system_prompt":"You are ...","tools":["fs_read","fs_list"],"effort":null,"temperature":0,"seed":42,"thinking":false,"cache_prompt":true,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"refuse","sandbox":"landlock","sandbox_network":false,"tool_specs":[{"name":"fs_read","description":"Read a text file in the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},{"name":"fs_list","description":"List a directory of the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}]}
 //
+// A setting the attach's provider does not take is null too, whatever was
+// asked, so that the record holds only what shaped the request: the
+// Anthropic API takes no seed, and no effort without thinking; the Chat
+// Completions wire has no thinking switch, and of its servers only
+// llama-server (provider "local") takes cache_prompt. mecha run says so
+// once on stderr when such a setting was asked for. Below, an OpenAI
+// attach: effort and seed sent, thinking and cache_prompt not.
+//
+//	{"record":"config","mecha_version":"0.3.0","provider":"openai","model":"gpt-5","workspace":"/w","system_prompt":"You are ...","tools":["fs_read"],"effort":"high","temperature":null,"seed":7,"thinking":null,"cache_prompt":null,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"refuse","sandbox":"landlock","sandbox_network":false}
+//
 // tool_specs, optional, is what the model was told about each tool it was
 // offered, in registry order (the order of tools): the name, the
 // description and the JSON Schema of the input, as sent. A replay compares

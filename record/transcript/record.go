@@ -180,9 +180,11 @@ type Config struct {
 	At        time.Time  `json:"at,omitzero"`
 	// Nulls names the settings of a type without a null (a string, a
 	// number, a flag) that the line held as null: an import writes null
-	// for what the other harness never recorded. Decode fills it and
-	// AppendEncode writes those settings back as null, so a record read
-	// and written again still says it did not know them. Not in the JSON.
+	// for what the other harness never recorded, and a run for a flag
+	// its provider does not send (thinking, cache_prompt). Decode fills
+	// it and AppendEncode writes those settings back as null, so a record
+	// read and written again still says it did not know them. Not in the
+	// JSON.
 	Nulls []string `json:"-"`
 }
 

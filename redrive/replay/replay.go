@@ -38,8 +38,12 @@ type Options struct {
 	Mode      Mode
 	// PermissionMode, when set, replaces the recorded one for live calls.
 	PermissionMode string
-	MechaVersion   string
-	Tools          ToolsFunc
+	// Sent, when set, makes each turn's config, once its provider is
+	// chosen, hold what that provider sends (the settings it does not
+	// take recorded as null).
+	Sent         func(rc *transcript.Config)
+	MechaVersion string
+	Tools        ToolsFunc
 	// MCPServers describes today's MCP servers, as a config record names
 	// them, with the tools among offered (nil: no MCP server). The
 	// replay's config records name them, and a server whose version
@@ -240,6 +244,9 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		}
 		if opts.PermissionMode != "" {
 			rc.PermissionMode = opts.PermissionMode
+		}
+		if opts.Sent != nil {
+			opts.Sent(&rc)
 		}
 		reg, tracker, err := opts.Tools(rc)
 		if err != nil {

@@ -18,7 +18,9 @@
 // temperature is sent only when set; the API refuses a temperature other
 // than 1 together with thinking, and the client passes that refusal on
 // rather than silently dropping a setting the transcript records as sent.
-// The API has no seed: Request.Seed is ignored.
+// The API has no seed: Request.Seed is ignored. Unsent names it, and
+// Request.Effort without Thinking, so that the config record holds null
+// for them.
 //
 // With Request.Thinking, the request carries
 // "thinking":{"type":"enabled","budget_tokens":N} where N is ThinkingBudget

@@ -89,6 +89,16 @@ type thinkingBlock struct {
 	Signature string `json:"signature"`
 }
 
+// Unsent names the settings of req that buildRequest does not send: the
+// seed (the API has none), and the effort without thinking (it sets only
+// the thinking budget).
+func Unsent(req *provider.Request) []string {
+	if !req.Thinking {
+		return []string{provider.SettingSeed, provider.SettingEffort}
+	}
+	return []string{provider.SettingSeed}
+}
+
 // buildRequest maps a neutral request to the wire. See the package
 // documentation for the choices it makes.
 func buildRequest(req *provider.Request) *wireRequest {

@@ -31,7 +31,9 @@
 //
 // temperature and seed are sent only when set; reasoning_effort only when
 // Request.Effort is set. Request.Thinking has no wire form here: reasoning
-// models reason on their own, and Effort steers them.
+// models reason on their own, and Effort steers them. Unsent names what a
+// flavour does not send (thinking; cache_prompt but to local), so that the
+// config record holds null for it.
 //
 // # Response
 //

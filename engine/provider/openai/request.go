@@ -56,6 +56,17 @@ type wireToolDef struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
+// Unsent names the settings of req that the client of the named flavour
+// does not send: thinking (the wire has no such switch; reasoning models
+// reason on their own, and Effort steers them), and cache_prompt except to
+// llama-server (NameLocal).
+func Unsent(name string, req *provider.Request) []string {
+	if name == NameLocal {
+		return []string{provider.SettingThinking}
+	}
+	return []string{provider.SettingThinking, provider.SettingCachePrompt}
+}
+
 // buildRequest maps a neutral request to the wire. See the package
 // documentation for the choices it makes.
 func (c *Client) buildRequest(req *provider.Request) *wireRequest {
