@@ -31,8 +31,9 @@ func NewCmdServe(env *cmdkit.Env, runF func(context.Context, *ServeOptions) erro
 	cmd := &cobra.Command{
 		Use:   "serve [-w DIR] [--tool NAME ...] [--read-only | --yes] [--http ADDR [--allow-remote] [--token-file FILE]]",
 		Short: "Offer mecha's built-in tools to any MCP client, recording every call",
-		Long: `Serve mecha's built-in tools (fs_read, fs_list, fs_write, fs_edit, shell) to an
-MCP client over stdio, or over streamable HTTP with --http. The tools are
+		Long: `Serve mecha's built-in tools (fs_read, fs_list, fs_write, fs_edit, fs_grep,
+fs_glob, shell, web_fetch) to an MCP client over stdio, or over streamable
+HTTP with --http. The tools are
 confined to the workspace as in a run, and the shell is sandboxed as in a
 run (--sandbox, --sandbox-network).
 

@@ -129,7 +129,7 @@ func TestMCPServeStdio(t *testing.T) {
 		t.Fatalf("meta client %+v", s.Meta.MCPClient)
 	}
 	cfg := s.Records[0].(*transcript.Config)
-	if cfg.Workspace != ws || cfg.PermissionMode != "read-only" || strings.Join(cfg.Tools, ",") != "fs_read,fs_list,fs_write,fs_edit,shell,web_fetch" {
+	if cfg.Workspace != ws || cfg.PermissionMode != "read-only" || strings.Join(cfg.Tools, ",") != "fs_read,fs_list,fs_write,fs_edit,fs_grep,fs_glob,shell,web_fetch" {
 		t.Fatalf("config %+v", cfg)
 	}
 	calls := toolCalls(s)

@@ -25,6 +25,13 @@ The built-in tools ("mecha tool list" shows what each declares):
       cannot carry, is listed with each stray byte as \xHH and each
       backslash as \\, and every path given to the tools is read back the
       same way, so a listed name always leads to the file it lists.
+  fs_grep, fs_glob
+      search the workspace without asking: fs_grep for lines matching a
+      regular expression (Go's RE2), as path:line:text; fs_glob for paths
+      matching a pattern with **. Both skip .git and what .gitignore files
+      exclude, follow no symbolic link they meet, and stop at a cap they
+      state; fs_grep skips binary files and redacts secrets before it
+      matches, so a pattern cannot probe for one.
   shell
       /bin/sh -c in the workspace, with mecha's environment less every
       variable named like a credential (SECRET, TOKEN, PASSWORD, API_KEY,

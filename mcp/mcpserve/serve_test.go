@@ -106,7 +106,7 @@ func TestServeRecordsEveryCall(t *testing.T) {
 	for _, tl := range lt.Tools {
 		names = append(names, tl.Name)
 	}
-	if got := strings.Join(names, ","); got != "fs_edit,fs_list,fs_read,fs_write,shell,web_fetch" { // the SDK lists by name
+	if got := strings.Join(names, ","); got != "fs_edit,fs_glob,fs_grep,fs_list,fs_read,fs_write,shell,web_fetch" { // the SDK lists by name
 		t.Fatalf("tools = %s", got)
 	}
 
@@ -145,7 +145,7 @@ func TestServeRecordsEveryCall(t *testing.T) {
 		t.Fatalf("meta client = %+v", m.MCPClient)
 	}
 	cfg := l.Records[0].(*transcript.Config)
-	if cfg.PermissionMode != "read-only" || len(cfg.Tools) != 6 || cfg.Workspace != wsDir {
+	if cfg.PermissionMode != "read-only" || len(cfg.Tools) != 8 || cfg.Workspace != wsDir {
 		t.Fatalf("config = %+v", cfg)
 	}
 	var calls []*transcript.ToolCall

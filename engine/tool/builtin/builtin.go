@@ -21,6 +21,8 @@ const (
 	NameFSList   = "fs_list"
 	NameFSWrite  = "fs_write"
 	NameFSEdit   = "fs_edit"
+	NameFSGrep   = "fs_grep"
+	NameFSGlob   = "fs_glob"
 	NameShell    = "shell"
 	NameWebFetch = "web_fetch"
 )
@@ -139,13 +141,15 @@ func (o Options) withDefaults() Options {
 }
 
 // All returns the built-in tools in a fixed order: fs_read, fs_list,
-// fs_write, fs_edit, shell, web_fetch.
+// fs_write, fs_edit, fs_grep, fs_glob, shell, web_fetch.
 func All(ws Workspace, opts Options) []tool.Tool {
 	return []tool.Tool{
 		NewFSRead(ws, opts),
 		NewFSList(ws, opts),
 		NewFSWrite(ws, opts),
 		NewFSEdit(ws, opts),
+		NewFSGrep(ws, opts),
+		NewFSGlob(ws, opts),
 		NewShell(ws, opts),
 		NewWebFetch(opts),
 	}

@@ -25,6 +25,8 @@ func TestAll(t *testing.T) {
 		{NameFSList, tool.Capabilities{ReadsWorkspace: true}},
 		{NameFSWrite, tool.Capabilities{ModifiesWorkspace: true}},
 		{NameFSEdit, tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true}},
+		{NameFSGrep, tool.Capabilities{ReadsWorkspace: true}},
+		{NameFSGlob, tool.Capabilities{ReadsWorkspace: true}},
 		{NameShell, tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, External: true}},
 		{NameWebFetch, tool.Capabilities{ReachesNetwork: true, External: true}},
 	}
@@ -68,7 +70,7 @@ func TestAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := reg.Names(); !slices.Equal(got, []string{"fs_read", "fs_list", "fs_write", "fs_edit", "shell", "web_fetch"}) {
+	if got := reg.Names(); !slices.Equal(got, []string{"fs_read", "fs_list", "fs_write", "fs_edit", "fs_grep", "fs_glob", "shell", "web_fetch"}) {
 		t.Errorf("registry order = %v", got)
 	}
 }
@@ -141,6 +143,8 @@ func TestCancelledContextIsAHarnessError(t *testing.T) {
 		NameFSList:   `{}`,
 		NameFSWrite:  `{"path":"b.txt","content":"x"}`,
 		NameFSEdit:   `{"path":"a.txt","old_string":"alpha","new_string":"beta"}`,
+		NameFSGrep:   `{"pattern":"alpha"}`,
+		NameFSGlob:   `{"pattern":"*"}`,
 		NameShell:    `{"command":"touch c.txt"}`,
 		NameWebFetch: `{"url":"http://127.0.0.1:1/"}`,
 	}

@@ -21,7 +21,7 @@ type raceResult struct {
 	swaps   int      // exchanges made
 }
 
-// race runs the four attacks from workers goroutines, rounds times each,
+// race runs the attacks from workers goroutines, rounds times each,
 // while another goroutine exchanges d (the directory) and x (the link to
 // outside) with renameat2(RENAME_EXCHANGE), so that d is always one or the
 // other, never missing. The workers start after the first exchange and the

@@ -168,6 +168,9 @@ func (n naiveFS) edit(p, old, new string) string {
 	return "edited"
 }
 
+// glob lists p as list does: the names a glob matches among.
+func (n naiveFS) glob(p string) string { return n.list(p) }
+
 func (n naiveFS) list(p string) string {
 	full, err := n.check(p)
 	if err != nil {
@@ -182,6 +185,24 @@ func (n naiveFS) list(p string) string {
 		names = append(names, e.Name())
 	}
 	return strings.Join(names, "\n")
+}
+
+// grep checks p, then reads every file in it: the walk a search tool does.
+func (n naiveFS) grep(p string) string {
+	full, err := n.check(p)
+	if err != nil {
+		return err.Error()
+	}
+	entries, err := os.ReadDir(full)
+	if err != nil {
+		return err.Error()
+	}
+	var out strings.Builder
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(full, e.Name()))
+		out.Write(b)
+	}
+	return out.String()
 }
 
 // realFS drives the built-in file tools.
@@ -219,15 +240,25 @@ func (r realFS) list(p string) string {
 	return r.call(NameFSList, map[string]any{"path": p, "depth": 2})
 }
 
+func (r realFS) grep(p string) string {
+	return r.call(NameFSGrep, map[string]any{"pattern": ".", "path": p})
+}
+
+func (r realFS) glob(p string) string {
+	return r.call(NameFSGlob, map[string]any{"pattern": "**", "path": p})
+}
+
 // fileOps is what both implementations offer the attack.
 type fileOps interface {
 	read(p string) string
 	write(p string) string
 	edit(p, old, new string) string
 	list(p string) string
+	grep(p string) string
+	glob(p string) string
 }
 
-// attacks are the four operations aimed at d, each with how to tell that
+// attacks are the six operations aimed at d, each with how to tell that
 // it reached outside: by its result (it shows the canary) or by a change
 // outside (the snapshot differs).
 var attacks = []struct {
@@ -238,6 +269,8 @@ var attacks = []struct {
 	{"write", func(o fileOps) string { return o.write("d/new.txt") }},
 	{"edit", func(o fileOps) string { return o.edit("d/e.txt", "alpha", "beta") }},
 	{"list", func(o fileOps) string { return o.list("d") }},
+	{"grep", func(o fileOps) string { return o.grep("d") }},
+	{"glob", func(o fileOps) string { return o.glob("d") }},
 }
 
 // TestSwapBetweenCheckAndUse makes the swap deterministically. The naive

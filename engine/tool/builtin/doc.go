@@ -1,5 +1,6 @@
 // Package builtin provides mecha's built-in tools: fs_read, fs_list,
-// fs_write, fs_edit and shell. All returns them in that order.
+// fs_write, fs_edit, fs_grep, fs_glob, shell and web_fetch. All returns
+// them in that order.
 //
 // # Workspace confinement
 //
@@ -16,6 +17,14 @@
 // is refused. There is no check before the use for a process to race with:
 // a directory swapped for a link to outside, before a call or during it,
 // can make the call fail but never lets it reach outside.
+//
+// The search tools, fs_grep and fs_glob, walk a directory as fs_list does:
+// each subdirectory opened as an os.Root of its own from the one it was
+// listed in, so no entry is looked up again from the workspace root. They
+// follow no symbolic link met on the way, skip .git and what the
+// workspace's .gitignore files exclude (go-git's matcher; a path named
+// explicitly is searched even when ignored), and fs_grep skips binary files
+// (a NUL byte anywhere) and matches line by line (see walk.go).
 //
 // A refused path is an error result (not a Go error) naming the path as
 // given and saying it is outside the workspace. Writes follow links in the
@@ -44,6 +53,10 @@
 // brackets says which lines were shown out of how many and the offset to
 // continue from.
 //
+// fs_grep's result is path:line:text lines, and fs_glob's paths, each
+// stopped at a count (max_matches, max_results) or at MaxResultBytes,
+// whichever comes first, with a last line in square brackets saying so.
+//
 // Results are bounded by Options.MaxResultBytes (64 KiB by default). A
 // shell command's output keeps its head and its tail with a marker in
 // between that accounts for every byte:
@@ -55,7 +68,9 @@
 //
 // Options.Secrets are replaced, with their encoded forms (tool.Redactor),
 // in what a tool reads before it is cut: a command's output as it streams,
-// a file as fs_read reads it, a fetched body and the result built from it.
+// a file as fs_read reads it and as fs_grep searches it (so a pattern
+// cannot probe for a secret either), a fetched body and the result built
+// from it.
 // A secret across a cut is replaced whole, never left in part; where a
 // read limit cuts a body, a secret's beginning at its end is dropped.
 //

@@ -56,6 +56,17 @@ func TestNonUTF8Names(t *testing.T) {
 	}
 	listed, literalListed := lines[1], lines[0]
 
+	// The search tools name files as fs_list does.
+	grep := run(t, toolNamed(t, ws, NameFSGrep), `{"pattern":"."}`)
+	wantGrep := literalListed + ":1:literal\n" + listed + ":1:one\n" + lines[3] + ":1:deep\n[3 matching lines in 3 files]"
+	if got := throughJSON(t, grep.Content); got != wantGrep {
+		t.Errorf("fs_grep = %q, want %q", got, wantGrep)
+	}
+	glob := run(t, toolNamed(t, ws, NameFSGlob), `{"pattern":"**"}`)
+	if got := throughJSON(t, glob.Content); got != strings.Join(want, "\n")+"\n" {
+		t.Errorf("fs_glob = %q, want the listing %q", got, want)
+	}
+
 	read := run(t, toolNamed(t, ws, NameFSRead), mustJSON(t, map[string]string{"path": listed}))
 	if read.IsError || !strings.Contains(read.Content, "one") {
 		t.Errorf("fs_read of the listed name: %+v", read)

@@ -193,6 +193,8 @@ func TestNewWorkspace(t *testing.T) {
 				in = `{"path":"a","content":""}`
 			case NameFSEdit:
 				in = `{"path":"a","old_string":"a","new_string":"b"}`
+			case NameFSGrep, NameFSGlob:
+				in = `{"path":"a","pattern":"a"}`
 			case NameShell:
 				in = `{"command":"true"}`
 			case NameWebFetch:
@@ -213,7 +215,7 @@ func TestToolsRefuseEscapes(t *testing.T) {
 	ws, _, outside := escapeFixture(t)
 	tools := All(ws, Options{})
 	escapes := []string{"../x", "a/../../x", "/etc/passwd", outside + "/secret.txt", "linkroot/etc/passwd", "linkout/secret.txt", "linkout/new.txt", "linkout/newdir/new.txt", "dangling"}
-	for _, tl := range tools[:4] {
+	for _, tl := range tools[:6] { // the file tools
 		for _, p := range escapes {
 			t.Run(tl.Spec().Name+" "+p, func(t *testing.T) {
 				t.Parallel()
@@ -223,6 +225,8 @@ func TestToolsRefuseEscapes(t *testing.T) {
 					in["content"] = "pwned"
 				case NameFSEdit:
 					in["old_string"], in["new_string"] = "secret", "pwned"
+				case NameFSGrep, NameFSGlob:
+					in["pattern"] = "secret"
 				}
 				res, err := tl.Run(context.Background(), []byte(mustJSON(t, in)))
 				if err != nil {
