@@ -3,7 +3,6 @@ package builtin
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -145,9 +144,6 @@ func (t *fsGlob) walk(ctx context.Context, dir *os.Root, start, base, pattern, r
 	w.start(t.ws, start)
 	err := w.walk(dir, shownDir(start), splitName(start))
 	l.unreadable = w.unreadableNote()
-	if errors.Is(err, errStop) {
-		return nil
-	}
 	return err
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"regexp/syntax"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -102,37 +100,32 @@ func (t *fsGrep) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 	if err != nil {
 		return failure(p.Path, "", err), nil
 	}
-	g := &grepper{match: m, redactor: t.opts.redactor, out: grepOutput{maxMatches: max, maxBytes: t.opts.MaxResultBytes}}
+	out := &grepOutput{maxMatches: max, maxBytes: t.opts.MaxResultBytes}
+	newSearcher := func() *searcher { return &searcher{match: m, redactor: t.opts.redactor} }
 	if !fi.IsDir() {
 		// One file, named explicitly: searched whatever the glob says.
 		f, bad := t.ws.openRegular(p.Path, name, "")
 		if bad != nil {
 			return *bad, nil
 		}
-		_, err := g.file(f, display(name))
+		lines, binary, err := newSearcher().search(f, out.need())
 		f.Close()
 		if err != nil {
 			return errorResult("%s", pathErr(p.Path, err)), nil
 		}
-		return tool.Result{Content: g.out.result("")}, nil
+		out.add(display(name), lines, binary)
+		return tool.Result{Content: out.result("")}, nil
 	}
 	dir, err := t.ws.fs.OpenRoot(name)
 	if err != nil {
 		return failure(p.Path, "", err), nil
 	}
 	defer dir.Close()
-	w := &walker{ctx: ctx}
-	w.visit = func(e walkEntry) error {
-		if !e.typ.IsRegular() || p.Glob != "" && !globMatches(p.Glob, e.rel) {
-			return nil
-		}
-		return g.entry(w, e)
-	}
-	w.start(t.ws, name)
-	if err := w.walk(dir, shownDir(name), splitName(name)); err != nil && err != errStop {
+	tree := &grepTree{ws: t.ws, name: name, glob: p.Glob, out: out, newSearcher: newSearcher}
+	if err := tree.search(ctx, dir); err != nil {
 		return tool.Result{}, fmt.Errorf("builtin: %s: %w", NameFSGrep, err)
 	}
-	return tool.Result{Content: g.out.result(w.unreadableNote())}, nil
+	return tool.Result{Content: out.result(tree.unreadable)}, nil
 }
 
 // globMatches reports whether glob matches the file at rel (from the
@@ -143,52 +136,6 @@ func globMatches(glob, rel string) bool {
 	}
 	ok, _ := doublestar.Match(glob, rel)
 	return ok
-}
-
-// lineMatcher is a compiled fs_grep pattern.
-type lineMatcher struct {
-	// re matches with (?m): ^ and $ at line boundaries, so a whole block
-	// of lines is searched at once and only the lines found are looked at.
-	re *regexp.Regexp
-	// perLine is set when the pattern has \A or \z, which mean the start
-	// and end of the text searched: every line is then matched alone.
-	perLine bool
-}
-
-func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
-	flags := "(?m)"
-	if ignoreCase {
-		flags = "(?mi)"
-	}
-	re, err := regexp.Compile(flags + pattern)
-	if err != nil {
-		return nil, strippedRegexpError(err)
-	}
-	tree, err := syntax.Parse(flags+pattern, syntax.Perl)
-	if err != nil {
-		return nil, err
-	}
-	return &lineMatcher{re: re, perLine: hasTextAnchor(tree)}, nil
-}
-
-// strippedRegexpError drops the "error parsing regexp: " prefix.
-func strippedRegexpError(err error) error {
-	if se, ok := err.(*syntax.Error); ok {
-		return fmt.Errorf("%s: `%s`", se.Code, strings.TrimPrefix(strings.TrimPrefix(se.Expr, "(?mi)"), "(?m)"))
-	}
-	return err
-}
-
-func hasTextAnchor(re *syntax.Regexp) bool {
-	if re.Op == syntax.OpBeginText || re.Op == syntax.OpEndText {
-		return true
-	}
-	for _, s := range re.Sub {
-		if hasTextAnchor(s) {
-			return true
-		}
-	}
-	return false
 }
 
 // grepOutput is the result of an fs_grep call, within its limits.
@@ -203,9 +150,18 @@ type grepOutput struct {
 	more bool
 }
 
-// add adds the lines of one file; it returns false once the output is
-// full (the limit met and one more match seen).
-func (o *grepOutput) add(path string, lines []grepLine) bool {
+// need is how many matching lines a file may add: one more than the
+// output can take, to tell whether it stopped with matches left.
+func (o *grepOutput) need() int { return o.maxMatches - o.matches + 1 }
+
+// add adds the matching lines of the file shown as path (nothing when it
+// is binary); it returns false once the output is full (its limit met and
+// one more match seen).
+func (o *grepOutput) add(path string, lines []grepLine, binary bool) bool {
+	if binary {
+		o.binary++
+		return true
+	}
 	for i, l := range lines {
 		if o.full != "" {
 			o.more = true

@@ -31,57 +31,19 @@ type grepLine struct {
 	long int    // the length of a long line; 0 when shown whole
 }
 
-// grepper searches files with one pattern into one output.
-type grepper struct {
+// searcher searches files with one pattern, one file at a time.
+type searcher struct {
 	match    *lineMatcher
 	redactor *tool.Redactor
-	out      grepOutput
 	buf      []byte // the block buffer, kept from file to file
+	lower    []byte // the block in lower case, for a case-insensitive literal
 	last     int    // the number of the last line kept in the current file
 }
 
-// entry searches the file e of a walk; errStop once the output is full.
-func (g *grepper) entry(w *walker, e walkEntry) error {
-	f, err := e.dir.OpenFile(e.name, readFlags, 0)
-	if err != nil {
-		w.cannot(e.path, err)
-		return nil
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil // swapped for something else since it was listed
-	}
-	full, err := g.file(f, e.path)
-	switch {
-	case err != nil:
-		w.cannot(e.path, err)
-	case full:
-		return errStop
-	}
-	return nil
-}
-
-// file searches r, the content of the file shown as path, redacted as it
-// is read, and adds what matched to the output: nothing for a binary file
-// (a NUL byte anywhere in it). full is whether the output is full.
-func (g *grepper) file(r io.Reader, path string) (full bool, err error) {
-	// One more match than the output can take, to tell whether it stopped
-	// with matches left.
-	need := g.out.maxMatches - g.out.matches + 1
-	lines, binary, err := g.search(g.redactor.Reader(r), need)
-	switch {
-	case err != nil:
-		return false, err
-	case binary:
-		g.out.binary++
-		return false, nil
-	}
-	return !g.out.add(path, lines), nil
-}
-
-// search reads r to the end and returns its first need matching lines,
-// or binary when it holds a NUL byte.
-func (g *grepper) search(r io.Reader, need int) (lines []grepLine, binary bool, err error) {
+// search reads r to the end, redacted as it is read, and returns its
+// first need matching lines, or binary when it holds a NUL byte.
+func (g *searcher) search(r io.Reader, need int) (lines []grepLine, binary bool, err error) {
+	r = g.redactor.Reader(r)
 	if g.buf == nil {
 		g.buf = make([]byte, grepBlock)
 	}
@@ -121,16 +83,25 @@ func (g *grepper) search(r io.Reader, need int) (lines []grepLine, binary bool, 
 
 // scan appends the matching lines of block (whole lines, the first
 // numbered lineNo) to lines, up to need of them. The block is searched
-// at once; a line where a match starts that runs on into the next line is
-// matched again alone, since a pattern matches within a line.
-func (g *grepper) scan(block []byte, lineNo int, lines []grepLine, need int) []grepLine {
+// at once, for the pattern's literal when it has one (then each line that
+// holds it is matched alone) or with the regexp; a line where a match
+// starts that runs on into the next line is matched again alone, since a
+// pattern matches within a line.
+func (g *searcher) scan(block []byte, lineNo int, lines []grepLine, need int) []grepLine {
 	re := g.match.re
+	var find func(int) int
+	find, g.lower = g.match.pre.finder(block, g.lower)
 	for pos := 0; pos < len(block) && len(lines) < need; {
 		start, spans := pos, true
-		if !g.match.perLine {
+		switch {
+		case find != nil:
+			if start = find(pos); start < 0 {
+				return lines
+			}
+		case !g.match.perLine:
 			loc := re.FindIndex(block[pos:])
 			if loc == nil {
-				break
+				return lines
 			}
 			start = pos + loc[0]
 			spans = bytes.IndexByte(block[start:pos+loc[1]], '\n') >= 0

@@ -1,11 +1,15 @@
 package builtin
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // searchTree is the workspace the search tools' tests search: files that
@@ -192,4 +196,118 @@ func TestFSGrepUnreadable(t *testing.T) {
 	if res.IsError || res.Content != want {
 		t.Errorf("result = %+v, want %q", res, want)
 	}
+}
+
+func TestRequiredLiteral(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern string
+		lit     string // as the prefilter searches it; "" for none
+	}{
+		{"func New", "func New"},
+		{`Redact(or|Writer)\b`, "Redact"},
+		{`zq[0-9]xv`, "zq"},
+		{`[A-Z]\w+Error`, "Error"},
+		{`(?i)Check ME`, "check me"},
+		{`(ab)+c`, "ab"},
+		{`x{2,}`, "x"},
+		{`(?:abc)?d`, "d"},
+		{`foo|bar`, ""},
+		{`a*`, ""},
+		{`(?i)straße`, ""}, // not ASCII: its folds are no byte search
+		{`(?i:ab)CDE`, "CDE"},
+	}
+	for _, tt := range tests {
+		m, err := newLineMatcher(tt.pattern, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if m.pre != nil {
+			got = string(m.pre.lit)
+		}
+		if got != tt.lit {
+			t.Errorf("%s: literal %q, want %q", tt.pattern, got, tt.lit)
+		}
+	}
+}
+
+// TestFSGrepFolds: a case-insensitive search finds what Go's (?i) matches,
+// the prefilter's ASCII lower case notwithstanding: the Kelvin sign and
+// the long s for k and s, and non-ASCII letters.
+func TestFSGrepFolds(t *testing.T) {
+	t.Parallel()
+	ws, root := testWorkspace(t)
+	writeFiles(t, root, map[string]string{
+		"a.txt": "plain\nKELVIN\n\u212aelvin\nMi\u017f\u017f\nSTRASSE\nSTRAẞE\nstraße\nCheck Me\n",
+	})
+	tests := []struct{ pattern, want string }{
+		{"kelvin", "a.txt:2:KELVIN\na.txt:3:\u212aelvin\n[2 matching lines in 1 file]"},
+		{"miss", "a.txt:4:Mi\u017f\u017f\n[1 matching line in 1 file]"},
+		{"straße", "a.txt:6:STRAẞE\na.txt:7:straße\n[2 matching lines in 1 file]"},
+		{"check me|plain", "a.txt:1:plain\na.txt:8:Check Me\n[2 matching lines in 1 file]"},
+		{"^che.k", "a.txt:8:Check Me\n[1 matching line in 1 file]"},
+	}
+	for _, tt := range tests {
+		res := run(t, NewFSGrep(ws, Options{}), mustJSON(t, map[string]any{"pattern": tt.pattern, "ignore_case": true}))
+		if res.IsError || res.Content != tt.want {
+			t.Errorf("%s: %q, want %q", tt.pattern, res.Content, tt.want)
+		}
+	}
+}
+
+// TestFSGrepStopsAndCloses: a search that fills its output early stops
+// the walk, and leaves no file open and no goroutine running; so does a
+// cancelled one. The result is the same in the walk's order whatever the
+// number of searchers.
+func TestFSGrepStopsAndCloses(t *testing.T) {
+	ws, root := testWorkspace(t)
+	files := map[string]string{}
+	for i := range 400 {
+		files[fmt.Sprintf("d%d/f%03d.txt", i%4, i)] = "x\nmatch\n"
+	}
+	writeFiles(t, root, files)
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(ents)
+	}
+	settled := func(what string, fd, g int) {
+		t.Helper()
+		for range 100 {
+			if fds() <= fd && runtime.NumGoroutine() <= g {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Errorf("%s: %d descriptors open (was %d), %d goroutines (was %d)", what, fds(), fd, runtime.NumGoroutine(), g)
+	}
+	fd, g := fds(), runtime.NumGoroutine()
+	tl := NewFSGrep(ws, Options{})
+	res := run(t, tl, `{"pattern":"match","max_matches":3}`)
+	want := "d0/f000.txt:2:match\nd0/f004.txt:2:match\nd0/f008.txt:2:match\n[3 matching lines in 3 files; stopped at max_matches=3, there are more: narrow the pattern, path or glob]"
+	if res.Content != want {
+		t.Errorf("result = %q, want %q", res.Content, want)
+	}
+	settled("stopped", fd, g)
+
+	all := run(t, tl, `{"pattern":"match","max_matches":1000}`).Content
+	for _, procs := range []int{1, 3} {
+		prev := runtime.GOMAXPROCS(procs)
+		got := run(t, tl, `{"pattern":"match","max_matches":1000}`).Content
+		runtime.GOMAXPROCS(prev)
+		if got != all {
+			t.Errorf("with %d searchers the result differs", procs)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(time.Millisecond); cancel() }()
+	_, err := tl.Run(ctx, []byte(`{"pattern":"nothing here"}`))
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	settled("cancelled", fd, g)
 }

@@ -3,7 +3,6 @@ package builtin
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -36,9 +35,6 @@ import (
 // maxIgnoreFile bounds an ignore file; a larger one is not read.
 const maxIgnoreFile = 1 << 20
 
-// errStop ends a walk early: a visit that has seen enough.
-var errStop = errors.New("stop")
-
 // walkEntry is one entry met by a walk.
 type walkEntry struct {
 	dir  *os.Root    // the directory it is in, open
@@ -55,8 +51,7 @@ type walker struct {
 	// maxDepth stops the walk below that many levels (1: the start's own
 	// entries); 0 means no limit.
 	maxDepth int
-	// visit sees each entry; an error ends the walk with it (errStop: no
-	// error).
+	// visit sees each entry; an error ends the walk with it.
 	visit func(e walkEntry) error
 	// patterns are the ignore patterns in force, lowest priority first.
 	patterns []gitignore.Pattern
@@ -146,7 +141,12 @@ func (w *walker) cannot(path string, err error) {
 	if path == "" {
 		path = "."
 	}
-	w.unreadable = append(w.unreadable, fmt.Sprintf("%s (%s)", path, strings.TrimPrefix(pathErr("", err), ": ")))
+	w.unreadable = append(w.unreadable, unreadableEntry(path, err))
+}
+
+// unreadableEntry names the entry at path that could not be read and why.
+func unreadableEntry(path string, err error) string {
+	return fmt.Sprintf("%s (%s)", path, strings.TrimPrefix(pathErr("", err), ": "))
 }
 
 // unreadableNote says which entries could not be read, the first few by
