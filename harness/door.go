@@ -285,7 +285,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		out.Session = d.ref
 	}
 	if res == nil && errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
-		runErr = fmt.Errorf("--max-cost-usd needs a price for %s/%s in config.toml", rc.Provider, rc.Model)
+		runErr = fmt.Errorf("--max-cost-usd needs a price for %s/%s: mecha's table has none; set one in config.toml", rc.Provider, rc.Model)
 	}
 	if res == nil {
 		return nil, runErr

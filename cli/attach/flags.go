@@ -25,7 +25,7 @@ func Flags(cmd *cobra.Command, s *harness.Settings) {
 	f.IntVar(&s.MaxTurns, "max-turns", harness.DefaultMaxTurns, "stop after this many model calls")
 	f.IntVar(&s.MaxTokens, "max-tokens", harness.DefaultMaxTokens, "the most tokens one response may have")
 	f.Uint64Var(&s.MaxOutputTokens, "max-output-tokens", 0, "stop once the run has produced this many output tokens")
-	f.Float64Var(&s.MaxCostUSD, "max-cost-usd", 0, "stop once the run has cost this much (needs a price in config.toml)")
+	f.Float64Var(&s.MaxCostUSD, "max-cost-usd", 0, "stop once the run has cost this much (needs a price: mecha's table or config.toml)")
 	f.Uint64Var(&s.CompactAtTokens, "compact-at-tokens", 0, "summarise older messages once the context passes this many tokens")
 	f.IntVar(&s.CompactKeepRecent, "compact-keep-recent", harness.DefaultCompactKeepRecent, "messages compaction keeps as they are")
 	f.StringVar(&s.Effort, "effort", "", "reasoning effort: low, medium or high")

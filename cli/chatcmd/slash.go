@@ -99,7 +99,7 @@ func (m *model) model(name string) {
 func (m *model) cost() string {
 	u, cost := m.status.totals(m.eng.door.Config().Prices)
 	if cost == "—" {
-		cost += " (no price for it in config.toml)"
+		cost += " (no price for it in mecha's table or config.toml)"
 	}
 	return fmt.Sprintf("tokens: %s in, %s out, %s cache read, %s cache write\ncost: %s",
 		textfmt.Count(u.InputTokens), textfmt.Count(u.OutputTokens), textfmt.Count(u.CacheReadTokens),

@@ -9,6 +9,7 @@ package complete
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -19,6 +20,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/pricing"
 	"github.com/mecha-agent/mecha/record/session"
 )
 
@@ -252,13 +254,15 @@ func CompleteModels(env *cmdkit.Env) cobra.CompletionFunc {
 			if catalog.DefaultModel != nil {
 				add(catalog.DefaultModel(cfg, p), p+", its default")
 			}
-			models := make([]string, 0, len(cfg.Prices[p]))
-			for m := range cfg.Prices[p] {
-				models = append(models, m)
-			}
-			slices.Sort(models)
-			for _, m := range models {
+			// config.toml's priced models, then the built-in table's
+			// (their names, not their dated aliases) still in effect.
+			for _, m := range slices.Sorted(maps.Keys(cfg.FilePrices[p])) {
 				add(m, p+", priced in config.toml")
+			}
+			for _, m := range pricing.Builtin().Models[p] {
+				if _, ok := cfg.Prices[p][m]; ok {
+					add(m, p+", priced in mecha's table")
+				}
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder

@@ -85,7 +85,11 @@ dropped connection; --request-timeout overrides every timeout for one
 command. Timeouts do not shape a request, so no session records them.
 
 Transcripts record tokens, never prices: "sessions show" and "sessions
-stats" price usage at today's table. A price is a number from 0 to
+stats" price usage at today's table. mecha carries a dated table of
+Anthropic's and OpenAI's list prices, with local and mock models at 0
+("mecha doctor" says its date, and warns once it is 120 days old);
+[prices] here wins over it model by model, and a provider's "*" replaces
+all of that provider's models in it. A price is a number from 0 to
 1000000; a model with no price shows — (null in JSON), never $0.00.
 
 The environment: MECHA_HOME (mecha's home, default ~/.mecha),

@@ -70,6 +70,8 @@ func NewCmdDoctor(env *cmdkit.Env, runF func(context.Context, *Options) error) *
 		Long: `Check what mecha needs and say, for each problem, how to fix it:
 
   config     config.toml parses (a file that does not is a problem)
+  prices     the date of mecha's built-in price table (Anthropic's and
+             OpenAI's list prices, with config.toml's [prices] over them)
   anthropic  ANTHROPIC_API_KEY is set (never shown)
   openai     OPENAI_API_KEY is set (never shown)
   local      the local server (MECHA_LOCAL_URL, default http://127.0.0.1:8080)
@@ -83,7 +85,9 @@ func NewCmdDoctor(env *cmdkit.Env, runF func(context.Context, *Options) error) *
 
 A missing key or an unreachable local server is a warning, unless
 default_provider in config.toml names that provider: then the default run
-cannot work, and it is a problem. A local server that nothing configures
+cannot work, and it is a problem. A price table older than 120 days is a
+warning while config.toml leaves any of its prices in effect: providers
+change their prices. A local server that nothing configures
 (no MECHA_LOCAL_URL, no [providers.local], not the default) is not looked
 for as one that must answer. A sandbox weaker than asked for, files
 passed over in the store and less than 512 MiB free are warnings; an MCP
@@ -133,7 +137,7 @@ func Run(ctx context.Context, opts *Options) *Report {
 	env := opts.Env
 	var checks []Check
 	cfg, c := checkConfig(env)
-	checks = append(checks, c)
+	checks = append(checks, c, checkPrices(env, cfg))
 	checks = append(checks, checkKeys(env, cfg)...)
 	checks = append(checks, checkLocal(ctx, env, cfg, opts.Timeout))
 	checks = append(checks, checkMCP(ctx, env, cfg, opts.MCP)...)
@@ -199,7 +203,7 @@ func checkConfig(env *cmdkit.Env) (*config.Config, Check) {
 		return cfg, c
 	}
 	models := 0
-	for _, m := range cfg.Prices {
+	for _, m := range cfg.FilePrices {
 		models += len(m)
 	}
 	c.Detail = fmt.Sprintf("%s parses: default provider %s, %d MCP %s, %d priced %s", cfg.Path, defaultProvider(cfg),

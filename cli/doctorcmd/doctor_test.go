@@ -14,6 +14,8 @@ import (
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/harness/config"
+	"github.com/mecha-agent/mecha/record/pricing"
 	"github.com/mecha-agent/mecha/testkit/cmdtest"
 )
 
@@ -26,7 +28,9 @@ func testEnv(t *testing.T, vars map[string]string) (*cmdkit.Env, *bytes.Buffer) 
 		all[k] = v
 	}
 	var out bytes.Buffer
-	return &cmdkit.Env{Out: &out, Err: &out, Vars: func(k string) string { return all[k] }, HTTPClient: &http.Client{}}, &out
+	// A day after the built-in price table's date: it is not stale.
+	now := func() time.Time { return pricing.Builtin().Date.Add(24 * time.Hour) }
+	return &cmdkit.Env{Out: &out, Err: &out, Vars: func(k string) string { return all[k] }, HTTPClient: &http.Client{}, Clock: now}, &out
 }
 
 func find(r *Report, name string) Check {
@@ -166,3 +170,54 @@ func redirectTo(base string) *http.Client {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestPrices: the built-in table's date is reported; past 120 days it is a
+// warning with the fix, unless config.toml replaces every price of it
+// that charges something.
+func TestPrices(t *testing.T) {
+	t.Parallel()
+	sheet := &pricing.Sheet{
+		Date: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC),
+		Table: pricing.Table{
+			"anthropic": {"a1": {Input: 3, Output: 15}, "a2": {Input: 1, Output: 5}},
+			"openai":    {"o1": {Input: 1, Output: 2}},
+			"local":     {pricing.Wildcard: {}},
+		},
+	}
+	at := func(y int, m time.Month, d int) *cmdkit.Env {
+		return &cmdkit.Env{Clock: func() time.Time { return time.Date(y, m, d, 12, 0, 0, 0, time.UTC) }}
+	}
+	own := func(t pricing.Table) *config.Config { return &config.Config{FilePrices: t} }
+	tests := []struct {
+		name   string
+		env    *cmdkit.Env
+		cfg    *config.Config
+		status Status
+		detail string
+	}{
+		{"fresh", at(2026, 3, 1), own(nil), OK, "built-in table of 2026-01-10 (50 days old), 3 prices of anthropic and openai in effect"},
+		{"a day old", at(2026, 1, 11), own(nil), OK, "built-in table of 2026-01-10 (1 day old), 3 prices"},
+		{"120 days", at(2026, 5, 10), own(nil), OK, "(120 days old)"},
+		{"stale", at(2026, 5, 11), own(nil), Warning, "built-in table of 2026-01-10 is 121 days old (over 120): costs of anthropic and openai models may be wrong, for prices change"},
+		{"stale, one model set", at(2027, 1, 1), own(pricing.Table{"anthropic": {"a1": {}}}), Warning, "costs of anthropic and openai models"},
+		{"stale, a provider set whole", at(2027, 1, 1), own(pricing.Table{"openai": {pricing.Wildcard: {}}}), Warning, "costs of anthropic models may be wrong"},
+		{"stale, every price set", at(2027, 1, 1), own(pricing.Table{"openai": {pricing.Wildcard: {}}, "anthropic": {"a1": {}, "a2": {}}}), OK,
+			"built-in table of 2026-01-10: config.toml sets every price it would charge"},
+	}
+	for _, tt := range tests {
+		c := pricesCheck(sheet, tt.cfg, tt.env)
+		if c.Name != "prices" || c.Status != tt.status || !strings.Contains(c.Detail, tt.detail) {
+			t.Errorf("%s: %+v, want %s with %q", tt.name, c, tt.status, tt.detail)
+		}
+		if (c.Status == Warning) != (c.Fix != "") || c.Status == Warning && !strings.Contains(c.Fix, "update mecha") {
+			t.Errorf("%s: fix %q", tt.name, c.Fix)
+		}
+	}
+	// The real table, read through Run with a clock past its date.
+	env, _ := testEnv(t, nil)
+	env.Clock = func() time.Time { return pricing.Builtin().Date.Add(pricing.StaleAfter + 48*time.Hour) }
+	r := Run(context.Background(), &Options{Env: env, Probe: func() sandbox.Support { return sandbox.Support{Landlock: 4, Seccomp: true} }, Timeout: time.Second, MCP: harness.MCP{Off: true}})
+	if c := find(r, "prices"); c.Status != Warning || !strings.Contains(c.Detail, pricing.Builtin().Date.Format("2006-01-02")+" is 122 days old") {
+		t.Errorf("prices: %+v", c)
+	}
+}

@@ -386,3 +386,30 @@ func result(s *session.Session, id string) *transcript.Block {
 	}
 	return nil
 }
+
+// TestChatCostOutOfTheBox: with no config.toml, the chat on a model of
+// mecha's price table shows the cost in its status line and in /cost:
+// 1,000 input, 200 output, 5,000 cache-read and 2,000 cache-write tokens
+// of claude-sonnet-4-5 cost $0.0150. Before the table it said "cost —".
+func TestChatCostOutOfTheBox(t *testing.T) {
+	usage := &transcript.Usage{InputTokens: 1000, OutputTokens: 200, CacheReadTokens: 5000, CacheWriteTokens: 2000}
+	srv := fakellm.New(t, &fakellm.Script{Turns: []fakellm.Turn{{Text: "Priced.", Usage: usage}}}, fakellm.Options{})
+	home, ws := t.TempDir(), t.TempDir()
+	t.Chdir(ws)
+	vars := map[string]string{"MECHA_HOME": home, "ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "test-key-of-the-chat",
+		"TERM": "xterm-256color"}
+	s := onPTY(t, vars, "chat", "-p", "anthropic", "--sandbox", "none")
+	s.waitFor("ready · ")
+	s.waitFor("claude-sonnet-4-5")
+	s.enter("what does it cost?")
+	s.waitFor("Priced.")
+	s.waitFor("cost $0.0150")
+	s.enter("/cost")
+	s.waitFor("cost: $0.0150")
+	if code := s.quit(); code != 0 {
+		t.Fatalf("mecha chat exited %d: %s", code, s.err.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.toml")); err == nil {
+		t.Error("a config.toml was written")
+	}
+}

@@ -202,7 +202,7 @@ func NewCmdRun(env *cmdkit.Env, runF func(context.Context, *Options) error) *cob
 	f.BoolVarP(&opts.Continue, "continue", "c", false, "resume the newest session run in this workspace (not a replay, rerun or reflection)")
 	f.BoolVar(&opts.NoSession, "no-session", false, "record nothing")
 	f.StringVar(&opts.Title, "title", "", "the session's title (default: the task's first line)")
-	f.BoolVar(&opts.JSON, "json", false, `print {"session","text","turns","usage","stop_reason"} instead of the answer`)
+	f.BoolVar(&opts.JSON, "json", false, `print {"session","text","turns","usage","stop_reason","cost_usd"} instead of the answer`)
 	f.BoolVar(&opts.StreamJSON, "stream-json", false, "print the run as JSON lines as it happens (schema in the help above)")
 	f.BoolVar(&opts.Reflect, "reflect", false, "when the run closes, have the model reflect on the session (as mecha reflect; default: config.toml's reflect)")
 	return cmd
@@ -246,6 +246,9 @@ type runResult struct {
 	Turns      int              `json:"turns"`
 	Usage      transcript.Usage `json:"usage"`
 	StopReason string           `json:"stop_reason"`
+	// CostUSD is the run's usage at today's prices; null when the model
+	// has none.
+	CostUSD *float64 `json:"cost_usd"`
 }
 
 func runRun(ctx context.Context, opts *Options) error {

@@ -291,13 +291,20 @@ func TestRefusedRunsLeaveNoSession(t *testing.T) {
 	dir := store.Dir
 	ws := t.TempDir()
 	exec := func(args ...string) error {
-		return cmdtest.Execute(NewCmdRun(env, nil), append([]string{"-w", ws}, args...)...)
+		cmdEnv := env
+		if args[0] == "-p" && args[1] == "openai" {
+			// A key, and a server nothing listens on: the run must stop
+			// before its first request.
+			vars := map[string]string{"MECHA_HOME": home, "OPENAI_API_KEY": "sk-test-0123456789", "OPENAI_BASE_URL": "http://127.0.0.1:1"}
+			cmdEnv = &cmdkit.Env{Out: io.Discard, Err: io.Discard, Vars: func(k string) string { return vars[k] }}
+		}
+		return cmdtest.Execute(NewCmdRun(cmdEnv, nil), append([]string{"-w", ws}, args...)...)
 	}
 	for _, tc := range []struct {
 		name string
 		args []string
 	}{
-		{"a cost budget with no price", []string{"--max-cost-usd", "1", "x"}},
+		{"a cost budget with no price", []string{"-p", "openai", "-m", "gpt-not-in-the-table", "--max-cost-usd", "1", "x"}},
 		{"a provider with no key", []string{"-p", "anthropic", "x"}},
 		{"an unknown provider", []string{"-p", "nosuch", "x"}},
 		{"a mock script that is not there", []string{"--mock-script", filepath.Join(ws, "missing.json"), "x"}},
@@ -334,7 +341,7 @@ func TestRefusedRunsLeaveNoSession(t *testing.T) {
 	}
 	path := filepath.Join(dir, ents[0].Name())
 	before, _ := os.ReadFile(path)
-	for _, args := range [][]string{{"--max-cost-usd", "1"}, {"-p", "anthropic"}, {"--tool", "nope"}} {
+	for _, args := range [][]string{{"-p", "openai", "-m", "gpt-not-in-the-table", "--max-cost-usd", "1"}, {"-p", "anthropic"}, {"--tool", "nope"}} {
 		if err := exec(append(args, "--resume", "last", "go on")...); err == nil {
 			t.Errorf("resume %q: ran", args)
 		}

@@ -221,19 +221,20 @@ type streamResult struct {
 // report prints how the run ended: the --json object, the --stream-json
 // result line, or the answer unless the terminal's stream showed it.
 func (o *output) report(sessionID *string, res *agent.Result, runErr error) error {
+	var costUSD *float64
+	if cost, ok := o.prices.Cost(o.provider, o.model, res.Usage); ok {
+		costUSD = &cost
+	}
 	switch {
 	case o.opts.StreamJSON:
-		r := streamResult{Type: "result", Session: sessionID, Text: res.Text, Turns: res.Turns, Usage: res.Usage, StopReason: res.StopReason}
-		if cost, ok := o.prices.Cost(o.provider, o.model, res.Usage); ok {
-			r.CostUSD = &cost
-		}
+		r := streamResult{Type: "result", Session: sessionID, Text: res.Text, Turns: res.Turns, Usage: res.Usage, StopReason: res.StopReason, CostUSD: costUSD}
 		if runErr != nil {
 			r.Error = runErr.Error()
 		}
 		o.writeJSONLine(r)
 	case runErr != nil:
 	case o.opts.JSON:
-		return cmdkit.WriteJSON(o.opts.Env.Out, runResult{sessionID, res.Text, res.Turns, res.Usage, res.StopReason})
+		return cmdkit.WriteJSON(o.opts.Env.Out, runResult{sessionID, res.Text, res.Turns, res.Usage, res.StopReason, costUSD})
 	case o.shown:
 	case res.Text != "" && o.terminal:
 		o.write(textfmt.Visible(res.Text) + "\n")

@@ -33,9 +33,10 @@ func NewCmdStats(env *cmdkit.Env, runF func(*StatsOptions) error) *cobra.Command
 		Use:   "stats",
 		Short: "Roll up sessions, turns, tokens and cost by provider and model",
 		Long: `Roll up the recorded usage of sessions by provider and model. Transcripts record
-tokens, not prices: every cost is computed at the prices configured today in
-$MECHA_HOME/config.toml, so historical runs are re-priced. A model with no
-configured price shows — rather than a cost. A session that died before its
+tokens, not prices: every cost is computed at today's prices (mecha's
+dated table, with $MECHA_HOME/config.toml's [prices] over it), so
+historical runs are re-priced. A model with no price shows — rather than
+a cost. A session that died before its
 run finished counts as a session but contributes no tokens it did not record.`,
 		Args: cmdkit.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
@@ -201,12 +202,13 @@ func printStats(opts *StatsOptions, out []statsRow, sessions int) error {
 	totalWords := textfmt.Dollars(total)
 	switch {
 	case unpriced == len(out):
-		totalWords = "— (no configured prices apply)"
+		totalWords = "— (no prices apply)"
 	case unpriced > 0:
-		totalWords += fmt.Sprintf(" for the priced rows (%d %s without a configured price)", unpriced, textfmt.Plural(unpriced, "row", "rows"))
+		totalWords += fmt.Sprintf(" for the priced rows (%d %s without a price)", unpriced, textfmt.Plural(unpriced, "row", "rows"))
 	}
 	fmt.Fprintf(opts.Env.Out, "\n%s %s%s, total cost %s.\n", textfmt.Count(sessions), textfmt.Plural(sessions, "session", "sessions"), sinceWords(opts.Days), totalWords)
-	fmt.Fprintln(opts.Env.Out, st.Dim("Costs are computed at today's prices from config.toml; historical runs are re-priced, not remembered."))
+	fmt.Fprintln(opts.Env.Out, st.Dim("Costs are computed at today's prices (mecha's table of "+pricing.Builtin().Date.Format("2006-01-02")+
+		", then config.toml); historical runs are re-priced, not remembered."))
 	if saturated {
 		fmt.Fprintln(opts.Env.Out, "≥ marks a total that reached the largest number it can hold: the true total is at least that.")
 	}

@@ -61,10 +61,15 @@ type Config struct {
 	DefaultProvider string `toml:"default_provider"`
 	// Reflect makes mecha run reflect on each session when the run closes,
 	// as --reflect does.
-	Reflect   bool                `toml:"reflect"`
-	Prices    pricing.Table       `toml:"prices"`
-	Providers map[string]Provider `toml:"providers"`
-	MCP       MCP                 `toml:"mcp"`
+	Reflect bool `toml:"reflect"`
+	// Prices are the prices in effect once Load has read the file: the
+	// built-in table (pricing.Builtin) with config.toml's [prices] over
+	// it (pricing.Merge).
+	Prices pricing.Table `toml:"prices"`
+	// FilePrices is config.toml's own [prices] (nil when it has none).
+	FilePrices pricing.Table       `toml:"-"`
+	Providers  map[string]Provider `toml:"providers"`
+	MCP        MCP                 `toml:"mcp"`
 	// Subagents offers the "agent" tool (a sub-task run as a child run)
 	// beside every other tool when mecha run is not given --tool.
 	Subagents bool     `toml:"subagents"`
@@ -156,7 +161,8 @@ var Providers = []string{"anthropic", "local", "mock", "openai"}
 // MaxFileSize bounds config.toml: a larger file is refused unread.
 const MaxFileSize = 4 << 20
 
-// Load reads the configuration file at path. A missing file is an empty
+// Load reads the configuration file at path, and puts its prices over the
+// built-in table (Config.Prices). A missing file is an empty
 // configuration (a path through a regular file names none either: a home
 // under a file); a malformed one is an error naming the file, line and key,
 // and one that is not a regular file (a FIFO would block the read) or is
@@ -164,7 +170,7 @@ const MaxFileSize = 4 << 20
 func Load(path string) (*Config, error) {
 	data, err := safeopen.ReadFile(path, MaxFileSize)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return &Config{}, nil
+		return &Config{Prices: pricing.Merge(pricing.Builtin().Table, nil)}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -183,6 +189,7 @@ func Load(path string) (*Config, error) {
 	if c.DefaultProvider != "" && !slices.Contains(Providers, c.DefaultProvider) {
 		return nil, fmt.Errorf("config: %s: default_provider = %q is not a provider (want one of %s)", path, c.DefaultProvider, strings.Join(Providers, ", "))
 	}
+	c.FilePrices, c.Prices = c.Prices, pricing.Merge(pricing.Builtin().Table, c.Prices)
 	c.Path = path
 	return &c, nil
 }

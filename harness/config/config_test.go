@@ -3,9 +3,12 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mecha-agent/mecha/record/pricing"
 )
 
 func TestLoad(t *testing.T) {
@@ -56,11 +59,16 @@ list_folders = []
 		strings.Join(m.ToolCapabilities["read_inbox"], ",") != "reads_workspace,external" || m.ToolCapabilities["list_folders"] == nil {
 		t.Errorf("mcp.servers.mail = %+v", m)
 	}
-	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || len(c.Prices) != 0 || c.WebFetch.RefusePrivate {
-		t.Errorf("missing file: %v, %v", c, err)
+	if len(c.FilePrices) != 1 || len(c.FilePrices["anthropic"]) != 1 {
+		t.Errorf("the file's own prices = %v", c.FilePrices)
 	}
-	if c, err := Load(filepath.Join(good, "config.toml")); err != nil || len(c.Prices) != 0 {
-		t.Errorf("a path through a file: %v, %v", c, err)
+	// With no file, or none reachable, the prices are the built-in table.
+	builtin := pricing.Builtin().Table
+	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || !reflect.DeepEqual(c.Prices, builtin) || c.FilePrices != nil || c.WebFetch.RefusePrivate {
+		t.Errorf("missing file: %+v, %v", c, err)
+	}
+	if c, err := Load(filepath.Join(good, "config.toml")); err != nil || !reflect.DeepEqual(c.Prices, builtin) {
+		t.Errorf("a path through a file: %+v, %v", c, err)
 	}
 	for name, tc := range map[string]struct{ body, want string }{
 		"typo.toml":     {"[prices.a.m]\ninput = 1\noutptu = 2\n", "line 3: unknown key prices.a.m.outptu"},
@@ -169,5 +177,29 @@ func TestSessionDirAndHome(t *testing.T) {
 		if err != nil || dir != tc.sessions {
 			t.Errorf("SessionDir = %q, %v; want %q", dir, err, tc.sessions)
 		}
+	}
+}
+
+// TestLoadPricesOverBuiltin: config.toml wins over the built-in table
+// model by model, and the models it does not name keep the table's price.
+func TestLoadPricesOverBuiltin(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[prices.anthropic.\"claude-sonnet-4-5\"]\ninput = 1\noutput = 2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := c.Prices.Lookup("anthropic", "claude-sonnet-4-5"); !ok || p.Input != 1 || p.Output != 2 || p.CacheRead != nil {
+		t.Errorf("the configured model: %+v, %v; want config.toml's price whole", p, ok)
+	}
+	want, _ := pricing.Builtin().Table.Lookup("anthropic", "claude-opus-4-5")
+	if p, ok := c.Prices.Lookup("anthropic", "claude-opus-4-5"); !ok || !reflect.DeepEqual(p, want) {
+		t.Errorf("another model: %+v, %v; want the built-in %+v", p, ok, want)
+	}
+	if p, _ := pricing.Builtin().Table.Lookup("anthropic", "claude-sonnet-4-5"); p.Input != 3 {
+		t.Errorf("loading changed the built-in table: %+v", p)
 	}
 }

@@ -102,7 +102,7 @@ func OracleShow(out io.Writer, path string, prices pricing.Table, asJSON, full, 
 	if priced {
 		r.field("cost", textfmt.Dollars(cost)+" at today's configured prices")
 	} else {
-		r.field("cost", "— (no price configured for this model in config.toml)")
+		r.field("cost", "— (no price for this model in mecha's table or config.toml)")
 	}
 	if s.Skipped > 0 {
 		var parts []string

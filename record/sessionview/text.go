@@ -278,7 +278,7 @@ func (r *textRenderer) totals(t *Totals) {
 	if t.Priced {
 		r.field("cost", textfmt.Dollars(t.CostUSD)+" at today's configured prices")
 	} else {
-		r.field("cost", "— (no price configured for this model in config.toml)")
+		r.field("cost", "— (no price for this model in mecha's table or config.toml)")
 	}
 	if t.Skips.Count > 0 {
 		var parts []string

@@ -517,7 +517,7 @@ func runEnd(e *sessionview.RunEnd) runEndView {
 }
 
 func (r *renderer) totals(t *sessionview.Totals) {
-	cost := "— (no price configured for this model in config.toml)"
+	cost := "— (no price for this model in mecha's table or config.toml)"
 	if t.Priced {
 		cost = textfmt.Dollars(t.CostUSD) + " at today's configured prices"
 	}
