@@ -35,6 +35,7 @@ type RegressOptions struct {
 	// --mock-script, --request-timeout and the MCP flags.
 	Attach        harness.Settings
 	OnDivergence  string
+	Repeat        int
 	JSON          bool
 	JUnit         string
 	Shard         string
@@ -71,6 +72,16 @@ seeded replay only repeats sequentially on a single slot, because continuous
 batching lets concurrent requests perturb each other's numerics. regress
 checks GET /props and refuses otherwise.
 
+--repeat K replays each pin K times, through one replay door, and measures
+reliability rather than one green run: per pin, how many runs were clean,
+pass@K (at least one clean) and pass^K (all K clean); for the suite,
+pass@1 (the mean share of clean runs), pass@K and pass^K as shares of the
+pins. A pin clean in some runs and not in others is named flaky. Every run
+must be clean for regress to pass. --json gives each pin "runs", "clean",
+"pass_at_k", "pass_hat_k" and "flaky" (and every run's report), the suite
+the same over pins; in --junit the rates are properties and a flaky pin is
+a failure of type flaky with a flakyFailure per divergent run.
+
 --shard I/N runs the I-th of N deterministic slices of the pins, so a CI
 matrix can split a large set across machines.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,6 +99,7 @@ matrix can split a large set across machines.`,
 	f.StringVar(&opts.Pins, "pins", "", "the pin `FILE` (default: $MECHA_HOME/regression-sessions.txt)")
 	attach.ReplayModelFlags(cmd, &opts.Attach)
 	f.StringVar(&opts.OnDivergence, "on-divergence", "error", "error (any divergence fails) or stop (only structural ones fail)")
+	f.IntVar(&opts.Repeat, "repeat", 1, "replay each pin `K` times: pass@1, pass@K and pass^K, and the flaky pins named")
 	f.BoolVar(&opts.JSON, "json", false, "print the results as JSON")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the pins (1-based)")
@@ -98,30 +110,13 @@ matrix can split a large set across machines.`,
 	return cmd
 }
 
-// regressResult is one pin's outcome.
-type regressResult struct {
-	ID     string         `json:"id"`
-	Title  string         `json:"title,omitempty"`
-	Status string         `json:"status"` // clean, diverged, refused, failed
-	Error  string         `json:"error,omitempty"`
-	Report *replay.Report `json:"report,omitempty"`
-	Time   float64        `json:"seconds"`
-}
-
-type regressSummary struct {
-	Pins     int             `json:"pins"`
-	Clean    int             `json:"clean"`
-	Diverged int             `json:"diverged"`
-	Refused  int             `json:"refused"`
-	Failed   int             `json:"failed"`
-	Shard    string          `json:"shard,omitempty"`
-	Results  []regressResult `json:"results"`
-}
-
 // validate checks the flags before anything is read.
 func (o *RegressOptions) validate() error {
 	if mode, err := replay.ParseMode(o.OnDivergence); err != nil || mode == replay.ModeLive {
 		return cmdkit.Usagef("regress: --on-divergence must be error or stop")
+	}
+	if o.Repeat < 1 {
+		return cmdkit.Usagef("regress: --repeat must be at least 1")
 	}
 	if slices.Contains(o.IDs, "") {
 		return cmdkit.Usagef("regress: a session id is empty")
@@ -150,42 +145,13 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 	if len(ids) == 0 {
 		fmt.Fprintln(opts.Env.Err, "regress: no pinned sessions to replay")
 	}
-	sum := regressSummary{Pins: len(ids), Shard: opts.Shard, Results: []regressResult{}}
-	checked := false
-	for i, id := range ids {
-		if opts.Env.OutTTY && !opts.JSON {
-			fmt.Fprintf(opts.Env.Err, "\r\x1b[K[%d/%d] replaying %s", i+1, len(ids), id)
-		}
-		start := opts.Env.Clock.Now()
-		res := regressResult{ID: id}
-		rep, err := regressOne(ctx, opts, mode, id, &res, &checked)
-		res.Time = opts.Env.Clock.Now().Sub(start).Seconds()
-		res.Report = rep
-		switch {
-		case errors.Is(err, context.Canceled):
-			return &cmdkit.InterruptedError{Msg: "interrupted"}
-		case errors.Is(err, errSlots):
-			return err
-		case rep != nil && rep.Status == replay.StatusRefused:
-			res.Status, res.Error = "refused", textfmt.OneLine(err.Error())
-			sum.Refused++
-		case err != nil:
-			res.Status, res.Error = "failed", textfmt.OneLine(err.Error())
-			sum.Failed++
-		case fails(mode, rep):
-			res.Status = "diverged"
-			sum.Diverged++
-		default:
-			res.Status = "clean"
-			sum.Clean++
-		}
-		sum.Results = append(sum.Results, res)
-	}
-	if opts.Env.OutTTY && !opts.JSON && len(ids) > 0 {
-		fmt.Fprint(opts.Env.Err, "\r\x1b[K")
+	r := &runner{opts: opts, mode: mode, ids: ids}
+	sum, err := r.suite(ctx, opts.Attach)
+	if err != nil {
+		return err
 	}
 	if opts.JUnit != "" {
-		if err := writeJUnit(opts.JUnit, sum); err != nil {
+		if err := writeJUnit(opts.JUnit, []regressSummary{sum}); err != nil {
 			return err
 		}
 	}
@@ -196,39 +162,105 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 	} else {
 		printRegress(opts.Env.Out, cmdkit.NewStyle(opts.Env), sum)
 	}
-	if bad := sum.Diverged + sum.Refused + sum.Failed; bad > 0 {
+	if bad := sum.bad(); bad > 0 {
 		return &cmdkit.DivergedError{Msg: fmt.Sprintf("regress: %d of %d pinned %s did not replay clean", bad, sum.Pins, textfmt.Plural(sum.Pins, "session", "sessions"))}
 	}
 	return nil
 }
 
-// fails reports whether a finished replay fails the check.
-func fails(mode replay.Mode, rep *replay.Report) bool {
-	if mode == replay.ModeError {
-		return len(rep.Divergences) > 0
-	}
-	return rep.Structural()
+// runner runs the suite: each pin through one replay door, K times.
+type runner struct {
+	opts    *RegressOptions
+	mode    replay.Mode
+	ids     []string
+	checked bool // the local server's slots were checked
 }
 
-func regressOne(ctx context.Context, opts *RegressOptions, mode replay.Mode, id string, res *regressResult, checked *bool) (*replay.Report, error) {
-	s, _, err := opts.Env.LoadSession(id)
-	if err != nil {
-		return nil, err
+// suite replays every pin against the attach settings set (-p and -m).
+func (r *runner) suite(ctx context.Context, set harness.Settings) (regressSummary, error) {
+	env := r.opts.Env
+	sum := regressSummary{Model: set.Model, Provider: set.Provider, Pins: len(r.ids), Repeat: r.opts.Repeat,
+		Shard: r.opts.Shard, Results: []pinResult{}, Divergences: map[string]int{}, CostUSD: new(float64)}
+	start := env.Clock.Now()
+	for i, id := range r.ids {
+		p, err := r.pin(ctx, set, id, fmt.Sprintf("[%d/%d] replaying %s", i+1, len(r.ids), id))
+		if err != nil {
+			return sum, err
+		}
+		sum.add(p)
 	}
-	res.ID, res.Title = s.Meta.ID, s.Meta.Title
-	d, err := replaycmd.Open(ctx, opts.Env, s, replaycmd.Settings{Attach: opts.Attach, Mode: mode, Record: !opts.NoSession, Quiet: true})
+	if env.OutTTY && !r.opts.JSON && len(r.ids) > 0 {
+		fmt.Fprint(env.Err, "\r\x1b[K")
+	}
+	sum.Seconds = env.Clock.Now().Sub(start).Seconds()
+	sum.rates()
+	return sum, nil
+}
+
+// pin replays one pin K times through one door. The error is one that
+// stops the whole suite (an interrupt, a local server with several
+// slots); any other is the pin's.
+func (r *runner) pin(ctx context.Context, set harness.Settings, id, progress string) (pinResult, error) {
+	env, k := r.opts.Env, r.opts.Repeat
+	p := pinResult{ID: id}
+	start := env.Clock.Now()
+	err := r.runs(ctx, set, &p, progress)
+	p.Time = env.Clock.Now().Sub(start).Seconds()
+	switch {
+	case errors.Is(err, context.Canceled):
+		return p, &cmdkit.InterruptedError{Msg: "interrupted"}
+	case errors.Is(err, errSlots):
+		return p, err
+	case p.Report != nil && p.Report.Status == replay.StatusRefused:
+		p.Status, p.Error, p.Runs = statusRefused, textfmt.OneLine(err.Error()), 0
+		p.Reports = nil
+	case err != nil:
+		p.Status, p.Error = statusFailed, textfmt.OneLine(err.Error())
+	}
+	p.settle(k)
+	return p, nil
+}
+
+// runs opens the pin's door and replays it until K runs are done or one
+// fails.
+func (r *runner) runs(ctx context.Context, set harness.Settings, p *pinResult, progress string) error {
+	env, k := r.opts.Env, r.opts.Repeat
+	s, _, err := env.LoadSession(p.ID)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	p.ID, p.Title = s.Meta.ID, s.Meta.Title
+	d, err := replaycmd.Open(ctx, env, s, replaycmd.Settings{Attach: set, Mode: r.mode, Record: !r.opts.NoSession, Quiet: true})
+	if err != nil {
+		return err
 	}
 	defer d.Close()
 	local := func(t replay.Target) bool { return t.Provider == openai.NameLocal }
-	if slices.ContainsFunc(d.ReplayTargets(), local) && !*checked && !opts.SkipSlotCheck {
-		if err := checkSlots(ctx, opts.Env); err != nil {
-			return nil, err
+	if slices.ContainsFunc(d.ReplayTargets(), local) && !r.checked && !r.opts.SkipSlotCheck {
+		if err := checkSlots(ctx, env); err != nil {
+			return err
 		}
-		*checked = true
+		r.checked = true
 	}
-	return d.Replay(ctx, io.Discard)
+	for n := 1; n <= k; n++ {
+		if env.OutTTY && !r.opts.JSON {
+			line := progress
+			if k > 1 {
+				line += fmt.Sprintf(" (run %d/%d)", n, k)
+			}
+			fmt.Fprintf(env.Err, "\r\x1b[K%s", line)
+		}
+		rep, err := d.Replay(ctx, io.Discard)
+		if rep != nil && rep.Status == replay.StatusRefused {
+			p.Report = rep
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		p.add(rep, fails(r.mode, rep))
+	}
+	return nil
 }
 
 var errSlots = errors.New("regress: the local server must have one slot")
@@ -305,28 +337,4 @@ func shard(ids []string, i, n int) []string {
 		}
 	}
 	return out
-}
-
-func printRegress(w io.Writer, st textfmt.Style, sum regressSummary) {
-	if len(sum.Results) == 0 {
-		return
-	}
-	t := &cmdkit.Table{Right: map[int]bool{3: true}}
-	t.Add("SESSION", "TITLE", "STATUS", "CALLS", "FIRST DIVERGENCE")
-	for _, r := range sum.Results {
-		calls, first := "", ""
-		if r.Report != nil && r.Report.Status != replay.StatusRefused {
-			calls = fmt.Sprintf("%d/%d", r.Report.CallsReplayed, r.Report.CallsExpected)
-			if len(r.Report.Divergences) > 0 {
-				d := r.Report.Divergences[0]
-				first = fmt.Sprintf("%s at call #%d", d.Kind, d.Index)
-			}
-		}
-		if r.Error != "" {
-			first = textfmt.Clip(textfmt.VisibleLine(r.Error), 80)
-		}
-		t.Add(r.ID, textfmt.Clip(textfmt.VisibleLine(r.Title), 40), r.Status, calls, first)
-	}
-	t.Write(w, st)
-	fmt.Fprintf(w, "\n%d pinned: %d clean, %d diverged, %d refused, %d failed\n", sum.Pins, sum.Clean, sum.Diverged, sum.Refused, sum.Failed)
 }

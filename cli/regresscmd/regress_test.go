@@ -62,11 +62,11 @@ func TestRegressFlags(t *testing.T) {
 		err := cmdtest.Execute(cmd, args...)
 		return got, err
 	}
-	o, err := parse("--shard", "2/3", "--junit", "j.xml", "--on-divergence", "stop", "--request-timeout", "45s", "a", "b")
-	if err != nil || o.Shard != "2/3" || o.JUnit != "j.xml" || o.OnDivergence != "stop" || len(o.IDs) != 2 || o.Attach.RequestTimeout != 45*time.Second {
+	o, err := parse("--shard", "2/3", "--repeat", "3", "--junit", "j.xml", "--on-divergence", "stop", "--request-timeout", "45s", "a", "b")
+	if err != nil || o.Shard != "2/3" || o.Repeat != 3 || o.JUnit != "j.xml" || o.OnDivergence != "stop" || len(o.IDs) != 2 || o.Attach.RequestTimeout != 45*time.Second {
 		t.Errorf("parsed %v %+v", err, o)
 	}
-	for _, args := range [][]string{{"--on-divergence", "live"}, {"--shard", "4/3"}, {"--on-divergence", "x"}, {"a", ""}} {
+	for _, args := range [][]string{{"--on-divergence", "live"}, {"--shard", "4/3"}, {"--on-divergence", "x"}, {"a", ""}, {"--repeat", "0"}} {
 		o, err := parse(args...)
 		var ue *cmdkit.UsageError
 		if o != nil || !errors.As(err, &ue) {

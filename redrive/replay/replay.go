@@ -84,6 +84,9 @@ type Report struct {
 	Notes []string         `json:"notes"`
 	Turns int              `json:"turns"`
 	Usage transcript.Usage `json:"usage"`
+	// CostUSD is what the replay's model calls cost at today's prices;
+	// null when a model that answered has no price.
+	CostUSD *float64 `json:"cost_usd"`
 	// Recorded are the recording's calls and Replayed the calls the
 	// replay's model made, each in order with its turn: the two sequences
 	// a side-by-side view lines up, turn by turn and position by position
@@ -223,6 +226,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		return rep, err
 	}
 	rep.Provider, rep.Model = rt.targets[0].Provider, rt.targets[0].Model
+	rep.CostUSD = new(float64)
 	if rt.mixed() {
 		rep.Attaches = rt.attaches
 	}
@@ -272,6 +276,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		if res != nil {
 			rep.Turns += res.Turns
 			rep.Usage = rep.Usage.Add(res.Usage)
+			rep.addCost(opts.Prices, rt.targets[i], res.Usage)
 		}
 		if err != nil {
 			rep.finish(d)
@@ -294,6 +299,19 @@ func recordedSteps(traj *Trajectory) []Step {
 		}
 	}
 	return steps
+}
+
+// addCost adds what a turn's usage cost on its target; an unpriced
+// target leaves the replay without a cost.
+func (r *Report) addCost(prices pricing.Table, t Target, u transcript.Usage) {
+	if r.CostUSD == nil {
+		return
+	}
+	if c, ok := prices.Cost(t.Provider, t.Model, u); ok {
+		*r.CostUSD += c
+	} else if u != (transcript.Usage{}) {
+		r.CostUSD = nil
+	}
 }
 
 func (r *Report) finish(d *dispatcher) {
