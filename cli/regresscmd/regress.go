@@ -33,7 +33,12 @@ type RegressOptions struct {
 	Pins string
 	// Attach are the flags regress shares with replay: -p, -m,
 	// --mock-script, --request-timeout and the MCP flags.
-	Attach        harness.Settings
+	Attach harness.Settings
+	// Models are the models the suite runs against, each in turn (-m,
+	// repeated, and --models): with more than one, side by side.
+	Models        []string
+	models, list  []string
+	HTML          string
 	OnDivergence  string
 	Repeat        int
 	JSON          bool
@@ -82,6 +87,16 @@ must be clean for regress to pass. --json gives each pin "runs", "clean",
 the same over pins; in --junit the rates are properties and a flaky pin is
 a failure of type flaky with a flakyFailure per divergent run.
 
+-m names the model every pin is replayed on (on -p's provider, else each
+pin's recorded one). Given more than once (-m A -m B, or --models A,B),
+the suite runs against each model in turn and the models are compared in
+one table: pins clean, pass@1, pass^K when repeated, divergences by kind,
+tokens, cost at today's prices and wall time, then each pin's status on
+each model; --json gives {"models": [...]}, one suite's object per model.
+--html FILE writes the same as a self-contained page (mode 0600) whose
+charts are inline SVG: no script, nothing fetched. A pin that is not clean
+on any model fails the command.
+
 --shard I/N runs the I-th of N deterministic slices of the pins, so a CI
 matrix can split a large set across machines.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -97,11 +112,12 @@ matrix can split a large set across machines.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Pins, "pins", "", "the pin `FILE` (default: $MECHA_HOME/regression-sessions.txt)")
-	attach.ReplayModelFlags(cmd, &opts.Attach)
+	attach.CompareModelFlags(cmd, &opts.Attach, &opts.models, &opts.list)
 	f.StringVar(&opts.OnDivergence, "on-divergence", "error", "error (any divergence fails) or stop (only structural ones fail)")
 	f.IntVar(&opts.Repeat, "repeat", 1, "replay each pin `K` times: pass@1, pass@K and pass^K, and the flaky pins named")
 	f.BoolVar(&opts.JSON, "json", false, "print the results as JSON")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.StringVar(&opts.HTML, "html", "", "also write the results as a self-contained HTML page with charts to `FILE`")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the pins (1-based)")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the replays as sessions")
 	f.BoolVar(&opts.SkipSlotCheck, "skip-slot-check", false, "do not require a single-slot llama-server for the local provider")
@@ -123,6 +139,20 @@ func (o *RegressOptions) validate() error {
 	}
 	if _, _, err := parseShard(o.Shard); err != nil {
 		return err
+	}
+	o.Models = nil
+	for _, m := range append(append([]string{}, o.models...), o.list...) {
+		m = strings.TrimSpace(m)
+		switch {
+		case m == "":
+			return cmdkit.Usagef("regress: a model named by -m or --models is empty")
+		case slices.Contains(o.Models, m):
+			return cmdkit.Usagef("regress: model %q is named twice", m)
+		}
+		o.Models = append(o.Models, m)
+	}
+	if len(o.Models) == 1 {
+		o.Attach.Model = o.Models[0]
 	}
 	return attach.Usage(o.Attach.Validate())
 }
@@ -146,26 +176,83 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 		fmt.Fprintln(opts.Env.Err, "regress: no pinned sessions to replay")
 	}
 	r := &runner{opts: opts, mode: mode, ids: ids}
-	sum, err := r.suite(ctx, opts.Attach)
-	if err != nil {
+	var sums []regressSummary
+	for _, set := range r.settings() {
+		sum, err := r.suite(ctx, set)
+		if err != nil {
+			return err
+		}
+		sums = append(sums, sum)
+	}
+	if err := writeReports(opts, sums); err != nil {
 		return err
 	}
+	return verdict(sums)
+}
+
+// settings are the attach settings of each suite run: one per model, or
+// the flags as given.
+func (r *runner) settings() []harness.Settings {
+	if len(r.opts.Models) < 2 {
+		return []harness.Settings{r.opts.Attach}
+	}
+	var out []harness.Settings
+	for _, m := range r.opts.Models {
+		set := r.opts.Attach
+		set.Model = m
+		out = append(out, set)
+	}
+	return out
+}
+
+// writeReports writes the suites: the JUnit and HTML files asked for,
+// then JSON or the table (one suite's, or the models side by side).
+func writeReports(opts *RegressOptions, sums []regressSummary) error {
 	if opts.JUnit != "" {
-		if err := writeJUnit(opts.JUnit, []regressSummary{sum}); err != nil {
+		if err := writeJUnit(opts.JUnit, sums); err != nil {
 			return err
 		}
 	}
-	if opts.JSON {
-		if err := cmdkit.WriteJSON(opts.Env.Out, sum); err != nil {
+	if opts.HTML != "" {
+		if err := writeHTMLFile(opts.HTML, sums); err != nil {
 			return err
 		}
-	} else {
-		printRegress(opts.Env.Out, cmdkit.NewStyle(opts.Env), sum)
 	}
-	if bad := sum.bad(); bad > 0 {
-		return &cmdkit.DivergedError{Msg: fmt.Sprintf("regress: %d of %d pinned %s did not replay clean", bad, sum.Pins, textfmt.Plural(sum.Pins, "session", "sessions"))}
+	compare := len(opts.Models) > 1
+	switch {
+	case opts.JSON && compare:
+		return cmdkit.WriteJSON(opts.Env.Out, struct {
+			Models []regressSummary `json:"models"`
+		}{sums})
+	case opts.JSON:
+		return cmdkit.WriteJSON(opts.Env.Out, sums[0])
+	case compare:
+		printComparison(opts.Env.Out, cmdkit.NewStyle(opts.Env), sums)
+	default:
+		printRegress(opts.Env.Out, cmdkit.NewStyle(opts.Env), sums[0])
 	}
 	return nil
+}
+
+// verdict fails the command when a pin did not replay clean in every run,
+// on any model.
+func verdict(sums []regressSummary) error {
+	var bad []string
+	for _, sum := range sums {
+		n := sum.bad()
+		if n == 0 {
+			continue
+		}
+		msg := fmt.Sprintf("%d of %d pinned %s did not replay clean", n, sum.Pins, textfmt.Plural(sum.Pins, "session", "sessions"))
+		if len(sums) > 1 {
+			msg = "on " + modelName(sum) + ", " + msg
+		}
+		bad = append(bad, msg)
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &cmdkit.DivergedError{Msg: "regress: " + strings.Join(bad, "; ")}
 }
 
 // runner runs the suite: each pin through one replay door, K times.
@@ -183,7 +270,11 @@ func (r *runner) suite(ctx context.Context, set harness.Settings) (regressSummar
 		Shard: r.opts.Shard, Results: []pinResult{}, Divergences: map[string]int{}, CostUSD: new(float64)}
 	start := env.Clock.Now()
 	for i, id := range r.ids {
-		p, err := r.pin(ctx, set, id, fmt.Sprintf("[%d/%d] replaying %s", i+1, len(r.ids), id))
+		progress := fmt.Sprintf("[%d/%d] replaying %s", i+1, len(r.ids), id)
+		if len(r.opts.Models) > 1 {
+			progress += " on " + set.Model
+		}
+		p, err := r.pin(ctx, set, id, progress)
 		if err != nil {
 			return sum, err
 		}
