@@ -51,6 +51,7 @@ func printComparison(w io.Writer, st textfmt.Style, sums []regressSummary) {
 		pins.Add(row...)
 	}
 	pins.Write(w, st)
+	printPinChanges(w, sums[0].Results)
 	for _, s := range sums {
 		for _, p := range s.flakyPins() {
 			fmt.Fprintf(w, "flaky on %s: %s (%d of %d runs clean)\n", textfmt.VisibleLine(modelName(s)), p.ID, p.Clean, p.Runs)

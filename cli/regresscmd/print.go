@@ -3,9 +3,11 @@ package regresscmd
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/cli/replaycmd"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/redrive/replay"
 )
@@ -48,6 +50,7 @@ func printRegress(w io.Writer, st textfmt.Style, sum regressSummary) {
 			sum.Pins, k, sum.Clean, sum.Flaky, sum.Diverged, sum.Refused, sum.Failed)
 		fmt.Fprintf(w, "pass@1 %.2f · pass@%d %.2f · pass^%d %.2f\n", sum.PassAt1, k, sum.PassAtK, k, sum.PassHatK)
 	}
+	printPinChanges(w, sum.Results)
 	if flaky := sum.flakyPins(); len(flaky) > 0 {
 		var names []string
 		for _, p := range flaky {
@@ -64,4 +67,32 @@ func firstDivergence(r *replay.Report) string {
 	}
 	d := r.Divergences[0]
 	return fmt.Sprintf("%s at call #%d", d.Kind, d.Index)
+}
+
+// printPinChanges names, pin by pin, what changed in the request since
+// the recording (the model and provider -m and -p asked for aside).
+func printPinChanges(w io.Writer, pins []pinResult) {
+	header := false
+	for _, p := range pins {
+		if p.Report == nil {
+			continue
+		}
+		var what []string
+		for _, c := range p.Report.RequestChanges {
+			if c.Field == replay.FieldModel || c.Field == replay.FieldProvider {
+				continue
+			}
+			if phrase := replaycmd.ChangePhrase(c.Name()); !slices.Contains(what, phrase) {
+				what = append(what, phrase)
+			}
+		}
+		if len(what) == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "changed since the recording (replay ID shows how):")
+			header = true
+		}
+		fmt.Fprintf(w, "  %s: %s\n", p.ID, strings.Join(what, ", "))
+	}
 }

@@ -97,6 +97,11 @@ each model; --json gives {"models": [...]}, one suite's object per model.
 charts are inline SVG: no script, nothing fetched. A pin that is not clean
 on any model fails the command.
 
+Under the table, each pin whose request changed since the recording
+(system prompt, tools offered or their specs, settings: "replay ID" shows
+how) is named with what changed; --system-prompt-file FILE runs the suite
+under that system prompt instead of each recorded one.
+
 --shard I/N runs the I-th of N deterministic slices of the pins, so a CI
 matrix can split a large set across machines.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -113,6 +118,7 @@ matrix can split a large set across machines.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Pins, "pins", "", "the pin `FILE` (default: $MECHA_HOME/regression-sessions.txt)")
 	attach.CompareModelFlags(cmd, &opts.Attach, &opts.models, &opts.list)
+	attach.ReplayPromptFlag(cmd, &opts.Attach)
 	f.StringVar(&opts.OnDivergence, "on-divergence", "error", "error (any divergence fails) or stop (only structural ones fail)")
 	f.IntVar(&opts.Repeat, "repeat", 1, "replay each pin `K` times: pass@1, pass@K and pass^K, and the flaky pins named")
 	f.BoolVar(&opts.JSON, "json", false, "print the results as JSON")
