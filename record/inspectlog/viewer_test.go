@@ -1,0 +1,75 @@
+package inspectlog
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mecha-agent/mecha/testkit/browsertest"
+	"github.com/mecha-agent/mecha/testkit/inspecttest"
+)
+
+// TestViewerShowsLog bundles a log with Inspect's own viewer ("inspect
+// view bundle") and loads the bundle in Chromium, served from loopback
+// and nothing else reached (inline data: URLs aside): the viewer lists
+// the log with its model, and opens it on its sample. It skips, saying why, without Inspect or
+// Chromium.
+func TestViewerShowsLog(t *testing.T) {
+	browsertest.Chromium(t)
+	py := inspecttest.Python(t)
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	if err := os.Mkdir(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l := New("mecha-sessions", "anthropic/claude", "test", t0, []Sample{FromSession(child(), nil)})
+	f, err := os.Create(filepath.Join(logs, "2026-12-01T10-00-00+00-00_mecha-sessions_viewer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(f, l); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	bundle := filepath.Join(dir, "bundle")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, py, "-m", "inspect_ai", "view", "bundle", "--log-dir", logs, "--output-dir", bundle).CombinedOutput(); err != nil {
+		t.Fatalf("inspect view bundle: %v\n%s", err, out)
+	}
+	pg := browsertest.OpenServed(t, bundle)
+	// The list reads the log's header: its task and its model.
+	waitText(t, pg, "anthropic/claude")
+	// Open the log: its sample, by its input.
+	if err := chromedp.Do(pg.Ctx, chromedp.Click(chromedp.Search(`//*[contains(text(), "mecha-sessions")]`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, pg, "read x")
+	for _, r := range pg.Requests() {
+		if !strings.HasPrefix(r, pg.URL) && !strings.HasPrefix(r, "data:") {
+			t.Errorf("the viewer requested %s", r)
+		}
+	}
+}
+
+// waitText waits until the page's text holds want, and returns it.
+func waitText(t *testing.T, pg *browsertest.Page, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var text string
+	for time.Now().Before(deadline) {
+		text = browsertest.Eval[string](t, pg, `document.body.innerText`)
+		if strings.Contains(text, want) {
+			return text
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("the viewer never showed %q; it shows:\n%s", want, text)
+	return ""
+}
