@@ -44,7 +44,7 @@ func printComparison(w io.Writer, st textfmt.Style, sums []regressSummary) {
 	}
 	pins.Add(head...)
 	for i, r := range sums[0].Results {
-		row := []string{r.ID, textfmt.Clip(textfmt.OneLine(r.Title), 40)}
+		row := []string{r.ID, textfmt.Clip(textfmt.VisibleLine(r.Title), 40)}
 		for _, s := range sums {
 			row = append(row, pinCell(s.Results[i], k))
 		}

@@ -71,7 +71,7 @@ func exportInspect(opts *ExportOptions) error {
 	log := inspectlog.New("mecha-sessions", logModel(samples), cmdkit.Version(), opts.Env.Clock.Now(), samples)
 	write := func(w io.Writer) error { return inspectlog.Write(w, log) }
 	if opts.Output == "" || opts.Output == "-" {
-		return write(opts.Env.Out)
+		return toOut(opts.Env, write)
 	}
 	return writeFile(opts.Output, write)
 }
