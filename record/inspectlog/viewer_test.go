@@ -9,16 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/mecha-agent/mecha/testkit/browsertest"
 	"github.com/mecha-agent/mecha/testkit/inspecttest"
 )
 
 // TestViewerShowsLog bundles a log with Inspect's own viewer ("inspect
 // view bundle") and loads the bundle in Chromium, served from loopback
-// and nothing else reached (inline data: URLs aside): the viewer lists
-// the log with its model, and opens it on its sample. It skips, saying why, without Inspect or
+// and nothing else reached (inline data: URLs aside): the viewer opens
+// the log and shows its sample. It skips, saying why, without Inspect or
 // Chromium.
 func TestViewerShowsLog(t *testing.T) {
 	browsertest.Chromium(t)
@@ -29,7 +27,8 @@ func TestViewerShowsLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := New("mecha-sessions", "anthropic/claude", "test", t0, []Sample{FromSession(child(), nil)})
-	f, err := os.Create(filepath.Join(logs, "2026-12-01T10-00-00+00-00_mecha-sessions_viewer.json"))
+	name := "2026-12-01T10-00-00+00-00_mecha-sessions_viewer.json"
+	f, err := os.Create(filepath.Join(logs, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,16 +42,13 @@ func TestViewerShowsLog(t *testing.T) {
 	if out, err := exec.CommandContext(ctx, py, "-m", "inspect_ai", "view", "bundle", "--log-dir", logs, "--output-dir", bundle).CombinedOutput(); err != nil {
 		t.Fatalf("inspect view bundle: %v\n%s", err, out)
 	}
-	pg := browsertest.OpenServed(t, bundle)
-	// The list reads the log's header: its task and its model.
-	waitText(t, pg, "anthropic/claude")
-	// Open the log: its sample, by its input.
-	if err := chromedp.Do(pg.Ctx, chromedp.Click(chromedp.Search(`//*[contains(text(), "mecha-sessions")]`), chromedp.NodeVisible)); err != nil {
-		t.Fatal(err)
-	}
+	// The log's page: the viewer reads it and shows its sample, by its
+	// input.
+	pg := browsertest.OpenServed(t, bundle, "#/logs/"+name)
 	waitText(t, pg, "read x")
+	origin, _, _ := strings.Cut(pg.URL, "#")
 	for _, r := range pg.Requests() {
-		if !strings.HasPrefix(r, pg.URL) && !strings.HasPrefix(r, "data:") {
+		if !strings.HasPrefix(r, origin) && !strings.HasPrefix(r, "data:") {
 			t.Errorf("the viewer requested %s", r)
 		}
 	}
@@ -61,7 +57,7 @@ func TestViewerShowsLog(t *testing.T) {
 // waitText waits until the page's text holds want, and returns it.
 func waitText(t *testing.T, pg *browsertest.Page, want string) string {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(4 * time.Minute)
 	var text string
 	for time.Now().Before(deadline) {
 		text = browsertest.Eval[string](t, pg, `document.body.innerText`)

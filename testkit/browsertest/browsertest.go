@@ -104,22 +104,24 @@ func Open(t *testing.T, path string) *Page {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return open(t, &Page{URL: (&url.URL{Scheme: "file", Path: abs}).String()})
+	return open(t, &Page{URL: (&url.URL{Scheme: "file", Path: abs}).String()}, 2*time.Minute)
 }
 
 // OpenServed serves dir from a loopback HTTP server for the test and
-// loads its index, as Open loads a file: a page that is an application
-// (scripts and data fetched beside it, such as Inspect's log viewer).
-// Requests to the server are let through; every other is failed.
-func OpenServed(t *testing.T, dir string) *Page {
+// loads its index, followed by at (a fragment, "#/logs/x.json", or ""),
+// as Open loads a file: a page that is an application (scripts and data
+// fetched beside it, such as Inspect's log viewer). Requests to the
+// server are let through; every other is failed. Such a page is heavier:
+// the browser is given five minutes rather than two.
+func OpenServed(t *testing.T, dir, at string) *Page {
 	t.Helper()
 	Chromium(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	t.Cleanup(srv.Close)
-	return open(t, &Page{URL: srv.URL + "/", origin: srv.URL + "/"})
+	return open(t, &Page{URL: srv.URL + "/" + at, origin: srv.URL + "/"}, 5*time.Minute)
 }
 
-func open(t *testing.T, p *Page) *Page {
+func open(t *testing.T, p *Page, timeout time.Duration) *Page {
 	t.Helper()
 	bin := Chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -139,7 +141,7 @@ func open(t *testing.T, p *Page) *Page {
 		// The test's server on 127.0.0.1 alone is reached.
 		opts = append(opts, chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	t.Cleanup(acancel)
