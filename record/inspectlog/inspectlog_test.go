@@ -106,3 +106,24 @@ func TestNew(t *testing.T) {
 		t.Errorf("written %v %v", err, back["version"])
 	}
 }
+
+// TestStopReason: mecha's and the providers' own stop reasons as
+// Inspect's; a final message that calls tools stopped for them.
+func TestStopReason(t *testing.T) {
+	t.Parallel()
+	calls := Message{ToolCalls: []ToolCall{{ID: "a"}}}
+	for _, tc := range []struct {
+		stop string
+		last Message
+		want string
+	}{
+		{"end_turn", Message{}, "stop"}, {"stop", Message{}, "stop"}, {"end_turn", calls, "tool_calls"},
+		{"tool_use", Message{}, "tool_calls"}, {"tool_calls", Message{}, "tool_calls"},
+		{"max_tokens", Message{}, "max_tokens"}, {"length", Message{}, "max_tokens"},
+		{"refusal", Message{}, "content_filter"}, {"", Message{}, "unknown"}, {"imported", Message{}, "unknown"},
+	} {
+		if got := stopReason(tc.stop, tc.last); got != tc.want {
+			t.Errorf("stopReason(%q) = %q, want %q", tc.stop, got, tc.want)
+		}
+	}
+}

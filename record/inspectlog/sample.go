@@ -183,6 +183,7 @@ type converter struct {
 	names  map[string]string // tool call id -> tool name
 	last   time.Time
 	answer *Message // the last assistant message
+	stop   string   // its stop reason, in its provider's words ("": none recorded)
 }
 
 // see notes the time of a record.
@@ -264,7 +265,7 @@ func (c *converter) message(m *transcript.Message) {
 		msg.Content = parts
 	}
 	c.out = append(c.out, msg)
-	c.answer = &c.out[len(c.out)-1]
+	c.answer, c.stop = &c.out[len(c.out)-1], m.StopReason
 }
 
 // toolCall is a tool_use block as a call: its input must be an object,
@@ -279,8 +280,12 @@ func toolCall(b transcript.Block) ToolCall {
 	return tc
 }
 
-// output is the last assistant message as the sample's output.
+// output is the last assistant message as the sample's output, stopped
+// for the reason its provider gave (else the run's summary's).
 func (c *converter) output(stop string) Output {
+	if c.stop != "" {
+		stop = c.stop
+	}
 	out := Output{Model: c.model, Choices: []Choice{}}
 	if c.answer == nil {
 		return out
@@ -300,10 +305,11 @@ func (c *converter) output(stop string) Output {
 	return out
 }
 
-// stopReason is mecha's stop reason as one of Inspect's.
+// stopReason is a stop reason (mecha's, or a provider's own: Anthropic's
+// stop_reason, Chat Completions' finish_reason) as one of Inspect's.
 func stopReason(stop string, last Message) string {
 	switch stop {
-	case "end_turn", "stop_sequence", "":
+	case "end_turn", "stop", "stop_sequence", "":
 		if len(last.ToolCalls) > 0 {
 			return "tool_calls"
 		}
@@ -311,10 +317,12 @@ func stopReason(stop string, last Message) string {
 			return "unknown"
 		}
 		return "stop"
-	case "max_tokens":
+	case "max_tokens", "length":
 		return "max_tokens"
-	case "tool_use":
+	case "tool_use", "tool_calls":
 		return "tool_calls"
+	case "content_filter", "refusal":
+		return "content_filter"
 	}
 	return "unknown"
 }
