@@ -8,6 +8,7 @@ import (
 
 	"github.com/mecha-agent/mecha/engine/provider"
 	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/internal/safeopen"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
@@ -34,6 +35,9 @@ type replaying struct {
 	// that is gone, when nothing runs; Close removes it.
 	standIn  string
 	mcpTools []*mcpclient.Tool
+	// systemPrompt is --system-prompt-file's text, replacing the recorded
+	// prompt of every attach (nil: the recorded ones).
+	systemPrompt *string
 }
 
 // OpenReplay opens a door for replaying r.Session: config.toml read and
@@ -41,8 +45,10 @@ type replaying struct {
 // Settings give what a replay changes of the recording: Provider and Model
 // (when set) answer every turn instead of each attach's own, --yes or
 // --read-only replace the recorded permission mode for live calls,
-// Workspace (-w) is where live calls run; MockScript, RequestTimeout and
-// MCP as for a run. Its Meta is completed to name the session replayed.
+// Workspace (-w) is where live calls run, SystemPromptFile's text replaces
+// every attach's recorded system prompt (read here, before anything
+// starts); MockScript, RequestTimeout and MCP as for a run. Its Meta is
+// completed to name the session replayed.
 //
 // When nothing runs (stop and error modes), a recorded workspace that is
 // gone is replaced by an empty stand-in; a live replay needs it (or -w).
@@ -58,6 +64,15 @@ func OpenReplay(ctx context.Context, w *World, a Attach, r Replayed) (*Door, err
 		return nil, err
 	}
 	d.replay = &replaying{of: of, mode: r.Mode, workspace: a.Settings.Workspace}
+	if f := a.Settings.SystemPromptFile; f != "" {
+		b, err := safeopen.ReadFile(f, maxPromptFile)
+		if err != nil {
+			d.Close()
+			return nil, fmt.Errorf("--system-prompt-file: %w", err)
+		}
+		text := string(b)
+		d.replay.systemPrompt = &text
+	}
 	dir, err := d.replay.dir(of.Meta.Workspace)
 	if err != nil {
 		d.Close()
@@ -97,7 +112,7 @@ func (d *Door) Replay(ctx context.Context, log io.Writer) (*replay.Report, error
 	mode, _ := PermissionMode(d.Settings().Yes, d.Settings().ReadOnly)
 	opts := replay.Options{
 		Session: d.replay.of, Mode: d.replay.mode, Override: d.override(), MechaVersion: d.world.Version,
-		PermissionMode: string(mode), Prices: d.cfg.Prices, Now: d.world.clock(), Log: log, MCPServers: d.mcp.Record,
+		PermissionMode: string(mode), SystemPrompt: d.replay.systemPrompt, Prices: d.cfg.Prices, Now: d.world.clock(), Log: log, MCPServers: d.mcp.Record,
 		Providers: func(name, _ string) (provider.Provider, error) { return d.ProviderFor(name) },
 		Sent:      d.recordSent,
 		Tools:     func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) { return d.replayTools(rc, rec) },

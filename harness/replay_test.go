@@ -93,3 +93,39 @@ func TestLiveReplayNeedsTheWorkspace(t *testing.T) {
 		t.Errorf("%+v, %v: want a replay recorded nowhere", rep, err)
 	}
 }
+
+// TestReplaySystemPromptFile: --system-prompt-file replaces the recorded
+// prompt, is recorded in the replay's config and reported as a change; a
+// file that cannot be read fails the door before anything starts.
+func TestReplaySystemPromptFile(t *testing.T) {
+	t.Parallel()
+	w, dir := replayWorld(t)
+	of := recordedGreeting(t)
+	prompt := filepath.Join(t.TempDir(), "prompt.txt")
+	if err := os.WriteFile(prompt, []byte("Be terse."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := DefaultSettings()
+	s.Provider, s.SystemPromptFile = "", prompt
+	d, err := OpenReplay(context.Background(), w, Attach{Settings: s}, Replayed{Session: of, Mode: replay.ModeStop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rep, err := d.Replay(context.Background(), nil)
+	if err != nil || len(rep.RequestChanges) != 1 || rep.RequestChanges[0].Field != replay.FieldSystemPrompt {
+		t.Fatalf("%+v, %v", rep, err)
+	}
+	got, err := session.Load(filepath.Join(dir, rep.Replay+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := got.Configs(); len(cs) != 1 || cs[0].SystemPrompt == nil || *cs[0].SystemPrompt != "Be terse." {
+		t.Errorf("configs %+v", cs)
+	}
+	s.SystemPromptFile = filepath.Join(t.TempDir(), "none.txt")
+	if _, err := OpenReplay(context.Background(), w, Attach{Settings: s}, Replayed{Session: of, Mode: replay.ModeStop}); err == nil ||
+		!strings.HasPrefix(err.Error(), "--system-prompt-file: ") {
+		t.Errorf("err %v", err)
+	}
+}

@@ -52,6 +52,23 @@ func ReplayModelFlags(cmd *cobra.Command, s *harness.Settings) {
 		"replay against this model (default: the recorded one, or -p's default)")
 }
 
+// ReplayPromptFlag adds --system-prompt-file to a command that re-drives
+// recorded attaches: a prompt tried against the recording.
+func ReplayPromptFlag(cmd *cobra.Command, s *harness.Settings) {
+	cmd.Flags().StringVar(&s.SystemPromptFile, "system-prompt-file", "", "replay with the text of `FILE` as every attach's system prompt instead of the recorded one")
+}
+
+// CompareModelFlags adds regress's -p and --mock-script, and its -m,
+// which may be repeated, with --models A,B beside it: the models a suite
+// is compared across (none: the recorded ones; one: as replay's -m).
+func CompareModelFlags(cmd *cobra.Command, s *harness.Settings, models, list *[]string) {
+	f := cmd.Flags()
+	f.StringVarP(&s.Provider, "provider", "p", "", "replay against this provider (default: the recorded one)")
+	f.StringArrayVarP(models, "model", "m", nil, "replay against this model (default: the recorded one, or -p's default); repeat it to compare models side by side")
+	f.StringSliceVar(list, "models", nil, "replay against each of these comma-separated `MODELS` and compare them side by side")
+	f.StringVar(&s.MockScript, "mock-script", "", "with -p mock, play this JSON `FILE` of turns")
+}
+
 func modelFlags(cmd *cobra.Command, s *harness.Settings, provider, providerHelp, modelHelp string) {
 	f := cmd.Flags()
 	f.StringVarP(&s.Provider, "provider", "p", provider, providerHelp)

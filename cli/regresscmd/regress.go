@@ -14,9 +14,7 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/cli/attach"
-	"github.com/mecha-agent/mecha/cli/replaycmd"
 	"github.com/mecha-agent/mecha/harness"
-	"github.com/mecha-agent/mecha/internal/textfmt"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 
@@ -33,8 +31,15 @@ type RegressOptions struct {
 	Pins string
 	// Attach are the flags regress shares with replay: -p, -m,
 	// --mock-script, --request-timeout and the MCP flags.
-	Attach        harness.Settings
+	Attach harness.Settings
+	// Models are the models the suite runs against, each in turn (-m,
+	// repeated, and --models): with more than one, side by side.
+	Models        []string
+	models, list  []string
+	HTML          string
+	InspectLog    string
 	OnDivergence  string
+	Repeat        int
 	JSON          bool
 	JUnit         string
 	Shard         string
@@ -71,6 +76,41 @@ seeded replay only repeats sequentially on a single slot, because continuous
 batching lets concurrent requests perturb each other's numerics. regress
 checks GET /props and refuses otherwise.
 
+--repeat K replays each pin K times, through one replay door, and measures
+reliability rather than one green run: per pin, how many runs were clean,
+pass@K (at least one clean) and pass^K (all K clean); for the suite,
+pass@1 (the mean share of clean runs), pass@K and pass^K as shares of the
+pins. A pin clean in some runs and not in others is named flaky. Every run
+must be clean for regress to pass. --json gives each pin "runs", "clean",
+"pass_at_k", "pass_hat_k" and "flaky" (and every run's report), the suite
+the same over pins; in --junit the rates are properties and a flaky pin is
+a failure of type flaky with a flakyFailure per divergent run.
+
+-m names the model every pin is replayed on (on -p's provider, else each
+pin's recorded one). Given more than once (-m A -m B, or --models A,B),
+the suite runs against each model in turn and the models are compared in
+one table: pins clean, pass@1, pass^K when repeated, divergences by kind,
+tokens, cost at today's prices and wall time, then each pin's status on
+each model; --json gives {"models": [...]}, one suite's object per model.
+--html FILE writes the same as a self-contained page (mode 0600) whose
+charts are inline SVG: no script, nothing fetched. A pin that is not clean
+on any model fails the command.
+
+Under the table, each pin whose request changed since the recording
+(system prompt, tools offered or their specs, settings: "replay ID" shows
+how) is named with what changed; --system-prompt-file FILE runs the suite
+under that system prompt instead of each recorded one.
+
+--inspect-log FILE also writes the run as an eval log of Inspect (the UK
+AISI's inspect_ai; its JSON format, version 2), which "inspect view" and
+Docent open: each pin's run a sample (its epoch the run, its messages the
+replay's session, or the recording's with --no-session), the replay's
+verdict its score (C clean, I not), the divergences and request changes
+in its metadata, pass@1, pass@K and pass^K the log's metrics. With several
+models, one log per model, the model's name added to FILE's. Name it
+.json: Inspect reads a log by its extension, and lists one in a log
+directory only when its name starts with a time (2026-12-01T10-00-00...).
+
 --shard I/N runs the I-th of N deterministic slices of the pins, so a CI
 matrix can split a large set across machines.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -86,10 +126,14 @@ matrix can split a large set across machines.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Pins, "pins", "", "the pin `FILE` (default: $MECHA_HOME/regression-sessions.txt)")
-	attach.ReplayModelFlags(cmd, &opts.Attach)
+	attach.CompareModelFlags(cmd, &opts.Attach, &opts.models, &opts.list)
+	attach.ReplayPromptFlag(cmd, &opts.Attach)
 	f.StringVar(&opts.OnDivergence, "on-divergence", "error", "error (any divergence fails) or stop (only structural ones fail)")
+	f.IntVar(&opts.Repeat, "repeat", 1, "replay each pin `K` times: pass@1, pass@K and pass^K, and the flaky pins named")
 	f.BoolVar(&opts.JSON, "json", false, "print the results as JSON")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.StringVar(&opts.InspectLog, "inspect-log", "", "also write the run as an Inspect eval log (JSON) to `FILE`: each pin's run a sample")
+	f.StringVar(&opts.HTML, "html", "", "also write the results as a self-contained HTML page with charts to `FILE`")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the pins (1-based)")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the replays as sessions")
 	f.BoolVar(&opts.SkipSlotCheck, "skip-slot-check", false, "do not require a single-slot llama-server for the local provider")
@@ -98,36 +142,33 @@ matrix can split a large set across machines.`,
 	return cmd
 }
 
-// regressResult is one pin's outcome.
-type regressResult struct {
-	ID     string         `json:"id"`
-	Title  string         `json:"title,omitempty"`
-	Status string         `json:"status"` // clean, diverged, refused, failed
-	Error  string         `json:"error,omitempty"`
-	Report *replay.Report `json:"report,omitempty"`
-	Time   float64        `json:"seconds"`
-}
-
-type regressSummary struct {
-	Pins     int             `json:"pins"`
-	Clean    int             `json:"clean"`
-	Diverged int             `json:"diverged"`
-	Refused  int             `json:"refused"`
-	Failed   int             `json:"failed"`
-	Shard    string          `json:"shard,omitempty"`
-	Results  []regressResult `json:"results"`
-}
-
 // validate checks the flags before anything is read.
 func (o *RegressOptions) validate() error {
 	if mode, err := replay.ParseMode(o.OnDivergence); err != nil || mode == replay.ModeLive {
 		return cmdkit.Usagef("regress: --on-divergence must be error or stop")
+	}
+	if o.Repeat < 1 {
+		return cmdkit.Usagef("regress: --repeat must be at least 1")
 	}
 	if slices.Contains(o.IDs, "") {
 		return cmdkit.Usagef("regress: a session id is empty")
 	}
 	if _, _, err := parseShard(o.Shard); err != nil {
 		return err
+	}
+	o.Models = nil
+	for _, m := range append(append([]string{}, o.models...), o.list...) {
+		m = strings.TrimSpace(m)
+		switch {
+		case m == "":
+			return cmdkit.Usagef("regress: a model named by -m or --models is empty")
+		case slices.Contains(o.Models, m):
+			return cmdkit.Usagef("regress: model %q is named twice", m)
+		}
+		o.Models = append(o.Models, m)
+	}
+	if len(o.Models) == 1 {
+		o.Attach.Model = o.Models[0]
 	}
 	return attach.Usage(o.Attach.Validate())
 }
@@ -150,85 +191,19 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 	if len(ids) == 0 {
 		fmt.Fprintln(opts.Env.Err, "regress: no pinned sessions to replay")
 	}
-	sum := regressSummary{Pins: len(ids), Shard: opts.Shard, Results: []regressResult{}}
-	checked := false
-	for i, id := range ids {
-		if opts.Env.OutTTY && !opts.JSON {
-			fmt.Fprintf(opts.Env.Err, "\r\x1b[K[%d/%d] replaying %s", i+1, len(ids), id)
-		}
-		start := opts.Env.Clock.Now()
-		res := regressResult{ID: id}
-		rep, err := regressOne(ctx, opts, mode, id, &res, &checked)
-		res.Time = opts.Env.Clock.Now().Sub(start).Seconds()
-		res.Report = rep
-		switch {
-		case errors.Is(err, context.Canceled):
-			return &cmdkit.InterruptedError{Msg: "interrupted"}
-		case errors.Is(err, errSlots):
-			return err
-		case rep != nil && rep.Status == replay.StatusRefused:
-			res.Status, res.Error = "refused", textfmt.OneLine(err.Error())
-			sum.Refused++
-		case err != nil:
-			res.Status, res.Error = "failed", textfmt.OneLine(err.Error())
-			sum.Failed++
-		case fails(mode, rep):
-			res.Status = "diverged"
-			sum.Diverged++
-		default:
-			res.Status = "clean"
-			sum.Clean++
-		}
-		sum.Results = append(sum.Results, res)
-	}
-	if opts.Env.OutTTY && !opts.JSON && len(ids) > 0 {
-		fmt.Fprint(opts.Env.Err, "\r\x1b[K")
-	}
-	if opts.JUnit != "" {
-		if err := writeJUnit(opts.JUnit, sum); err != nil {
+	r := &runner{opts: opts, mode: mode, ids: ids}
+	var sums []regressSummary
+	for _, set := range r.settings() {
+		sum, err := r.suite(ctx, set)
+		if err != nil {
 			return err
 		}
+		sums = append(sums, sum)
 	}
-	if opts.JSON {
-		if err := cmdkit.WriteJSON(opts.Env.Out, sum); err != nil {
-			return err
-		}
-	} else {
-		printRegress(opts.Env.Out, cmdkit.NewStyle(opts.Env), sum)
+	if err := writeReports(opts, sums); err != nil {
+		return err
 	}
-	if bad := sum.Diverged + sum.Refused + sum.Failed; bad > 0 {
-		return &cmdkit.DivergedError{Msg: fmt.Sprintf("regress: %d of %d pinned %s did not replay clean", bad, sum.Pins, textfmt.Plural(sum.Pins, "session", "sessions"))}
-	}
-	return nil
-}
-
-// fails reports whether a finished replay fails the check.
-func fails(mode replay.Mode, rep *replay.Report) bool {
-	if mode == replay.ModeError {
-		return len(rep.Divergences) > 0
-	}
-	return rep.Structural()
-}
-
-func regressOne(ctx context.Context, opts *RegressOptions, mode replay.Mode, id string, res *regressResult, checked *bool) (*replay.Report, error) {
-	s, _, err := opts.Env.LoadSession(id)
-	if err != nil {
-		return nil, err
-	}
-	res.ID, res.Title = s.Meta.ID, s.Meta.Title
-	d, err := replaycmd.Open(ctx, opts.Env, s, replaycmd.Settings{Attach: opts.Attach, Mode: mode, Record: !opts.NoSession, Quiet: true})
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	local := func(t replay.Target) bool { return t.Provider == openai.NameLocal }
-	if slices.ContainsFunc(d.ReplayTargets(), local) && !*checked && !opts.SkipSlotCheck {
-		if err := checkSlots(ctx, opts.Env); err != nil {
-			return nil, err
-		}
-		*checked = true
-	}
-	return d.Replay(ctx, io.Discard)
+	return verdict(sums)
 }
 
 var errSlots = errors.New("regress: the local server must have one slot")
@@ -305,28 +280,4 @@ func shard(ids []string, i, n int) []string {
 		}
 	}
 	return out
-}
-
-func printRegress(w io.Writer, st textfmt.Style, sum regressSummary) {
-	if len(sum.Results) == 0 {
-		return
-	}
-	t := &cmdkit.Table{Right: map[int]bool{3: true}}
-	t.Add("SESSION", "TITLE", "STATUS", "CALLS", "FIRST DIVERGENCE")
-	for _, r := range sum.Results {
-		calls, first := "", ""
-		if r.Report != nil && r.Report.Status != replay.StatusRefused {
-			calls = fmt.Sprintf("%d/%d", r.Report.CallsReplayed, r.Report.CallsExpected)
-			if len(r.Report.Divergences) > 0 {
-				d := r.Report.Divergences[0]
-				first = fmt.Sprintf("%s at call #%d", d.Kind, d.Index)
-			}
-		}
-		if r.Error != "" {
-			first = textfmt.Clip(textfmt.VisibleLine(r.Error), 80)
-		}
-		t.Add(r.ID, textfmt.Clip(textfmt.VisibleLine(r.Title), 40), r.Status, calls, first)
-	}
-	t.Write(w, st)
-	fmt.Fprintf(w, "\n%d pinned: %d clean, %d diverged, %d refused, %d failed\n", sum.Pins, sum.Clean, sum.Diverged, sum.Refused, sum.Failed)
 }

@@ -62,11 +62,18 @@ func TestRegressFlags(t *testing.T) {
 		err := cmdtest.Execute(cmd, args...)
 		return got, err
 	}
-	o, err := parse("--shard", "2/3", "--junit", "j.xml", "--on-divergence", "stop", "--request-timeout", "45s", "a", "b")
-	if err != nil || o.Shard != "2/3" || o.JUnit != "j.xml" || o.OnDivergence != "stop" || len(o.IDs) != 2 || o.Attach.RequestTimeout != 45*time.Second {
+	o, err := parse("--shard", "2/3", "--repeat", "3", "--junit", "j.xml", "--on-divergence", "stop", "--request-timeout", "45s", "a", "b")
+	if err != nil || o.Shard != "2/3" || o.Repeat != 3 || o.JUnit != "j.xml" || o.OnDivergence != "stop" || len(o.IDs) != 2 || o.Attach.RequestTimeout != 45*time.Second {
 		t.Errorf("parsed %v %+v", err, o)
 	}
-	for _, args := range [][]string{{"--on-divergence", "live"}, {"--shard", "4/3"}, {"--on-divergence", "x"}, {"a", ""}} {
+	o, err = parse("-m", "a", "-m", "b", "--models", "c, d")
+	if err != nil || !reflect.DeepEqual(o.Models, []string{"a", "b", "c", "d"}) || o.Attach.Model != "" {
+		t.Errorf("models %v %+v", err, o)
+	}
+	if o, err = parse("--models", "a"); err != nil || o.Attach.Model != "a" {
+		t.Errorf("one model %v %+v", err, o)
+	}
+	for _, args := range [][]string{{"-m", "a", "--models", "a"}, {"--models", "a,"}, {"--on-divergence", "live"}, {"--shard", "4/3"}, {"--on-divergence", "x"}, {"a", ""}, {"--repeat", "0"}} {
 		o, err := parse(args...)
 		var ue *cmdkit.UsageError
 		if o != nil || !errors.As(err, &ue) {

@@ -35,10 +35,19 @@ table.side th,table.side td{border:1px solid var(--line);padding:2px 6px;text-al
 table.side td.call{font-family:ui-monospace,monospace;width:42%}
 tr.div>td{background:#ffebe9;color:#1f2328}tr.div-arguments>td{background:#fff8c5;color:#1f2328}
 .kind{font-weight:bold;color:var(--both)}
+table.changes{border-collapse:collapse;width:100%;font-size:12.5px;margin:.4em 0 1em}
+table.changes th,table.changes td{border:1px solid var(--line);padding:2px 6px;text-align:left;vertical-align:top;word-break:break-word}
+table.changes tr:target>td{outline:2px solid var(--both)}
+.after{margin-top:.2em}
 pre.diff .del{color:#cf222e}pre.diff .add{color:#1a7f37}
 </style>
 {{range $i, $r := .}}<section class="report">
 <h1>replay of {{.Session}}{{if gt (len $) 1}} · repeat {{inc $i}}{{end}}</h1>
+{{if .Changes}}<h2>changed since the recording</h2>
+<table class="changes"><tr><th>attach</th><th>what</th><th>recorded</th><th>now</th></tr>
+{{range .Changes}}<tr id="{{.ID}}"><td>{{.Attach}}</td><td>{{.What}}</td>{{if .Diff}}<td colspan="2"><pre class="diff">{{range .Diff}}<span class="{{.Class}}">{{.Text}}</span>
+{{end}}</pre></td>{{else}}<td>{{.Recorded}}</td><td>{{.Now}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
 <table class="meta">
 <tr><th>status</th><td class="status-{{.Status}}">{{.Status}}{{if .Reason}}: {{.Reason}}{{end}}</td></tr>
 <tr><th>replayed on</th><td>{{.Provider}}/{{.Model}}{{range .Attaches}} · attach {{.Attach}} (turns {{.FirstTurn}}–{{.LastTurn}}): {{.Provider}}/{{.Model}}, recorded on {{.RecordedProvider}}/{{.RecordedModel}}{{end}}</td></tr>
@@ -48,14 +57,13 @@ pre.diff .del{color:#cf222e}pre.diff .add{color:#1a7f37}
 <tr><th>usage</th><td>{{.Usage.InputTokens}} input · {{.Usage.OutputTokens}} output tokens over {{.Turns}} turns</td></tr>
 {{if .Replay}}<tr><th>recorded as</th><td>{{.Replay}}</td></tr>{{end}}
 {{if .Steered}}<tr><th>note</th><td>the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate</td></tr>{{end}}
-{{range .SpecChanges}}<tr><th>note</th><td>{{.}}</td></tr>{{end}}
 {{range .Notes}}<tr><th>note</th><td>{{.}}</td></tr>{{end}}
 </table>
 {{range .ByTurn}}<h2>turn {{.N}}</h2>
 <table class="side"><tr><th>#</th><th>recorded</th><th>replayed</th><th>divergence</th></tr>
 {{range .Rows}}<tr{{if .Kind}} class="div div-{{.Kind}}"{{end}}><td>{{.Pos}}</td><td class="call">{{with .Recorded}}<b>{{.Name}}</b> {{.Args}}{{else}}—{{end}}</td><td class="call">{{with .Replayed}}<b>{{.Name}}</b> {{.Args}}{{if .Live}} <span class="badge b-unknown">run for real</span>{{end}}{{else}}—{{end}}</td>
 <td>{{if .Kind}}<span class="kind">{{.Kind}}</span>{{if .Structural}} (structural){{else}} (not structural){{end}}{{range .Summary}}<div>{{.}}</div>{{end}}{{if .Diff}}<details open><summary>arguments diff</summary><pre class="diff">{{range .Diff}}<span class="{{.Class}}">{{.Text}}</span>
-{{end}}</pre></details>{{end}}{{else if not .Replayed}}<span class="dim">not reached: the replay stopped before it</span>{{end}}</td></tr>
+{{end}}</pre></details>{{end}}{{if .After}}<div class="after">after the changes to: {{range $k, $a := .After}}{{if $k}}, {{end}}<a href="#{{$a.ID}}">{{$a.Text}}</a>{{end}}</div>{{end}}{{else if not .Replayed}}<span class="dim">not reached: the replay stopped before it</span>{{end}}</td></tr>
 {{end}}</table>
 {{end}}</section>
 {{end}}`
@@ -74,6 +82,19 @@ type htmlRow struct {
 	Structural         bool
 	Summary            []string
 	Diff               []diffLine
+	After              []htmlLink
+}
+
+// htmlLink links a divergence to a request change before it.
+type htmlLink struct{ ID, Text string }
+
+// htmlChange is a row of the request changes: a diff, or two values.
+type htmlChange struct {
+	ID            string
+	Attach        int
+	What          string
+	Recorded, Now string
+	Diff          []diffLine
 }
 
 type htmlTurn struct {
@@ -83,8 +104,8 @@ type htmlTurn struct {
 
 type htmlReport struct {
 	*replay.Report
-	SpecChanges []string
-	ByTurn      []htmlTurn
+	Changes []htmlChange
+	ByTurn  []htmlTurn
 }
 
 // writeHTMLFile replaces the file at path (mode 0600) with the reports'
@@ -113,7 +134,7 @@ func WriteHTML(w io.Writer, reports []*replay.Report) error {
 	}
 	views := make([]htmlReport, len(reports))
 	for i, r := range reports {
-		views[i] = htmlView(r)
+		views[i] = htmlView(r, fmt.Sprintf("r%d-", i+1))
 	}
 	if err := htmlTmpl().Execute(bw, views); err != nil {
 		return err
@@ -126,11 +147,34 @@ func WriteHTML(w io.Writer, reports []*replay.Report) error {
 
 // htmlView lines the two sequences up: turn by turn, the k-th recorded
 // call of a turn beside the k-th call the replay made in it.
-func htmlView(r *replay.Report) htmlReport {
+//
+// Anchors are prefixed with prefix, one per report on the page.
+func htmlView(r *replay.Report, prefix string) htmlReport {
 	v := htmlReport{Report: r}
-	for _, c := range r.ToolSpecChanges {
-		v.SpecChanges = append(v.SpecChanges, fmt.Sprintf("%s: %s changed since the recording; the model was offered today's",
-			c.Tool, strings.ReplaceAll(strings.Join(c.Changed, " and "), "_", " ")))
+	ids := map[string]string{} // change name and attach -> anchor
+	for i, c := range r.RequestChanges {
+		hc := htmlChange{ID: fmt.Sprintf("%schange-%d", prefix, i+1), Attach: c.Attach, What: ChangePhrase(c.Name()),
+			Recorded: value(c.Recorded), Now: value(c.Now)}
+		switch c.Field {
+		case replay.FieldToolSpec:
+			hc.What += ": " + strings.ReplaceAll(strings.Join(c.Changed, " and "), "_", " ") + " changed"
+		case replay.FieldTools:
+			var parts []string
+			if len(c.Added) > 0 {
+				parts = append(parts, "added "+strings.Join(c.Added, ", "))
+			}
+			if len(c.Removed) > 0 {
+				parts = append(parts, "removed "+strings.Join(c.Removed, ", "))
+			}
+			if len(parts) > 0 {
+				hc.What += ": " + strings.Join(parts, "; ")
+			}
+		}
+		if c.Diff != "" {
+			hc.Diff = diffLines(c.Diff)
+		}
+		ids[fmt.Sprint(c.Attach, c.Name())] = hc.ID
+		v.Changes = append(v.Changes, hc)
 	}
 	rec, rep := byTurn(r.Recorded), byTurn(r.Replayed)
 	turns := max(len(rec), len(rep))
@@ -145,7 +189,7 @@ func htmlView(r *replay.Report) htmlReport {
 			if k < len(rep[t]) {
 				row.Replayed = step(rep[t][k])
 			}
-			markDivergence(&row, r.Divergences, t)
+			markDivergence(&row, r.Divergences, t, ids)
 			ht.Rows = append(ht.Rows, row)
 		}
 		base += len(rec[t])
@@ -174,12 +218,15 @@ func step(s replay.Step) *htmlStep {
 
 // markDivergence marks the row with the divergence of its turn and
 // position, if any.
-func markDivergence(row *htmlRow, divs []replay.Divergence, turn int) {
+func markDivergence(row *htmlRow, divs []replay.Divergence, turn int, ids map[string]string) {
 	for _, d := range divs {
 		if d.Turn != turn || d.Index != row.Pos {
 			continue
 		}
 		row.Kind, row.Structural = d.Kind, d.Structural
+		for _, a := range d.After {
+			row.After = append(row.After, htmlLink{ID: ids[fmt.Sprint(d.Attach, a)], Text: ChangePhrase(a)})
+		}
 		if d.Kind == replay.KindArguments && d.Expected != nil && d.Actual != nil {
 			row.Summary = replay.ArgDiff(d.Expected.Input, d.Actual.Input)
 			row.Diff = argDiff(d.Expected.Input, d.Actual.Input)
@@ -190,7 +237,11 @@ func markDivergence(row *htmlRow, divs []replay.Divergence, turn int) {
 
 // argDiff is a unified diff of two inputs, each indented as JSON.
 func argDiff(expected, actual json.RawMessage) []diffLine {
-	d := udiff.Unified("recorded", "replayed", indentJSON(expected), indentJSON(actual))
+	return diffLines(udiff.Unified("recorded", "replayed", indentJSON(expected), indentJSON(actual)))
+}
+
+// diffLines classes a unified diff's lines for colour.
+func diffLines(d string) []diffLine {
 	var out []diffLine
 	for _, l := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
 		class := ""

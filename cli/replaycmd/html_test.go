@@ -34,7 +34,13 @@ func report() *replay.Report {
 		},
 		Divergences: []replay.Divergence{
 			{Kind: replay.KindArguments, Index: 0, Turn: 1, Expected: &replay.CallRef{Name: "fs_read", Input: in(`{"path":"a.txt","limit":10}`)}, Actual: &replay.CallRef{Name: "fs_read", Input: in(`{"path":"./a.txt","limit":10}`)}},
-			{Kind: replay.KindTool, Index: 2, Turn: 2, Structural: true, Expected: &replay.CallRef{Name: "shell"}, Actual: &replay.CallRef{Name: "web_fetch"}},
+			{Kind: replay.KindTool, Index: 2, Turn: 2, Structural: true, Expected: &replay.CallRef{Name: "shell"}, Actual: &replay.CallRef{Name: "web_fetch"},
+				Attach: 1, After: []string{"tool_spec:shell", "system_prompt"}},
+		},
+		RequestChanges: []replay.RequestChange{
+			{Attach: 1, Field: replay.FieldSystemPrompt, Recorded: "0123", Now: "4567", Diff: "--- recorded\n+++ now\n@@ -1 +1 @@\n-Be brief.\n+Be <b>terse</b>.\n"},
+			{Attach: 1, Field: replay.FieldToolSpec, Tool: "shell", Changed: []string{"description"}, Diff: "--- recorded\n+++ now\n@@ -1 +1 @@\n-Run.\n+Run a command.\n"},
+			{Attach: 1, Field: "temperature", Recorded: 0.2, Now: nil},
 		},
 	}
 }
@@ -56,6 +62,12 @@ func TestHTMLReport(t *testing.T) {
 		`<tr class="div div-tool"><td>2</td><td class="call"><b>shell</b> {&#34;command&#34;:&#34;make &lt;b&gt;x&lt;/b&gt;&#34;}</td><td class="call"><b>web_fetch</b> {&#34;url&#34;:&#34;&lt;script&gt;alert(1)&lt;/script&gt;&#34;}</td>`,
 		`<tr><td>3</td><td class="call"><b>fs_read</b> {&#34;path&#34;:&#34;c.txt&#34;}</td><td class="call">—</td>`,
 		"not reached: the replay stopped before it",
+		`<h2>changed since the recording</h2>`,
+		`<tr id="r1-change-1"><td>1</td><td>system prompt</td><td colspan="2"><pre class="diff"><span class="dim">--- recorded</span>`,
+		`<span class="add">&#43;Be &lt;b&gt;terse&lt;/b&gt;.</span>`,
+		`<tr id="r1-change-2"><td>1</td><td>shell&#39;s spec: description changed</td>`,
+		`<tr id="r1-change-3"><td>1</td><td>temperature</td><td>0.2</td><td>null</td></tr>`,
+		`<div class="after">after the changes to: <a href="#r1-change-2">shell&#39;s spec</a>, <a href="#r1-change-1">system prompt</a></div>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)
@@ -101,6 +113,15 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	}
 	if !pg.Visible(t, "pre.diff .del") || !pg.Visible(t, "pre.diff .add") {
 		t.Errorf("the argument diff is not shown")
+	}
+	// The changes come before the calls, and a divergence links to each
+	// change before it.
+	if first := browsertest.Eval[string](t, pg, `document.querySelector("section.report h2").innerText`); first != "changed since the recording" {
+		t.Errorf("the report opens with %q", first)
+	}
+	links := browsertest.Eval[[]string](t, pg, `Array.from(document.querySelectorAll(".after a")).map(a => a.innerText + " → " + document.querySelector(a.getAttribute("href")).cells[1].innerText)`)
+	if want := []string{"shell's spec → shell's spec: description changed", "system prompt → system prompt"}; !slices.Equal(links, want) {
+		t.Errorf("links %q, want %q", links, want)
 	}
 	if len(pg.Dialogs()) > 0 || len(pg.Errors()) > 0 {
 		t.Errorf("dialogs %q, errors %q", pg.Dialogs(), pg.Errors())

@@ -58,8 +58,19 @@ extra (calls past the recording), missing (the replay stopped early).
 Each turn goes to the provider and model of the attach that recorded it (a
 session resumed on another provider replays on both); -p and -m replace
 them for every turn, and -p alone picks that provider's default model for
-turns recorded on another provider. A tool whose description or input
-schema changed since the recording is noted; the model is offered today's.
+turns recorded on another provider.
+
+The report opens with what changed between each recorded attach's request
+and the replay's, field by field: the system prompt (a unified diff), the
+tools offered (added, removed) and each one's spec (a diff of description
+and schema: the model is offered today's), the model, the provider, the
+sampling settings, thinking and the limits. A divergence after a change
+names the changes that may explain it, those about its tools first.
+--json has them as "request_changes" ({"field", "recorded", "now"}, and
+"diff"), with a hash of each part of each request ("request_fingerprints")
+and each divergence's "after". --system-prompt-file FILE replays every
+attach under that text instead of the recorded prompt: a prompt tried
+against the recording.
 A replay is recorded as a session of its own that names the one it
 replays (replay_of). Against a sampling server one divergent replay is a
 sample, not a regression: --repeat N replays N times and counts. A
@@ -97,6 +108,7 @@ that started it; in error mode a child's divergence fails the replay too.`,
 	}
 	f := cmd.Flags()
 	attach.ReplayModelFlags(cmd, &opts.Attach)
+	attach.ReplayPromptFlag(cmd, &opts.Attach)
 	attach.PermissionFlags(cmd, &opts.Attach.Yes, &opts.Attach.ReadOnly)
 	f.StringVar(&opts.OnDivergence, "on-divergence", "stop", "stop, error or live")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
@@ -207,11 +219,11 @@ func replayExit(mode replay.Mode, reports []*replay.Report) error {
 // printReport writes the report for a person.
 func printReport(w io.Writer, st textfmt.Style, r *replay.Report) {
 	fmt.Fprintf(w, "replay of %s on %s (--on-divergence=%s)\n", r.Session, replayedOn(r.Provider, r.Model, r.Attaches), r.Mode)
+	printChanges(w, r.RequestChanges)
 	printAttaches(w, r.Attaches)
 	if r.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
-	printSpecChanges(w, r.ToolSpecChanges)
 	printNotes(w, r.Notes)
 	if len(r.Divergences) == 0 {
 		fmt.Fprintf(w, "%s: the replay made the %d recorded %s, in order, with the same arguments\n",
@@ -262,15 +274,6 @@ func printAttaches(w io.Writer, attaches []replay.Attach) {
 	}
 }
 
-// printSpecChanges notes, one line per tool, the specs that changed since
-// the recording.
-func printSpecChanges(w io.Writer, changes []replay.SpecChange) {
-	for _, c := range changes {
-		fmt.Fprintf(w, "note: %s: %s changed since the recording; the model was offered today's\n",
-			textfmt.VisibleLine(c.Tool), strings.ReplaceAll(strings.Join(c.Changed, " and "), "_", " "))
-	}
-}
-
 // printNotes writes the report's notes, one line each.
 func printNotes(w io.Writer, notes []string) {
 	for _, n := range notes {
@@ -297,6 +300,9 @@ func PrintDivergence(w io.Writer, d replay.Divergence) {
 	case replay.KindMissing:
 		fmt.Fprintf(w, "%smissing: the replay stopped before %s\n", where, call(d.Expected))
 	}
+	if a := afterLine(d.After); a != "" {
+		fmt.Fprintf(w, "      %s\n", a)
+	}
 }
 
 // repeatSummary is the outcome of --repeat N.
@@ -307,13 +313,15 @@ type repeatSummary struct {
 	Attaches []replay.Attach `json:"attaches,omitempty"`
 	Mode     replay.Mode     `json:"mode"`
 	Steered  bool            `json:"steered"`
-	// ToolSpecChanges is the same for every repeat: the specs do not move.
-	ToolSpecChanges []replay.SpecChange `json:"tool_spec_changes"`
-	Notes           []string            `json:"notes"`
-	Repeats         int                 `json:"repeats"`
-	Diverged        int                 `json:"diverged"`
-	Where           []divergenceAt      `json:"where"`
-	Reports         []*replay.Report    `json:"reports"`
+	// RequestChanges and ToolSpecChanges are the same for every repeat:
+	// the requests do not move.
+	RequestChanges  []replay.RequestChange `json:"request_changes"`
+	ToolSpecChanges []replay.SpecChange    `json:"tool_spec_changes"`
+	Notes           []string               `json:"notes"`
+	Repeats         int                    `json:"repeats"`
+	Diverged        int                    `json:"diverged"`
+	Where           []divergenceAt         `json:"where"`
+	Reports         []*replay.Report       `json:"reports"`
 }
 
 // divergenceAt counts the replays whose first divergence was at one place.
@@ -326,7 +334,7 @@ type divergenceAt struct {
 func summarizeRepeats(reports []*replay.Report) repeatSummary {
 	first := reports[0]
 	sum := repeatSummary{Session: first.Session, Provider: first.Provider, Model: first.Model, Attaches: first.Attaches,
-		Mode: first.Mode, Steered: first.Steered, ToolSpecChanges: first.ToolSpecChanges, Notes: first.Notes,
+		Mode: first.Mode, Steered: first.Steered, RequestChanges: first.RequestChanges, ToolSpecChanges: first.ToolSpecChanges, Notes: first.Notes,
 		Repeats: len(reports), Reports: reports, Where: []divergenceAt{}}
 	counts := map[[2]string]*divergenceAt{}
 	for _, r := range reports {
@@ -355,11 +363,11 @@ func summarizeRepeats(reports []*replay.Report) repeatSummary {
 
 func printRepeats(w io.Writer, st textfmt.Style, s repeatSummary) {
 	fmt.Fprintf(w, "replay of %s on %s, %d times (--on-divergence=%s)\n", s.Session, replayedOn(s.Provider, s.Model, s.Attaches), s.Repeats, s.Mode)
+	printChanges(w, s.RequestChanges)
 	printAttaches(w, s.Attaches)
 	if s.Steered {
 		fmt.Fprintln(w, "note: the recording was steered mid-run; steering cannot be re-injected, so the comparison is approximate")
 	}
-	printSpecChanges(w, s.ToolSpecChanges)
 	printNotes(w, s.Notes)
 	word := st.Bold("clean")
 	if s.Diverged > 0 {

@@ -54,20 +54,28 @@ func TestChatTakesRunsAttachFlags(t *testing.T) {
 // TestReplayTakesTheSharedAttachFlags: replay and regress take the flags
 // they share with run from cli/attach: -p, -m and --mock-script as
 // attach.ReplayModelFlags declares them (they replace the recorded
-// provider and model), and --request-timeout, --mcp-config, --no-mcp (and,
-// for replay, --yes and --read-only) exactly as run takes them.
+// provider and model; regress's -m, repeatable beside --models, as
+// attach.CompareModelFlags does), --system-prompt-file as
+// attach.ReplayPromptFlag, and --request-timeout, --mcp-config, --no-mcp
+// (and, for replay, --yes and --read-only) exactly as run takes them.
 func TestReplayTakesTheSharedAttachFlags(t *testing.T) {
 	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard}
 	run := runcmd.NewCmdRun(env, nil)
 	model := &cobra.Command{Use: "x"}
 	attach.ReplayModelFlags(model, &harness.Settings{})
+	attach.ReplayPromptFlag(model, &harness.Settings{})
+	models := &cobra.Command{Use: "y"}
+	attach.CompareModelFlags(models, &harness.Settings{}, new([]string), new([]string))
 	for _, c := range []struct {
 		cmd      *cobra.Command
 		asRun    []string
 		asReplay []string
+		compared []string
 	}{
-		{replaycmd.NewCmdReplay(env, nil), []string{"request-timeout", "mcp-config", "no-mcp", "yes", "read-only"}, []string{"provider", "model", "mock-script"}},
-		{regresscmd.NewCmdRegress(env, nil), []string{"request-timeout", "mcp-config", "no-mcp"}, []string{"provider", "model", "mock-script"}},
+		{replaycmd.NewCmdReplay(env, nil), []string{"request-timeout", "mcp-config", "no-mcp", "yes", "read-only"},
+			[]string{"provider", "model", "mock-script", "system-prompt-file"}, nil},
+		{regresscmd.NewCmdRegress(env, nil), []string{"request-timeout", "mcp-config", "no-mcp"},
+			[]string{"provider", "mock-script", "system-prompt-file"}, []string{"model", "models"}},
 	} {
 		same := func(from *cobra.Command, names []string) {
 			for _, name := range names {
@@ -79,6 +87,7 @@ func TestReplayTakesTheSharedAttachFlags(t *testing.T) {
 		}
 		same(run, c.asRun)
 		same(model, c.asReplay)
+		same(models, c.compared)
 	}
 }
 

@@ -75,8 +75,14 @@ var printers = map[string]struct {
 		{args: []string{"replay", "--no-session", "--mock-script", "{DIR}/hostile.json", "{ID}"}, want: []string{`clip\x1b]52`}},
 		{args: []string{"replay", "--no-session", "--mock-script", "{DIR}/diverge.json", "{ID2}"}, want: []string{`↺ fs_write {"path":"other\u001b]0;pwned`, `"evil\u001b]0;pwned`}},
 		{args: []string{"replay", "--no-session", "--json", "--mock-script", "{DIR}/diverge.json", "{ID2}"}, want: []string{`other\u001b]0;pwned`}},
+		// The request's changes: a system prompt tried, as a diff.
+		{args: []string{"replay", "--no-session", "--system-prompt-file", "{DIR}/prompt.txt", "--mock-script", "{DIR}/diverge.json", "{ID2}"}, want: []string{"+prompt " + shown}},
 	}},
-	"mecha regress": {cases: []escapeCase{{args: []string{"regress", "--no-session", "--pins", "{DIR}/pins.txt", "--mock-script", "{DIR}/diverge.json"}, want: []string{"T" + shown}}}},
+	"mecha regress": {cases: []escapeCase{
+		{args: []string{"regress", "--no-session", "--pins", "{DIR}/pins.txt", "--mock-script", "{DIR}/diverge.json"}, want: []string{"T" + shown}},
+		{args: []string{"regress", "--no-session", "--pins", "{DIR}/pins.txt", "--mock-script", "{DIR}/diverge.json", "--repeat", "2"}, want: []string{"T" + shown}},
+		{args: []string{"regress", "--no-session", "--pins", "{DIR}/pins.txt", "--mock-script", "{DIR}/diverge.json", "-m", "a", "-m", "b"}, want: []string{"T" + shown}},
+	}},
 	"mecha reflect": {cases: []escapeCase{{args: []string{"reflect", "-p", "mock", "--mock-script", "{DIR}/reflect.json", "{ID}"}, want: []string{"lesson " + shown}}}},
 	"mecha distill": {cases: []escapeCase{
 		{args: []string{"distill", "-p", "mock", "--mock-script", "{DIR}/distill.json"}, want: []string{"rule " + shown}},
@@ -127,6 +133,7 @@ var printers = map[string]struct {
 		{args: []string{"sessions", "export", "{ID}"}, want: []string{`clip\x1b]52`, "body " + shown, `gone\x1b]0;err`}},
 		{args: []string{"sessions", "export", "--format", "html", "{ID}"}, want: []string{`clip\x1b]52`}},
 		{args: []string{"sessions", "export", "--format", "json", "{ID}"}, want: []string{`clip\u001b]52`}},
+		{args: []string{"sessions", "export", "--format", "inspect", "{ID}"}, want: []string{`clip\u001b]52`, `\u202e`}},
 	}},
 	"mecha sessions rm":      {none: "asks about and names the sessions it removes by their ids"},
 	"mecha sessions prune":   {none: "names the sessions it removes by their ids"},
@@ -237,6 +244,7 @@ func newEscapeFixture(t *testing.T) *escapeFixture {
  {"text": "answer ` + jsonEsc(attack) + `"}
 ]}`,
 		"reflect.json": `{"turns": [{"text": "lesson ` + jsonEsc(attack) + `\n- rule ` + jsonEsc(attack) + `"}]}`,
+		"prompt.txt":   "prompt " + attack + "\n",
 		"distill.json": `{"turns": [{"text": "- rule ` + jsonEsc(attack) + `"}]}`,
 		"mcp.json":     `{"mcpServers": {"h": {"command": "mcpserver", "args": ["-version", "9` + jsonEsc(attack) + `", "-note", " note ` + jsonEsc(attack) + `"]}}}`,
 		"cc" + attack + ".jsonl": `{"parentUuid":null,"type":"user","sessionId":"0b6c3f7e-1111-4222-8333-944445555666","cwd":"/w","version":"1.0.51","message":{"role":"user","content":"hi ` + jsonEsc(attack) + `"},"uuid":"u1","timestamp":"2025-07-10T10:00:00.000Z"}

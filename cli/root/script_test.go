@@ -65,8 +65,14 @@ func TestMain(m *testing.M) {
 
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("testdata", "script"),
+	testscript.Run(t, scriptParams(filepath.Join("testdata", "script"), nil))
+}
+
+// scriptParams are the suite's: its commands, conditions and environment,
+// over the scripts of dir; setup, when set, adds to the environment.
+func scriptParams(dir string, setup func(*testscript.Env) error) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
@@ -120,9 +126,12 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("REPO", repo)
+			if setup != nil {
+				return setup(e)
+			}
 			return nil
 		},
-	})
+	}
 }
 
 // httpdMain serves on a loopback port until killed, writing its URL to

@@ -2,6 +2,7 @@ package sessionscmd
 
 import (
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 type ExportOptions struct {
 	Env    *cmdkit.Env
 	ID     string
+	IDs    []string // every id given (the inspect format takes several)
 	Format string
 	Output string
 	Budget int
@@ -27,7 +29,7 @@ func NewCmdExport(env *cmdkit.Env, runF func(*ExportOptions) error) *cobra.Comma
 	opts := &ExportOptions{Env: env}
 	var budget string
 	cmd := &cobra.Command{
-		Use:   "export ID [--format md|html|json] [-o FILE]",
+		Use:   "export ID... [--format md|html|json|inspect] [-o FILE]",
 		Short: "Write a session as Markdown, HTML or one JSON document",
 		Long: `Write a session to share it:
 
@@ -46,7 +48,7 @@ func NewCmdExport(env *cmdkit.Env, runF func(*ExportOptions) error) *cobra.Comma
   json  the whole session as one JSON object, the same document as
         "mecha sessions show --json": id, path, meta, every record after the
         header in file order, then taint, usage, turns, cost_usd and the
-        lines skipped.
+        lines skipped.` + inspectHelp + `
 
 The format defaults to the extension of -o (.md, .html, .json), else md. The
 output goes to stdout, or replaces FILE whole (mode 0600). On a terminal,
@@ -54,11 +56,14 @@ control characters and escape sequences from the transcript are shown as
 escapes (\x1b, \u202e), never sent to it; to a pipe or a file, every byte
 is kept. Each format is
 written as the transcript is read, never holding it whole.`,
-		Args: cmdkit.ExactArgs(1, "one session id"),
+		Args: cmdkit.RangeArgs(1, math.MaxInt, "a session id (several with --format inspect)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
+			opts.ID, opts.IDs = args[0], args
 			if err := opts.resolveFormat(); err != nil {
 				return err
+			}
+			if len(args) > 1 && opts.Format != "inspect" {
+				return cmdkit.Usagef("export takes one session id, except with --format inspect")
 			}
 			var err error
 			if opts.Budget, err = parseSize("--budget", budget); err != nil {
@@ -73,7 +78,7 @@ written as the transcript is read, never holding it whole.`,
 			return exportRun(opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Format, "format", "f", "", "md, html or json (default: from -o's extension, else md)")
+	cmd.Flags().StringVarP(&opts.Format, "format", "f", "", "md, html, json or inspect (default: from -o's extension, else md)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of stdout")
 	cmd.Flags().StringVar(&budget, "budget", "8M", "html: keep each page to about `SIZE` bytes (512K, 8M)")
 	return cmd
@@ -92,16 +97,19 @@ func (o *ExportOptions) resolveFormat() error {
 		}
 	}
 	switch o.Format {
-	case "md", "html", "json":
+	case "md", "html", "json", "inspect":
 		return nil
 	case "markdown":
 		o.Format = "md"
 		return nil
 	}
-	return cmdkit.Usagef("--format must be md, html or json, not %q", o.Format)
+	return cmdkit.Usagef("--format must be md, html, json or inspect, not %q", o.Format)
 }
 
 func exportRun(opts *ExportOptions) error {
+	if opts.Format == "inspect" {
+		return exportInspect(opts)
+	}
 	ref, err := opts.Env.ResolveSession(opts.ID)
 	if err != nil {
 		return err

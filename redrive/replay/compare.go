@@ -34,6 +34,12 @@ type Divergence struct {
 	Structural bool     `json:"structural"`
 	Expected   *CallRef `json:"expected"`
 	Actual     *CallRef `json:"actual"`
+	// Attach is the recorded attach of its turn, from 1.
+	Attach int `json:"attach,omitempty"`
+	// After names the request changes of the divergence's attach (by
+	// RequestChange.Name) that may explain it, those naming one of its
+	// tools first.
+	After []string `json:"after,omitempty"`
 }
 
 // IsStructural reports whether a divergence kind changes the shape of the

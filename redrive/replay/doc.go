@@ -16,6 +16,15 @@
 // input schema) differs from the one recorded in the config is noted in
 // the report, not counted as a divergence: the model was offered today's.
 //
+// Before any turn is sent, each attach's recorded request is compared
+// with the one the replay will send (its config with today's tool specs,
+// and -p, -m or a system prompt tried in its place): a Fingerprint hashes
+// each part (system prompt, tools, each tool's spec, model, provider,
+// sampling, limits), and only the parts whose hashes differ are compared
+// in detail, into RequestChanges (a prompt or a spec as a unified diff).
+// Each divergence names the changes of its attach that may explain it
+// (After), those about its own tools first.
+//
 // A recorded result given back carries the recording's taint at its call
 // (the checkpoint covering it, merged with every earlier one; none:
 // private and untrusted), absorbed into the turn's tracker once the

@@ -41,7 +41,10 @@ type Options struct {
 	// Sent, when set, makes each turn's config, once its provider is
 	// chosen, hold what that provider sends (the settings it does not
 	// take recorded as null).
-	Sent         func(rc *transcript.Config)
+	Sent func(rc *transcript.Config)
+	// SystemPrompt, when set, replaces the recorded system prompt of every
+	// attach: a prompt tried against the recording.
+	SystemPrompt *string
 	MechaVersion string
 	Tools        ToolsFunc
 	// MCPServers describes today's MCP servers, as a config record names
@@ -73,6 +76,15 @@ type Report struct {
 	CallsReplayed int          `json:"calls_replayed"`
 	CallsRun      int          `json:"calls_run"`
 	Divergences   []Divergence `json:"divergences"`
+	// RequestChanges are the parts of each attach's request that differ
+	// from the recording's (system prompt, tools offered and their specs,
+	// model, provider, sampling, thinking, limits), in that order, attach
+	// by attach: what the replay changed before the model answered.
+	RequestChanges []RequestChange `json:"request_changes"`
+	// RequestFingerprints hash each part of each attach's request, as
+	// recorded and as sent: two replays whose fingerprints agree sent the
+	// same requests, whatever the model answered.
+	RequestFingerprints []RequestFingerprint `json:"request_fingerprints"`
 	// ToolSpecChanges are the tools whose spec (description, input schema)
 	// differs from the recorded one: the model was offered today's, so a
 	// changed description is part of what the replay measured. Not a
@@ -84,6 +96,9 @@ type Report struct {
 	Notes []string         `json:"notes"`
 	Turns int              `json:"turns"`
 	Usage transcript.Usage `json:"usage"`
+	// CostUSD is what the replay's model calls cost at today's prices;
+	// null when a model that answered has no price.
+	CostUSD *float64 `json:"cost_usd"`
 	// Recorded are the recording's calls and Replayed the calls the
 	// replay's model made, each in order with its turn: the two sequences
 	// a side-by-side view lines up, turn by turn and position by position
@@ -223,6 +238,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		return rep, err
 	}
 	rep.Provider, rep.Model = rt.targets[0].Provider, rt.targets[0].Model
+	rep.CostUSD = new(float64)
 	if rt.mixed() {
 		rep.Attaches = rt.attaches
 	}
@@ -233,29 +249,17 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	if log == nil {
 		log = io.Discard
 	}
+	attachOf, err := rep.compareRequests(opts, traj, rt)
+	if err != nil {
+		return rep, err
+	}
 	d := &dispatcher{mode: opts.Mode, log: log}
 	capture := &capturing{next: opts.Recorder}
 	base := 0
 	for i, turn := range traj.Turns {
-		rc := *turn.Config
-		rc.Provider, rc.Model = rt.targets[i].Provider, rt.targets[i].Model
-		if opts.MechaVersion != "" {
-			rc.MechaVersion = opts.MechaVersion
-		}
-		if opts.PermissionMode != "" {
-			rc.PermissionMode = opts.PermissionMode
-		}
-		if opts.Sent != nil {
-			opts.Sent(&rc)
-		}
-		reg, tracker, err := opts.Tools(rc)
+		rc, reg, tracker, err := opts.request(turn.Config, rt.targets[i])
 		if err != nil {
 			return rep, err
-		}
-		rc.ToolSpecs = reg.TranscriptSpecs() // what this replay's model is offered
-		rc.MCPServers = nil
-		if opts.MCPServers != nil {
-			rc.MCPServers = opts.MCPServers(reg.Names())
 		}
 		rc.At = now(opts.Now)
 		if err := capture.Append(&rc); err != nil {
@@ -272,17 +276,75 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		if res != nil {
 			rep.Turns += res.Turns
 			rep.Usage = rep.Usage.Add(res.Usage)
+			rep.addCost(opts.Prices, rt.targets[i], res.Usage)
 		}
 		if err != nil {
-			rep.finish(d)
+			rep.finish(d, attachOf)
 			return rep, err
 		}
 		if res.StopReason == StopDiverged || d.endTurn() && opts.Mode != ModeLive {
 			break
 		}
 	}
-	rep.finish(d)
+	rep.finish(d, attachOf)
 	return rep, nil
+}
+
+// request is the configuration a turn recorded under rec is replayed
+// with, sent to t, and the tools it is offered: the recorded one with
+// today's tool specs and MCP servers, and what the options replace.
+func (o *Options) request(rec *transcript.Config, t Target) (transcript.Config, *tool.Registry, *tool.Tracker, error) {
+	rc := *rec
+	rc.Provider, rc.Model = t.Provider, t.Model
+	if o.MechaVersion != "" {
+		rc.MechaVersion = o.MechaVersion
+	}
+	if o.PermissionMode != "" {
+		rc.PermissionMode = o.PermissionMode
+	}
+	if o.SystemPrompt != nil {
+		rc.SystemPrompt = o.SystemPrompt
+	}
+	if o.Sent != nil {
+		o.Sent(&rc)
+	}
+	reg, tracker, err := o.Tools(rc)
+	if err != nil {
+		return rc, nil, nil, err
+	}
+	rc.ToolSpecs = reg.TranscriptSpecs() // what this replay's model is offered
+	rc.MCPServers = nil
+	if o.MCPServers != nil {
+		rc.MCPServers = o.MCPServers(reg.Names())
+	}
+	return rc, reg, tracker, nil
+}
+
+// compareRequests sets the report's request changes and fingerprints,
+// attach by attach, before any turn is sent, and returns the attach (from
+// 1) of each turn.
+func (r *Report) compareRequests(opts Options, traj *Trajectory, rt *route) ([]int, error) {
+	index := map[*transcript.Config]int{}
+	for i, c := range opts.Session.Configs() {
+		index[c] = i + 1
+	}
+	r.RequestChanges, r.RequestFingerprints = []RequestChange{}, []RequestFingerprint{}
+	attachOf := make([]int, len(traj.Turns))
+	for i, turn := range traj.Turns {
+		n := index[turn.Config]
+		attachOf[i] = n
+		if i > 0 && attachOf[i-1] == n {
+			continue
+		}
+		rc, _, _, err := opts.request(turn.Config, rt.targets[i])
+		if err != nil {
+			return nil, err
+		}
+		changes, fp := requestChanges(n, turn.Config, &rc)
+		r.RequestChanges = append(r.RequestChanges, changes...)
+		r.RequestFingerprints = append(r.RequestFingerprints, fp)
+	}
+	return attachOf, nil
 }
 
 // recordedSteps lists a trajectory's calls with their turns.
@@ -296,8 +358,29 @@ func recordedSteps(traj *Trajectory) []Step {
 	return steps
 }
 
-func (r *Report) finish(d *dispatcher) {
+// addCost adds what a turn's usage cost on its target; an unpriced
+// target leaves the replay without a cost.
+func (r *Report) addCost(prices pricing.Table, t Target, u transcript.Usage) {
+	if r.CostUSD == nil {
+		return
+	}
+	if c, ok := prices.Cost(t.Provider, t.Model, u); ok {
+		*r.CostUSD += c
+	} else if u != (transcript.Usage{}) {
+		r.CostUSD = nil
+	}
+}
+
+// finish completes the report from the dispatcher's record, each
+// divergence with the request changes of its attach that may explain it.
+func (r *Report) finish(d *dispatcher, attachOf []int) {
 	r.Divergences = d.sorted()
+	for i := range r.Divergences {
+		if t := r.Divergences[i].Turn; t >= 1 && t <= len(attachOf) {
+			r.Divergences[i].Attach = attachOf[t-1]
+			r.Divergences[i].After = explain(r.Divergences[i], r.RequestChanges, attachOf[t-1])
+		}
+	}
 	r.Replayed = append([]Step{}, d.made...)
 	r.CallsReplayed = d.replayed
 	r.CallsRun = d.ran

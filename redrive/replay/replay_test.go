@@ -12,6 +12,7 @@ import (
 
 	"github.com/mecha-agent/mecha/engine/provider"
 	"github.com/mecha-agent/mecha/engine/tool"
+	"github.com/mecha-agent/mecha/record/pricing"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -346,4 +347,45 @@ func TestReplayStartsPrivateWithPrivateLearnedRules(t *testing.T) {
 			t.Errorf("%s: replay taint %+v, want private %v", c.mark, got, c.want)
 		}
 	}
+}
+
+// TestReplayCost: a replay's cost is its usage at today's price of each
+// turn's model, and null when one that answered has none.
+func TestReplayCost(t *testing.T) {
+	t.Parallel()
+	answers := [][]transcript.Block{
+		blocks(use("a", "fs_read", `{"path":"x"}`), use("b", "fs_write", `{"path":"out","content":"1"}`)), blocks(text("done")),
+		blocks(use("c", "fs_read", `{"path":"y"}`)), blocks(text("done again")),
+	}
+	for _, tc := range []struct {
+		name   string
+		prices pricing.Table
+		want   *float64
+	}{
+		{"priced", pricing.Table{"fake": {"new-model": {Input: 1, Output: 2}}}, ptr((4*1.0 + 4*2.0) / 1e6)},
+		{"unpriced", pricing.Table{"fake": {"other": {Input: 1}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fixture{prov: &script{answers: answers}, runs: &atomic.Int64{}}
+			rep, err := Replay(context.Background(), Options{
+				Session: recording(), Providers: only(f.prov), Override: Override{Model: "new-model"}, Mode: ModeStop,
+				Tools: f.tools("fs_read", "fs_write"), Prices: tc.prices,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (rep.CostUSD == nil) != (tc.want == nil) || rep.CostUSD != nil && *rep.CostUSD != *tc.want {
+				t.Errorf("cost %v, want %v", showCost(rep.CostUSD), showCost(tc.want))
+			}
+		})
+	}
+}
+
+func ptr(f float64) *float64 { return &f }
+
+func showCost(f *float64) string {
+	if f == nil {
+		return "null"
+	}
+	return fmt.Sprint(*f)
 }

@@ -7,9 +7,12 @@ package browsertest
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,6 +41,9 @@ func Chromium(t *testing.T) string {
 type Page struct {
 	Ctx context.Context
 	URL string
+	// origin, when set, is a loopback server's whose requests are let
+	// through (OpenServed).
+	origin string
 
 	mu       sync.Mutex
 	requests []request
@@ -94,24 +100,48 @@ func (p *Page) Errors() []string {
 // the suite; nothing is measured against it.
 func Open(t *testing.T, path string) *Page {
 	t.Helper()
-	bin := Chromium(t)
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Page{URL: (&url.URL{Scheme: "file", Path: abs}).String()}
+	return open(t, &Page{URL: (&url.URL{Scheme: "file", Path: abs}).String()}, 2*time.Minute)
+}
+
+// OpenServed serves dir from a loopback HTTP server for the test and
+// loads its index, followed by at (a fragment, "#/logs/x.json", or ""),
+// as Open loads a file: a page that is an application (scripts and data
+// fetched beside it, such as Inspect's log viewer). Requests to the
+// server are let through; every other is failed. Such a page is heavier:
+// the browser is given five minutes rather than two.
+func OpenServed(t *testing.T, dir, at string) *Page {
+	t.Helper()
+	Chromium(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(srv.Close)
+	return open(t, &Page{URL: srv.URL + "/" + at, origin: srv.URL + "/"}, 5*time.Minute)
+}
+
+func open(t *testing.T, p *Page, timeout time.Duration) *Page {
+	t.Helper()
+	bin := Chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true),
-		chromedp.ProxyServer("http://127.0.0.1:9"), chromedp.Flag("proxy-bypass-list", "<-loopback>"),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.ProxyServer("http://127.0.0.1:9"),
 		chromedp.UserDataDir(t.TempDir()),
 		// chromedp gives a browser 20 s to print its DevTools address; a
 		// loaded two-core machine starting two at once can take longer.
 		chromedp.WSURLReadTimeout(90*time.Second),
 	)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	if p.origin == "" {
+		// Loopback too goes to the dead proxy, and no name resolves.
+		opts = append(opts, chromedp.Flag("proxy-bypass-list", "<-loopback>"), chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"))
+	} else {
+		// The test's server on 127.0.0.1 alone is reached.
+		opts = append(opts, chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	t.Cleanup(acancel)
@@ -146,7 +176,7 @@ func (p *Page) listen(ev any) {
 			}
 		}
 	case *fetch.EventRequestPaused:
-		own := ev.Request.URL == p.URL
+		own := ev.Request.URL == p.URL || p.origin != "" && strings.HasPrefix(ev.Request.URL, p.origin)
 		// Listen's function may not run commands: answer from another
 		// goroutine.
 		go func() {
