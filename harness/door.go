@@ -355,14 +355,3 @@ func (d *Door) children(prov provider.Provider, ledger *agent.Ledger, rec *sessi
 	}
 	return sub
 }
-
-// Run opens an attach, runs one prompt through it and closes it: what
-// "mecha run" and the other one-shot entrances do.
-func Run(ctx context.Context, w *World, a Attach, p Prompt) (*Attached, error) {
-	d, err := Open(ctx, w, a)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	return d.Run(ctx, p)
-}

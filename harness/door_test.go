@@ -191,3 +191,14 @@ func TestDoorOpensNoWorkspaceThatIsGone(t *testing.T) {
 		t.Error("opened a session whose workspace is gone")
 	}
 }
+
+// Run opens an attach, runs one prompt through it and closes it, as mecha
+// run does.
+func Run(ctx context.Context, w *World, a Attach, p Prompt) (*Attached, error) {
+	d, err := Open(ctx, w, a)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Run(ctx, p)
+}

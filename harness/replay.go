@@ -170,7 +170,7 @@ func (d *Door) replayTools(rc transcript.Config, rec *session.Lazy) (*tool.Regis
 	rc.Workspace = ws
 	sub := d.children(nil, nil, rec)
 	sub.Provider = func() (provider.Provider, error) { return d.ProviderFor(rc.Provider) }
-	return BuildTools(d.world, &d.wss, rc, ToolSetup{MCP: d.replay.mcpTools, Subagent: sub})
+	return BuildTools(d.world, &d.wss, rc, ToolSetup{MCP: d.replay.mcpTools, Subagent: sub, Config: d.cfg})
 }
 
 // dir is where a replayed attach's live calls run: -w, else the recorded

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/workdir"
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
@@ -90,7 +91,13 @@ func OpenSurface(ctx context.Context, w *World, spec SurfaceSpec) (*Surface, err
 	if err != nil {
 		return nil, err
 	}
-	servers, err := spec.servers(w)
+	// config.toml is read once: for the configured servers and for what it
+	// says of the built-ins (refuse_private).
+	cfg, err := LoadConfig(w)
+	if err != nil {
+		return nil, err
+	}
+	servers, err := spec.servers(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -106,11 +113,11 @@ func OpenSurface(ctx context.Context, w *World, spec SurfaceSpec) (*Surface, err
 	s.rc.Sandbox, s.rc.SandboxNetwork = spec.sandbox().Mode, spec.Sandbox.Network
 	lowerSandbox(w, &s.rc)
 	if spec.For != "" {
-		s.mcp = mcpclient.Start(ctx, servers, MCPOptions(w, ws))
+		s.mcp = ConnectMCP(ctx, w, servers, ws)
 	} else {
 		s.mcp = StartMCP(ctx, w, servers, ws)
 	}
-	s.reg, s.tracker, err = surfaceOn(w, &s.wss, s.mcp, &s.rc, ToolSetup{Only: spec.Tools, Asker: spec.Asker})
+	s.reg, s.tracker, err = surfaceOn(w, &s.wss, s.mcp, &s.rc, ToolSetup{Only: spec.Tools, Asker: spec.Asker, Config: cfg})
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -132,13 +139,9 @@ func (s SurfaceSpec) sandbox() Sandbox {
 
 // servers are the MCP servers spec starts: the configured ones unless
 // MCP.Off, then Servers; with For, only the one its name can belong to.
-func (s SurfaceSpec) servers(w *World) ([]mcpclient.ServerConfig, error) {
+func (s SurfaceSpec) servers(cfg *config.Config) ([]mcpclient.ServerConfig, error) {
 	all := s.Servers
 	if !s.MCP.Off {
-		cfg, err := LoadConfig(w)
-		if err != nil {
-			return nil, err
-		}
 		configured, err := MCPServers(cfg, s.MCP.Files)
 		if err != nil {
 			return nil, err

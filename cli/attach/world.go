@@ -3,8 +3,6 @@ package attach
 import (
 	"errors"
 
-	"github.com/spf13/cobra"
-
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/harness"
 )
@@ -15,10 +13,6 @@ func World(env *cmdkit.Env) *harness.World {
 		Executable: env.Executable, Err: env.Err, In: env.In, InTTY: env.InTTY,
 		Version: cmdkit.Version()}
 }
-
-// Given binds s to the flags cmd was given: what a resumed session does
-// not inherit.
-func Given(cmd *cobra.Command, s *harness.Settings) { s.Given = cmdkit.Changed(cmd) }
 
 // Usage makes the harness's usage errors the CLI's (exit 2), and leaves
 // other errors as they are.

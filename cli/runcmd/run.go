@@ -50,7 +50,7 @@ type Options struct {
 }
 
 // runLong is the help of "mecha run"; the --stream-json schema in it is
-// the one the README documents.
+// the one the manual (docs/manual) shows.
 const runLong = `Run a model through a loop of tool calls in a workspace until it answers
 without calling a tool or a budget stops it. The final answer goes to
 stdout; tool activity and the session id go to stderr. Everything that

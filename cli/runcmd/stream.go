@@ -141,7 +141,7 @@ func sameText(a, b string) bool {
 }
 
 // streamEvent is one line of --stream-json; only the fields of its Type
-// are set. The schema is in the command's help and the README.
+// are set. The schema is in the command's help (and so the manual).
 type streamEvent struct {
 	Type       string            `json:"type"`
 	Kind       string            `json:"kind,omitempty"`
