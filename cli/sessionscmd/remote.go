@@ -2,7 +2,6 @@ package sessionscmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -190,10 +189,6 @@ func progress(opts *SyncOptions) func(remote.Outcome) {
 	}
 }
 
-// errConflicts makes a push or pull with a conflict exit 1 once every
-// session was done.
-var errConflicts = errors.New("conflicts")
-
 // report prints the totals (or the JSON), and fails on a conflict.
 func report(opts *SyncOptions, name, verb string, out []remote.Outcome, start time.Time, err error) error {
 	if err != nil {
@@ -234,7 +229,7 @@ func report(opts *SyncOptions, name, verb string, out []remote.Outcome, start ti
 		fmt.Fprintf(opts.Env.Err, "%s %s: %s; %s moved in %.1fs\n", verb, name, strings.Join(parts, ", "), byteSize(bytes), secs)
 	}
 	if n := counts[remote.Conflict]; n > 0 {
-		return fmt.Errorf("sessions %s: %d %s in conflict with %s (named above); nothing of them was overwritten: %w", verb, n, textfmt.Plural(n, "session", "sessions"), name, errConflicts)
+		return fmt.Errorf("sessions %s: %d %s in conflict with %s (named above); nothing of them was overwritten", verb, n, textfmt.Plural(n, "session", "sessions"), name)
 	}
 	return nil
 }
