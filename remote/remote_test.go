@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/remote"
 	"github.com/mecha-agent/mecha/testkit/s3test"
@@ -280,4 +282,38 @@ func TestIndexConcurrent(t *testing.T) {
 		t.Fatalf("index holds %d of 8 sessions pushed at once (%v)", len(ix.Sessions), err)
 	}
 	_ = time.Second
+}
+
+// TestServerHonoursConditions: the guards push and the index rely on are
+// enforced by the server: a PUT with If-None-Match: * over an object, and
+// one with If-Match of a stale ETag, are refused (412); the control, the
+// same PUT with no condition, goes through.
+func TestServerHonoursConditions(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Bucket("bucket5")
+	ctx := context.Background()
+	c := srv.Client()
+	put := func(body string, cond func(*minio.PutObjectOptions)) (minio.UploadInfo, error) {
+		o := minio.PutObjectOptions{}
+		if cond != nil {
+			cond(&o)
+		}
+		return c.PutObject(ctx, "bucket5", "k", strings.NewReader(body), int64(len(body)), o)
+	}
+	first, err := put("one", func(o *minio.PutObjectOptions) { o.SetMatchETagExcept("*") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := put("two", func(o *minio.PutObjectOptions) { o.SetMatchETagExcept("*") }); minio.ToErrorResponse(err).Code != "PreconditionFailed" {
+		t.Fatalf("If-None-Match: * over an object: %v", err)
+	}
+	if _, err := put("three", func(o *minio.PutObjectOptions) { o.SetMatchETag(first.ETag) }); err != nil {
+		t.Fatalf("If-Match of the current ETag: %v", err)
+	}
+	if _, err := put("four", func(o *minio.PutObjectOptions) { o.SetMatchETag(first.ETag) }); minio.ToErrorResponse(err).Code != "PreconditionFailed" {
+		t.Fatalf("If-Match of a stale ETag: %v", err)
+	}
+	if _, err := put("five", nil); err != nil {
+		t.Fatalf("the control, no condition: %v", err)
+	}
 }
