@@ -83,9 +83,11 @@ index); one still being written goes up to its last complete line, and the
 rest on a later push; one that grew since its last push (a resume) is
 updated. A remote copy that is not a prefix of the local session is a
 conflict: named in one line and never overwritten (the command then exits
-1). A session larger than a part (16 MiB) goes up in parts, and a push
-interrupted mid-way resumes from the parts the server holds; nothing
-partial is ever visible to a pull. The index the remote's "sessions list
+1). A session larger than a part (16 MiB; MECHA_REMOTE_PART_SIZE bytes, at
+least 5 MiB, when set) goes up in parts, and a push interrupted mid-way
+resumes from the parts the server holds (each checked by its MD5; the
+upload's id is kept in $MECHA_HOME/remote-uploads); nothing partial is ever
+visible to a pull. The index the remote's "sessions list
 --remote" reads is written once per push.
 
 ` + remoteHelp,
