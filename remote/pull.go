@@ -74,18 +74,20 @@ func (r *Remote) Pull(ctx context.Context, store *session.Store, ix *Index, ids 
 	if err := os.MkdirAll(store.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("remote %s: pull: %w", r.Name, err)
 	}
-	var out []Outcome
-	for _, id := range ids {
-		o, err := r.pullOne(ctx, store, ix, id)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, o)
+	outs := make([]Outcome, len(ids))
+	err := parallel(ctx, len(ids), func(i int) error {
+		o, err := r.pullOne(ctx, store, ix, ids[i])
+		outs[i] = o
+		return err
+	}, func(i int) {
 		if fn != nil {
-			fn(o)
+			fn(outs[i])
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return outs, nil
 }
 
 func (r *Remote) pullOne(ctx context.Context, store *session.Store, ix *Index, id string) (Outcome, error) {

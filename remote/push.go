@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/minio/minio-go/v7"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mecha-agent/mecha/record/session"
 )
@@ -67,25 +69,60 @@ func (r *Remote) Push(ctx context.Context, refs []session.Ref, fn func(Outcome))
 	if err != nil {
 		return nil, err
 	}
-	var out []Outcome
-	var entries []*Entry
-	for _, ref := range refs {
-		o, e, err := r.pushOne(ctx, ix, ref)
+	outs := make([]Outcome, len(refs))
+	entries := make([]*Entry, len(refs))
+	err = parallel(ctx, len(refs), func(i int) error {
+		o, e, err := r.pushOne(ctx, ix, refs[i])
 		if err != nil {
-			if len(entries) > 0 {
-				_ = r.setEntries(ctx, entries)
-			}
-			return out, err
+			return err
 		}
-		if e != nil {
-			entries = append(entries, e)
-		}
-		out = append(out, o)
+		outs[i], entries[i] = o, e
+		return nil
+	}, func(i int) {
 		if fn != nil {
-			fn(o)
+			fn(outs[i])
+		}
+	})
+	var done []*Entry
+	for _, e := range entries {
+		if e != nil {
+			done = append(done, e)
 		}
 	}
-	return out, r.setEntries(ctx, entries)
+	if werr := r.setEntries(ctx, done); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// Workers is how many sessions a push or a pull moves at once.
+const Workers = 4
+
+// parallel runs do(0..n-1) on Workers goroutines, calling done(i) (one at
+// a time) after each that succeeded; it stops at the first error and
+// returns it.
+func parallel(ctx context.Context, n int, do func(i int) error, done func(i int)) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(Workers)
+	var mu sync.Mutex
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if err := do(i); err != nil {
+				return err
+			}
+			mu.Lock()
+			done(i)
+			mu.Unlock()
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // pushOne pushes one session and returns the index entry to write (nil

@@ -137,6 +137,7 @@ func pushRun(ctx context.Context, opts *SyncOptions) error {
 func localRefs(opts *SyncOptions, store *session.Store) ([]session.Ref, error) {
 	if len(opts.IDs) > 0 {
 		var refs []session.Ref
+		seen := map[session.Ref]bool{}
 		for _, id := range opts.IDs {
 			ref, err := store.Resolve(id)
 			if err != nil {
@@ -145,7 +146,10 @@ func localRefs(opts *SyncOptions, store *session.Store) ([]session.Ref, error) {
 			if !store.Holds(ref) {
 				return nil, fmt.Errorf("sessions push: %s is not in the session store %s", ref.Path(), store.Dir)
 			}
-			refs = append(refs, ref)
+			if !seen[ref] {
+				seen[ref] = true
+				refs = append(refs, ref)
+			}
 		}
 		return refs, nil
 	}
