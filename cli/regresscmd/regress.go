@@ -128,6 +128,8 @@ regress pin ID --remote NAME" adds to) instead of the local file, and pulls
 the pinned sessions of the shard the store lacks. With --run RUNID the
 shard's results go to the remote, and "mecha regress report --remote NAME
 --run RUNID" merges the shards into one table and one JUnit file.`,
+		// Any words that are not "pin" or "report" are session ids.
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IDs = args
 			if err := opts.validate(); err != nil {
