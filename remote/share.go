@@ -50,7 +50,8 @@ func notice(n int, why string) string {
 }
 
 // Prepare makes the shared copy of the session at path: the text of every
-// record that a private taint checkpoint covers (the first checkpoint
+// record (a message, a tool call, a compaction's summary, an attach's
+// system prompt) that a private taint checkpoint covers (the first checkpoint
 // after it says private data had entered the conversation), or that no
 // checkpoint covers, replaced by a notice saying how much was left out and
 // why (unless includePrivate); then every secret (the values of secrets,
@@ -136,6 +137,17 @@ func withhold(rec transcript.Record, why string, line int, notes *[]Withheld) tr
 		c.Arguments, c.StructuredContent, c.Error = nil, nil, ""
 		c.Content = json.RawMessage(`[{"type":"text","text":` + string(note) + `}]`)
 		*notes = append(*notes, Withheld{Line: line, What: "tool call " + r.Tool, Bytes: n, Why: why})
+		return &c
+	case *transcript.Config:
+		// The system prompt holds the project's instructions, read from
+		// the workspace.
+		if r.SystemPrompt == nil || *r.SystemPrompt == "" {
+			return rec
+		}
+		c := *r
+		n := notice(len(*r.SystemPrompt), why)
+		c.SystemPrompt = &n
+		*notes = append(*notes, Withheld{Line: line, What: "system prompt", Bytes: len(*r.SystemPrompt), Why: why})
 		return &c
 	case *transcript.Compaction:
 		if r.Summary == "" {

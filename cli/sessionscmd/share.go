@@ -34,8 +34,9 @@ func NewCmdShare(env *cmdkit.Env, runF func(*ShareOptions) error) *cobra.Command
 print a presigned link to the page (and one to the copy) that works for
 --expires (at most 7 days).
 
-The copy withholds the text of every message, tool call and compaction
-summary that the session's taint record marks private: what came into the
+The copy withholds the text of every message, tool call, compaction summary
+and system prompt (it holds the project's instructions) that the session's
+taint record marks private: what came into the
 conversation once private data had (the first taint checkpoint after it
 says private), and what no checkpoint follows (its provenance is unknown).
 Each withheld text is replaced by a notice saying how many bytes were left
