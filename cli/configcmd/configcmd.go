@@ -76,6 +76,15 @@ it and its line. Its keys:
                                    cloud-metadata addresses are refused either
                                    way, see SECURITY.md)
 
+  [remotes.team]                   a team's store on S3-compatible storage:
+  url = "s3://mecha-team/sessions" bucket and prefix ("mecha sessions push
+  endpoint = "http://host:7070"    --help"); endpoint for a server other than
+  region = "us-east-1"             AWS, path_style to name the bucket in the
+  path_style = true                path. Keys come from AWS_ACCESS_KEY_ID and
+                                   AWS_SECRET_ACCESS_KEY, else the profile
+                                   AWS_PROFILE of ~/.aws/credentials; "config
+                                   show" says whether they are set, never them
+
 The three timeouts shown are their defaults. Durations are strings with a
 unit. Only a part of the answer counts as progress: response headers, SSE
 comments and Anthropic's ping events do not, so a server that sends nothing

@@ -29,6 +29,18 @@ type Effective struct {
 	Prices    pricing.Table       `toml:"prices" json:"prices"`
 	MCP       MCP                 `toml:"mcp" json:"mcp"`
 	WebFetch  WebFetch            `toml:"web_fetch" json:"web_fetch"`
+	Remotes   map[string]Remote   `toml:"remotes" json:"remotes"`
+}
+
+// Remote is one remote's settings and whether its credentials are set
+// (never their values).
+type Remote struct {
+	URL       string `toml:"url" json:"url"`
+	Endpoint  string `toml:"endpoint,omitempty" json:"endpoint,omitempty"`
+	Region    string `toml:"region,omitempty" json:"region,omitempty"`
+	PathStyle bool   `toml:"path_style" json:"path_style"`
+	// Credentials is "set (SOURCE)" or "not set (WHY)".
+	Credentials string `toml:"credentials" json:"credentials"`
 }
 
 // WebFetch is what web_fetch refuses beyond link-local and metadata
@@ -96,6 +108,16 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 	}
 	for name, s := range cfg.MCP.Servers {
 		e.MCP.Servers[name] = server(s)
+	}
+	e.Remotes = map[string]Remote{}
+	creds := "not set"
+	if c, err := harness.RemoteCredentials(env.Vars); err == nil {
+		creds = "set (" + c.Source + ")"
+	} else {
+		creds = "not set (" + err.Error() + ")"
+	}
+	for name, r := range cfg.Remotes {
+		e.Remotes[name] = Remote{URL: r.URL, Endpoint: r.Endpoint, Region: r.Region, PathStyle: r.PathStyle, Credentials: creds}
 	}
 	return e, nil
 }

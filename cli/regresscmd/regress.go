@@ -22,6 +22,7 @@ import (
 
 	"github.com/mecha-agent/mecha/engine/provider/openai"
 	"github.com/mecha-agent/mecha/redrive/replay"
+	"github.com/mecha-agent/mecha/remote"
 )
 
 // RegressOptions are the options of "mecha regress".
@@ -34,15 +35,22 @@ type RegressOptions struct {
 	Attach harness.Settings
 	// Models are the models the suite runs against, each in turn (-m,
 	// repeated, and --models): with more than one, side by side.
-	Models        []string
-	models, list  []string
-	HTML          string
-	InspectLog    string
-	OnDivergence  string
-	Repeat        int
-	JSON          bool
-	JUnit         string
-	Shard         string
+	Models       []string
+	models, list []string
+	HTML         string
+	InspectLog   string
+	OnDivergence string
+	Repeat       int
+	JSON         bool
+	JUnit        string
+	Shard        string
+	// Shards is the total of shards when the shard comes from
+	// JOB_COMPLETION_INDEX.
+	Shards int
+	// Remote reads the pins from this remote; Run names the run the
+	// shard's results are written under there.
+	Remote        string
+	Run           string
 	NoSession     bool
 	SkipSlotCheck bool
 }
@@ -112,7 +120,16 @@ models, one log per model, the model's name added to FILE's. Name it
 directory only when its name starts with a time (2026-12-01T10-00-00...).
 
 --shard I/N runs the I-th of N deterministic slices of the pins, so a CI
-matrix can split a large set across machines.`,
+matrix can split a large set across machines. --shards N takes I from
+JOB_COMPLETION_INDEX (0-based, as a Kubernetes Indexed Job sets it).
+
+--remote NAME reads the pins from the remote (its pins.json, which "mecha
+regress pin ID --remote NAME" adds to) instead of the local file, and pulls
+the pinned sessions of the shard the store lacks. With --run RUNID the
+shard's results go to the remote, and "mecha regress report --remote NAME
+--run RUNID" merges the shards into one table and one JUnit file.`,
+		// Any words that are not "pin" or "report" are session ids.
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IDs = args
 			if err := opts.validate(); err != nil {
@@ -135,10 +152,14 @@ matrix can split a large set across machines.`,
 	f.StringVar(&opts.InspectLog, "inspect-log", "", "also write the run as an Inspect eval log (JSON) to `FILE`: each pin's run a sample")
 	f.StringVar(&opts.HTML, "html", "", "also write the results as a self-contained HTML page with charts to `FILE`")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the pins (1-based)")
+	f.IntVar(&opts.Shards, "shards", 0, "run shard JOB_COMPLETION_INDEX+1 of `N` (a Kubernetes Indexed Job)")
+	f.StringVar(&opts.Remote, "remote", "", "read the pins from remote `NAME` and pull the sessions it lacks")
+	f.StringVar(&opts.Run, "run", "", "with --remote, write this shard's results under run `RUNID`")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not record the replays as sessions")
 	f.BoolVar(&opts.SkipSlotCheck, "skip-slot-check", false, "do not require a single-slot llama-server for the local provider")
 	attach.RequestTimeoutFlag(cmd, &opts.Attach.RequestTimeout)
 	attach.MCPFlags(cmd, &opts.Attach.MCP)
+	cmd.AddCommand(NewCmdPin(env, nil), NewCmdReport(env, nil))
 	return cmd
 }
 
@@ -152,6 +173,15 @@ func (o *RegressOptions) validate() error {
 	}
 	if slices.Contains(o.IDs, "") {
 		return cmdkit.Usagef("regress: a session id is empty")
+	}
+	if err := o.resolveShard(); err != nil {
+		return err
+	}
+	if o.Run != "" && (o.Remote == "" || !remote.ValidRun(o.Run)) {
+		return cmdkit.Usagef("regress: --run takes --remote, and a run id of letters, digits, '.', '_' and '-'")
+	}
+	if o.Remote != "" && o.Pins != "" {
+		return cmdkit.Usagef("regress: --remote reads the remote's pins: drop --pins")
 	}
 	if _, _, err := parseShard(o.Shard); err != nil {
 		return err
@@ -181,12 +211,22 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 		return err
 	}
 	ids := opts.IDs
-	if len(ids) == 0 {
+	var rem *remote.Remote
+	if opts.Remote != "" {
+		var err error
+		if rem, err = openRemote(opts.Env, opts.Remote); err != nil {
+			return err
+		}
+		if ids, err = remotePins(ctx, opts, rem, shardI, shardN); err != nil {
+			return err
+		}
+	} else if len(ids) == 0 {
 		var err error
 		if ids, err = readPins(opts.Env, opts.Pins); err != nil {
 			return err
 		}
 	}
+	all := ids
 	ids = shard(ids, shardI, shardN)
 	if len(ids) == 0 {
 		fmt.Fprintln(opts.Env.Err, "regress: no pinned sessions to replay")
@@ -199,6 +239,11 @@ func regressRun(ctx context.Context, opts *RegressOptions) error {
 			return err
 		}
 		sums = append(sums, sum)
+	}
+	if rem != nil && opts.Run != "" {
+		if err := putShard(ctx, opts, rem, all, shardI, shardN, sums); err != nil {
+			return err
+		}
 	}
 	if err := writeReports(opts, sums); err != nil {
 		return err

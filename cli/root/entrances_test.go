@@ -62,6 +62,11 @@ var entrances = map[string]entrance{
 	"mecha sessions prune":              {kind: "none"},
 	"mecha sessions view":               {kind: "none"},
 	"mecha sessions export":             {kind: "none"},
+	"mecha sessions push":               {kind: "none"}, // uploads transcripts through harness.OpenRemote
+	"mecha sessions pull":               {kind: "none"},
+	"mecha sessions share":              {kind: "none"},
+	"mecha regress pin":                 {kind: "none"}, // pushes a session and adds a pin
+	"mecha regress report":              {kind: "none"}, // merges shards another machine ran
 	"mecha tool":                        {kind: "none"},
 	"mecha mcp":                         {kind: "none"},
 	"mecha completion":                  {kind: "none"},

@@ -139,6 +139,11 @@ var printers = map[string]struct {
 	"mecha sessions prune":   {none: "names the sessions it removes by their ids"},
 	"mecha sessions view":    {none: "writes the page to a file (HTML, which escapes the transcript) and prints its path, made of the session's id"},
 	"mecha sessions path":    {none: "prints the path of the session's file, made of its id"},
+	"mecha sessions push":    {none: "prints ids of the store, actions, sizes and the remote's name from config.toml (needs an S3 server: cli/root/testdata/remote)"},
+	"mecha sessions pull":    {none: "prints ids the index names only once session.ValidID accepts them, actions, sizes and the remote's name"},
+	"mecha sessions share":   {none: "prints what it withheld through Env.ForErr (a role or a tool name from the transcript escaped), counts and presigned links"},
+	"mecha regress pin":      {none: "prints the pinned session's id and the remote's name"},
+	"mecha regress report":   {none: "prints the table of mecha regress through the same printRegress the regress cases above run on the hostile store; a shard's titles and errors are another machine's, shown the same way"},
 	"mecha __complete":       {cases: []escapeCase{{args: []string{"__complete", "sessions", "show", ""}, want: []string{"T" + shown}}}},
 	"mecha __completeNoDesc": {cases: []escapeCase{{args: []string{"__completeNoDesc", "sessions", "show", ""}}}},
 	"mecha doctor": {cases: []escapeCase{

@@ -25,7 +25,19 @@ var examples = map[string]string{
   mecha replay last --on-divergence live --read-only`,
 	"mecha regress": `  mecha regress -p local
   mecha regress 20260805T091500-3f2a1b7c --skip-slot-check
-  mecha regress --shard 1/4 --junit report.xml`,
+  mecha regress --shard 1/4 --junit report.xml
+  mecha regress --remote team --shard 2/4 --run nightly-42`,
+	"mecha regress pin": `  mecha regress pin 20260805T091500-3f2a1b7c --remote team`,
+	"mecha regress report": `  mecha regress report --remote team --run nightly-42 --junit report.xml
+  mecha regress report --remote team --run nightly-42 --json`,
+	"mecha sessions push": `  mecha sessions push --all
+  mecha sessions push last --remote team
+  mecha sessions push --since 7d --json`,
+	"mecha sessions pull": `  mecha sessions pull --all
+  mecha sessions pull 20260805T091500 --remote team`,
+	"mecha sessions share": `  mecha sessions share last --dry-run
+  mecha sessions share 20260805T091500 --expires 24h
+  mecha sessions share last --remote team --include-private`,
 	"mecha rerun": `  mecha rerun last
   mecha rerun last --diff --ignore '[0-9]{4}-[0-9]{2}-[0-9]{2}'
   mecha rerun 20260805T091500 -w /tmp/copy --yes --json`,
@@ -53,7 +65,8 @@ var examples = map[string]string{
   mecha sessions export last -o page.html`,
 	"mecha sessions list": `  mecha sessions list
   mecha sessions list -n 5
-  mecha sessions list --json | jq -r '.[].id'`,
+  mecha sessions list --json | jq -r '.[].id'
+  mecha sessions list --remote team -n 20`,
 	"mecha sessions show": `  mecha sessions show last
   mecha sessions show 20260805T091500 --full
   mecha sessions show last --json | jq .usage`,

@@ -36,6 +36,8 @@ type ListOptions struct {
 	// NoChildren hides subagents' child runs (meta parent), NoReplays
 	// replays and reruns.
 	NoChildren, NoReplays bool
+	// Remote lists the index of this remote instead of the store.
+	Remote string
 }
 
 // NewCmdList builds "mecha sessions list".
@@ -58,18 +60,25 @@ reflects_on or distill, and the mcp provider for serve and proxy).
 --no-replays hides replays and reruns (sessions that redo another one),
 --no-children the child runs subagents start. With -n N only the N sessions
 shown are read past their first line, so listing costs about the same
-whatever the size of the transcripts.`,
+whatever the size of the transcripts.
+
+--remote NAME lists the sessions pushed to a remote instead, from the index
+object every push keeps current (one request however many sessions): id,
+creation time, kind, provider/model, size, who pushed it and title.`,
 		Example: `  mecha sessions list --workspace .          # sessions of this directory
   mecha sessions list --kind run --since 7d  # this week's own runs
   mecha sessions list --no-replays --no-children -n 20
   mecha sessions list --since 2026-11-01 --json`,
 		Args: cmdkit.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := validateList(opts); err != nil {
 				return err
 			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if cmd.Flags().Changed("remote") {
+				return listRemote(cmd.Context(), opts)
 			}
 			return listRun(opts)
 		},
@@ -82,6 +91,7 @@ whatever the size of the transcripts.`,
 	f.StringVar(&opts.Since, "since", "", "only sessions created since `WHEN`: a duration back from now (7d, 36h, 90m, 2w) or a date (2026-11-01, 2026-11-01T15:04, RFC 3339)")
 	f.BoolVar(&opts.NoChildren, "no-children", false, "hide child runs started by another session (meta parent)")
 	f.BoolVar(&opts.NoReplays, "no-replays", false, "hide replays and reruns")
+	f.StringVar(&opts.Remote, "remote", "", "list the sessions on remote `NAME` (from its index: one request), with --kind, --since, -n and --json")
 	return cmd
 }
 

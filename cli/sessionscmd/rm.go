@@ -2,6 +2,7 @@ package sessionscmd
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -20,6 +21,8 @@ type RmOptions struct {
 	Env *cmdkit.Env
 	IDs []string
 	Yes bool
+	// Remote removes the sessions from this remote instead of the store.
+	Remote string
 }
 
 // NewCmdRm builds "mecha sessions rm".
@@ -30,17 +33,25 @@ func NewCmdRm(env *cmdkit.Env, runF func(*RmOptions) error) *cobra.Command {
 		Short: "Remove sessions",
 		Long: `Remove sessions from the store: each transcript and its lock file. It asks
 first on a terminal; without one it refuses unless --yes is given. A session in
-use (its lock held by a run) is never removed.`,
+use (its lock held by a run) is never removed.
+
+--remote NAME removes the sessions (ids or unique prefixes, as the remote's
+index knows them) from a remote instead: their objects, then their index
+entries. Nothing else ever deletes a session on a remote.`,
 		Args: cmdkit.RangeArgs(1, math.MaxInt, "at least one session id"),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IDs = args
 			if runF != nil {
 				return runF(opts)
+			}
+			if cmd.Flags().Changed("remote") {
+				return rmRemote(cmd.Context(), opts)
 			}
 			return rmRun(opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "remove without asking")
+	cmd.Flags().StringVar(&opts.Remote, "remote", "", "remove the sessions from remote `NAME` instead of the store")
 	return cmd
 }
 
@@ -263,4 +274,34 @@ func readPins(env *cmdkit.Env, path string) ([]string, error) {
 		return nil, fmt.Errorf("sessions prune: cannot read the pins, so nothing is pruned: %w", err)
 	}
 	return pins, nil
+}
+
+// rmRemote removes sessions from a remote, after asking.
+func rmRemote(ctx context.Context, opts *RmOptions) error {
+	r, err := openRemote(opts.Env, opts.Remote)
+	if err != nil {
+		return err
+	}
+	ix, _, err := r.ReadIndex(ctx)
+	if err != nil {
+		return err
+	}
+	ids, err := ix.Select(opts.IDs, false, 0, opts.Env.Clock.Now())
+	if err != nil {
+		return fmt.Errorf("sessions rm: %s: %w", r.Name, err)
+	}
+	what := ids[0]
+	if len(ids) > 1 {
+		what = sessionCount(len(ids))
+	}
+	if ok, err := confirm(opts.Env, opts.Yes, fmt.Sprintf("Remove %s from %s?", what, r.Name)); !ok || err != nil {
+		return err
+	}
+	if err := r.Remove(ctx, ids); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		fmt.Fprintf(opts.Env.Out, "removed %s from %s\n", id, r.Name)
+	}
+	return nil
 }

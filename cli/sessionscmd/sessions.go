@@ -12,7 +12,7 @@ import (
 func NewCmdSessions(env *cmdkit.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, search, view, export, price and remove recorded sessions",
+		Short: "List, show, search, view, export, price, remove, push, pull and share recorded sessions",
 		Long: `Read the session store. A session is named by its full id
 (20260805T091500-3f2a1b7c), a unique prefix of it (such as 20260805T091500),
 the path of a .jsonl transcript, or "last" for the newest session of any
@@ -33,7 +33,8 @@ specified in record/transcript/doc.go of mecha's source.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(NewCmdList(env, nil), NewCmdShow(env, nil), NewCmdPath(env, nil), NewCmdStats(env, nil),
-		NewCmdSearch(env, nil), NewCmdRm(env, nil), NewCmdPrune(env, nil), NewCmdView(env, nil), NewCmdExport(env, nil))
+		NewCmdSearch(env, nil), NewCmdRm(env, nil), NewCmdPrune(env, nil), NewCmdView(env, nil), NewCmdExport(env, nil),
+		NewCmdPush(env, nil), NewCmdPull(env, nil), NewCmdShare(env, nil))
 	return cmd
 }
 

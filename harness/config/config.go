@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,6 +75,9 @@ type Config struct {
 	// beside every other tool when mecha run is not given --tool.
 	Subagents bool     `toml:"subagents"`
 	WebFetch  WebFetch `toml:"web_fetch"`
+	// Remotes are the team stores on S3-compatible object storage:
+	// [remotes.NAME] tables (see Remote).
+	Remotes map[string]Remote `toml:"remotes"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }
@@ -86,6 +90,21 @@ type WebFetch struct {
 	// by default: local development servers are normal targets (and
 	// mecha's own tests fetch from loopback servers).
 	RefusePrivate bool `toml:"refuse_private"`
+}
+
+// Remote is one [remotes.NAME] table: a bucket and prefix on an
+// S3-compatible server. It holds no credential: those come from the usual
+// AWS environment variables and files when the remote is opened.
+type Remote struct {
+	// URL is s3://BUCKET[/PREFIX].
+	URL string `toml:"url"`
+	// Endpoint is the server's base URL (http://127.0.0.1:7070); empty
+	// for AWS itself.
+	Endpoint string `toml:"endpoint"`
+	// Region defaults to us-east-1.
+	Region string `toml:"region"`
+	// PathStyle addresses the bucket in the path, not the host name.
+	PathStyle bool `toml:"path_style"`
 }
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.
@@ -189,6 +208,11 @@ func Load(path string) (*Config, error) {
 	if c.DefaultProvider != "" && !slices.Contains(Providers, c.DefaultProvider) {
 		return nil, fmt.Errorf("config: %s: default_provider = %q is not a provider (want one of %s)", path, c.DefaultProvider, strings.Join(Providers, ", "))
 	}
+	for name, r := range c.Remotes {
+		if err := r.Check(); err != nil {
+			return nil, fmt.Errorf("config: %s: remotes.%s: %w", path, name, err)
+		}
+	}
 	c.FilePrices, c.Prices = c.Prices, pricing.Merge(pricing.Builtin().Table, c.Prices)
 	c.Path = path
 	return &c, nil
@@ -273,4 +297,26 @@ func (c *Config) Model(provider string) string {
 		return ""
 	}
 	return c.Providers[provider].Model
+}
+
+// Check tells a remote's table that cannot be used: a url that is not
+// s3://BUCKET[/PREFIX], an endpoint that is not an http(s) URL, or one that
+// carries a user or password (credentials come from the AWS variables and
+// files, never from config.toml).
+func (r Remote) Check() error {
+	rest, ok := strings.CutPrefix(r.URL, "s3://")
+	bucket, _, _ := strings.Cut(rest, "/")
+	if !ok || bucket == "" {
+		return fmt.Errorf("url = %q is not s3://BUCKET[/PREFIX]", textfmt.Clip(r.URL, 80))
+	}
+	if r.Endpoint != "" {
+		u, err := url.Parse(r.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("endpoint is not an http:// or https:// URL")
+		}
+		if u.User != nil {
+			return fmt.Errorf("endpoint holds a user or password: credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or ~/.aws/credentials, never config.toml")
+		}
+	}
+	return nil
 }

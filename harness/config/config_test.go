@@ -203,3 +203,25 @@ func TestLoadPricesOverBuiltin(t *testing.T) {
 		t.Errorf("loading changed the built-in table: %+v", p)
 	}
 }
+
+func TestRemoteCheck(t *testing.T) {
+	for _, c := range []struct {
+		r  Remote
+		ok bool
+	}{
+		{Remote{URL: "s3://bucket/prefix"}, true},
+		{Remote{URL: "s3://bucket", Endpoint: "http://127.0.0.1:7070"}, true},
+		{Remote{URL: "s3:///prefix"}, false},
+		{Remote{URL: "gs://bucket"}, false},
+		{Remote{URL: "s3://b", Endpoint: "ftp://host"}, false},
+		{Remote{URL: "s3://b", Endpoint: "https://key:secret@host"}, false},
+	} {
+		err := c.r.Check()
+		if (err == nil) != c.ok {
+			t.Errorf("%+v: %v", c.r, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("the error shows the endpoint's password: %v", err)
+		}
+	}
+}

@@ -38,6 +38,7 @@ var Layers = []Layer{
 	{"mcp", []string{"./mcp/..."}},
 	{"learn", []string{"./learn/..."}},
 	{"redrive", []string{"./redrive/..."}},
+	{"remote", []string{"./remote/..."}},
 	{"harness", []string{"./harness/..."}},
 	{"cli", []string{"./cli/..."}},
 	{"main", []string{"./cmd/..."}},

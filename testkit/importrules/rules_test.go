@@ -140,7 +140,8 @@ var clean = []string{
 	mod + "/cmd/mecha: " + mod + "/cli/root",
 	mod + "/internal/textfmt: unicode/utf8",
 	mod + "/mcp/mcpclient: " + mod + "/engine/tool",
-	mod + "/harness: " + mod + "/mcp/mcpclient " + mod + "/redrive/replay",
+	mod + "/remote: " + mod + "/record/session net/http",
+	mod + "/harness: " + mod + "/mcp/mcpclient " + mod + "/redrive/replay " + mod + "/remote",
 }
 
 // with returns clean with some lines replaced (by path) or added.

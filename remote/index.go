@@ -1,0 +1,188 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+)
+
+// Entry is one session in the index.
+type Entry struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title,omitempty"`
+	Kind      string    `json:"kind,omitempty"`
+	Provider  string    `json:"provider,omitempty"`
+	Model     string    `json:"model,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	Size      int64     `json:"size"`
+	SHA256    string    `json:"sha256"`
+	Lines     int       `json:"lines"`
+	PushedAt  time.Time `json:"pushed_at"`
+	PushedBy  string    `json:"pushed_by,omitempty"`
+}
+
+// Index is the index object: every session pushed, by id.
+type Index struct {
+	Version  int               `json:"version"`
+	Sessions map[string]*Entry `json:"sessions"`
+}
+
+// Sorted returns the entries newest first (by creation, then id).
+func (ix *Index) Sorted() []*Entry {
+	out := make([]*Entry, 0, len(ix.Sessions))
+	for _, e := range ix.Sessions {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.After(out[j].CreatedAt)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out
+}
+
+const indexName = "index.json"
+
+// maxJSON bounds an object of mecha's own read whole (the index of a very
+// large team included).
+const maxJSON = 512 << 20
+
+// getJSON reads a JSON object into v and returns its ETag ("" and
+// ErrNotFound when there is none).
+func (r *Remote) getJSON(ctx context.Context, name string, v any) (etag string, err error) {
+	obj, err := r.c.GetObject(ctx, r.bucket, r.key(name), minio.GetObjectOptions{})
+	if err != nil {
+		return "", r.fail("reading "+name, err)
+	}
+	defer obj.Close()
+	st, err := obj.Stat()
+	if err != nil {
+		if isNotFound(err) {
+			return "", ErrNotFound
+		}
+		return "", r.fail("reading "+name, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(obj, maxJSON))
+	if err != nil {
+		return "", r.fail("reading "+name, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return "", &Error{Remote: r.Name, Op: "reading " + name, Detail: "not mecha's JSON: " + err.Error()}
+	}
+	return st.ETag, nil
+}
+
+// putJSON writes v as a JSON object: over the object with ETag etag only,
+// or, when etag is "", only where there is none (If-None-Match: *). A
+// server that changed the object meanwhile answers ErrConflict.
+func (r *Remote) putJSON(ctx context.Context, name string, v any, etag string) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	opts := minio.PutObjectOptions{ContentType: "application/json"}
+	if etag == "" {
+		opts.SetMatchETagExcept("*")
+	} else {
+		opts.SetMatchETag(etag)
+	}
+	_, err = r.c.PutObject(ctx, r.bucket, r.key(name), bytes.NewReader(data), int64(len(data)), opts)
+	return r.fail("writing "+name, err)
+}
+
+// ReadIndex reads the index: one request. A remote nobody pushed to has an
+// empty one.
+func (r *Remote) ReadIndex(ctx context.Context) (*Index, string, error) {
+	ix := &Index{}
+	etag, err := r.getJSON(ctx, indexName, ix)
+	for i := 0; isConflict(err) && i < 5; i++ { // it changed while it was read
+		ix = &Index{}
+		etag, err = r.getJSON(ctx, indexName, ix)
+	}
+	if err == ErrNotFound {
+		// No index: a remote nobody pushed to, or no bucket at all.
+		if err := r.Check(ctx); err != nil {
+			return nil, "", err
+		}
+		return &Index{Version: 1, Sessions: map[string]*Entry{}}, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if ix.Sessions == nil {
+		ix.Sessions = map[string]*Entry{}
+	}
+	return ix, etag, nil
+}
+
+// updateJSON reads a JSON object, lets change change it and writes it back
+// on the condition that nobody wrote it meanwhile, reading it again when
+// somebody did. change reports whether there is anything to write.
+func updateJSON[T any](ctx context.Context, r *Remote, name string, fresh func() *T, change func(*T) bool) error {
+	for attempt := 0; ; attempt++ {
+		v := fresh()
+		etag, err := r.getJSON(ctx, name, v)
+		if isConflict(err) && attempt < 20 { // it changed while it was read
+			continue
+		}
+		if err != nil && err != ErrNotFound {
+			return err
+		}
+		if !change(v) {
+			return nil
+		}
+		err = r.putJSON(ctx, name, v, etag)
+		if err == nil {
+			return nil
+		}
+		if !isConflict(err) || attempt >= 20 {
+			return err
+		}
+		time.Sleep(time.Duration(10*(attempt+1)) * time.Millisecond)
+	}
+}
+
+func isConflict(err error) bool {
+	e, ok := err.(*Error)
+	return ok && e.Kind == ErrConflict
+}
+
+// updateIndex applies change to the index under a conditional write.
+func (r *Remote) updateIndex(ctx context.Context, change func(*Index) bool) error {
+	return updateJSON(ctx, r, indexName, func() *Index { return &Index{Version: 1, Sessions: map[string]*Entry{}} },
+		func(ix *Index) bool {
+			if ix.Sessions == nil {
+				ix.Sessions = map[string]*Entry{}
+			}
+			ix.Version = 1
+			return change(ix)
+		})
+}
+
+// setEntries puts entries in the index, one write for them all.
+func (r *Remote) setEntries(ctx context.Context, entries []*Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	err := r.updateIndex(ctx, func(ix *Index) bool {
+		changed := false
+		for _, e := range entries {
+			if old := ix.Sessions[e.ID]; old == nil || old.SHA256 != e.SHA256 || old.Size != e.Size {
+				ix.Sessions[e.ID] = e
+				changed = true
+			}
+		}
+		return changed
+	})
+	if err != nil {
+		return fmt.Errorf("%w (the sessions are on the remote; the next push writes the index)", err)
+	}
+	return nil
+}
