@@ -3,6 +3,7 @@ package mcpcmd
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"strings"
 
@@ -42,7 +43,10 @@ go in the session's config; the client's name in its header.
 The proxy is transparent: tools, resources, prompts, completions, logging,
 notifications, progress and cancellation pass through, as do the server's
 own requests for sampling, elicitation and roots, and the client sees the
-upstream's serverInfo, capabilities and instructions. It listens on stdio,
+upstream's own initialize answer. What passes is not re-encoded: each
+message's fields, those mecha does not know and _meta included, reach
+the other side as sent (over --http, the upstream's own notifications
+and requests pass as the MCP SDK encodes them). It listens on stdio,
 or on streamable HTTP with --http (below). The upstream's stderr goes to
 the proxy's.
 
@@ -136,7 +140,8 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	})
 	defer p.Close()
 	if opts.HTTP.Addr != "" {
-		return opts.HTTP.serve(ctx, env, ids, p.Server)
+		watch := func(h http.Handler) http.Handler { return p.WatchHTTP(ids.WatchHTTP(h)) }
+		return opts.HTTP.serve(ctx, env, watch, p.Server)
 	}
-	return stdioDone(ctx, p.Server().Run(ctx, ids.WatchTransport(stdioTransport(env))))
+	return stdioDone(ctx, p.Server().Run(ctx, ids.WatchTransport(p.Transport(stdioTransport(env)))))
 }

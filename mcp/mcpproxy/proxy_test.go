@@ -86,7 +86,7 @@ func proxied(tb testing.TB, dir string, s *seen) (*mcp.ClientSession, *mcpserve.
 	})
 	tb.Cleanup(func() { p.Close() })
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := p.Server().Connect(context.Background(), ids.WatchTransport(st), nil)
+	ss, err := p.Server().Connect(context.Background(), ids.WatchTransport(p.Transport(st)), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

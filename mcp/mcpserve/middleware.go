@@ -50,7 +50,22 @@ func clientOf(req mcp.Request, res mcp.Result) transcript.MCPPeer {
 	if ir, ok := res.(*mcp.InitializeResult); ok && ir != nil {
 		p.ProtocolVersion = ir.ProtocolVersion
 	}
+	if r, ok := res.(RawResult); ok {
+		var ir struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(r.RawJSON(), &ir) == nil {
+			p.ProtocolVersion = ir.ProtocolVersion
+		}
+	}
 	return p
+}
+
+// RawResult is a result a proxy passes on as it came from its upstream:
+// RawJSON is what the client receives.
+type RawResult interface {
+	mcp.Result
+	RawJSON() json.RawMessage
 }
 
 // requestClient is the client a request names (in its _meta, or the
@@ -89,6 +104,25 @@ func recordCall(ctx context.Context, rec *Recorder, ids *IDs, now func() time.Ti
 		StartedAt: start.UTC(), DurationMS: float64(took.Microseconds()) / 1000,
 	}
 	switch r := res.(type) {
+	case RawResult:
+		if err == nil {
+			var raw struct {
+				Content           json.RawMessage `json:"content"`
+				StructuredContent json.RawMessage `json:"structuredContent"`
+				IsError           bool            `json:"isError"`
+			}
+			if json.Unmarshal(r.RawJSON(), &raw) == nil {
+				c.IsError = raw.IsError
+				// As the typed results below: without the HTML escapes
+				// some encoders write, so transcripts stay greppable.
+				if len(raw.Content) > 0 {
+					c.Content = unescapeHTML(cloneRaw(raw.Content))
+				}
+				if len(raw.StructuredContent) > 0 && string(raw.StructuredContent) != "null" {
+					c.StructuredContent = unescapeHTML(cloneRaw(raw.StructuredContent))
+				}
+			}
+		}
 	case *mcp.CallToolResult:
 		if err == nil && r != nil {
 			c.IsError = r.IsError
