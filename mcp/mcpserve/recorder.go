@@ -159,7 +159,7 @@ func (r *Recorder) Close() error {
 	}
 	r.w.Close()
 	r.w = nil
-	sum.StopReason = "recording_stopped"
+	sum.StopReason = transcript.StopRecordingStopped
 	sum.Error = "recording stopped: " + r.err.Error()
 	if w, err := r.Store.OpenWriter(r.ref); err == nil {
 		_ = w.Append(sum) // best-effort: stderr has already said it

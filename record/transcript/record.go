@@ -299,6 +299,11 @@ func AddTurns(a, b int) int {
 	return s
 }
 
+// StopRecordingStopped is the stop_reason of a server's or proxy's
+// summary when its session could not be written at some point: the calls
+// answered after that are not on the record.
+const StopRecordingStopped = "recording_stopped"
+
 // Summary is written when a run finishes.
 type Summary struct {
 	Usage Usage `json:"usage"`

@@ -412,3 +412,33 @@ func TestExtractRefused(t *testing.T) {
 		t.Errorf("redone %v, want [1 2 5]", redone)
 	}
 }
+
+// TestExtractRecordingStopped: a server whose recording stopped went on
+// answering calls the record does not hold; its calls are lossy, never
+// an exact copy.
+func TestExtractRecordingStopped(t *testing.T) {
+	t.Parallel()
+	call := func(id string) *transcript.ToolCall {
+		return &transcript.ToolCall{ID: json.RawMessage(id), Tool: "fs_read", Arguments: json.RawMessage(`{"path":"a"}`), Content: json.RawMessage(`[{"type":"text","text":"A"}]`)}
+	}
+	path := file(t, []transcript.Record{
+		meta(), call("1"), call("2"),
+		&transcript.Summary{StopReason: transcript.StopRecordingStopped, Error: "recording stopped: write /s/x.jsonl: no space left on device"},
+	}, nil)
+	c, err := Extract(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Lossy() || c.Source != SourceReconstructed || len(c.Gaps) != 1 || c.Gaps[0].Index != 3 ||
+		!strings.Contains(c.Gaps[0].Reason, "recording stopped after call 2 (write /s/x.jsonl: no space left on device)") {
+		t.Fatalf("lossy %v, source %s, gaps %+v", c.Lossy(), c.Source, c.Gaps)
+	}
+	if len(c.Redone()) != 2 {
+		t.Fatalf("redone %+v", c.Redone())
+	}
+	// A session closed normally is exact.
+	path = file(t, []transcript.Record{meta(), call("1"), &transcript.Summary{StopReason: "closed"}}, nil)
+	if c, err := Extract(path); err != nil || c.Lossy() || c.Source != SourceTranscript {
+		t.Fatalf("closed: %v %+v", err, c)
+	}
+}
