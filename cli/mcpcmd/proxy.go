@@ -36,7 +36,9 @@ func NewCmdProxy(env *cmdkit.Env, runF func(context.Context, *ProxyOptions) erro
 		Short: "Put a recording proxy in front of any MCP server",
 		Long: `Forward everything, both ways, between an MCP client and one upstream MCP
 server (a command started with its arguments, or --url for streamable
-HTTP), and record every tools/call and its result in a session of its own.
+HTTP), and record every tools/call in a session of its own: the call when
+it arrives, its result when it returns (a call in flight when the proxy
+is killed stays on the record, with no result).
 The upstream's command or URL, serverInfo and negotiated protocol version
 go in the session's config; the client's name in its header.
 

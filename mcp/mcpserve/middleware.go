@@ -12,8 +12,9 @@ import (
 )
 
 // Middleware returns go-sdk receiving middleware that starts rec's session
-// when a client initializes and records every tools/call as a tool_call
-// record once it is answered. ids, when not nil, supplies the calls'
+// when a client initializes and records every tools/call as it arrives (a
+// tool_call_start record) and again once it is answered (a tool_call
+// record). ids, when not nil, supplies the calls'
 // JSON-RPC ids. The call's result or error goes back to the client as the
 // handler gave it: recording never changes or fails a call.
 func Middleware(rec *Recorder, ids *IDs, now func() time.Time) mcp.Middleware {
@@ -94,13 +95,19 @@ func recordCall(ctx context.Context, rec *Recorder, ids *IDs, now func() time.Ti
 	}
 	id := ids.take(name, args)
 	start := now()
+	n := 0
+	if name != "" {
+		// On the record before it runs: a server killed while it runs
+		// leaves the call there with no answer.
+		n = rec.Arrived(&transcript.ToolCallStart{ID: id, Tool: name, Arguments: cloneRaw(args), StartedAt: start.UTC()})
+	}
 	res, err := next(ctx, method, req)
 	took := now().Sub(start)
 	if name == "" {
 		return res, err // nothing to name the record by; the SDK refused it
 	}
 	c := &transcript.ToolCall{
-		ID: id, Tool: name, Arguments: cloneRaw(args),
+		Call: n, ID: id, Tool: name, Arguments: cloneRaw(args),
 		StartedAt: start.UTC(), DurationMS: float64(took.Microseconds()) / 1000,
 	}
 	switch r := res.(type) {

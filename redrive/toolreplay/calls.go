@@ -250,6 +250,9 @@ func Extract(path string) (*Calls, error) {
 			}
 		case *sessionview.Served:
 			vc := servedCall(it.Call)
+			if it.NoResult != "" {
+				vc.Result = nil // it arrived and was never answered
+			}
 			if c.upstream != nil {
 				// A proxy's record names the upstream's own tool: redone
 				// through mecha's client, it is mcp__<server>__<tool>.

@@ -442,3 +442,27 @@ func TestExtractRecordingStopped(t *testing.T) {
 		t.Fatalf("closed: %v %+v", err, c)
 	}
 }
+
+// TestExtractUnanswered: a call that arrived and was never answered (the
+// server was killed while it ran) is on the record, redone with its
+// outcome unknown, and is a gap.
+func TestExtractUnanswered(t *testing.T) {
+	t.Parallel()
+	args := json.RawMessage(`{"path":"a"}`)
+	path := file(t, []transcript.Record{
+		meta(),
+		&transcript.ToolCallStart{Call: 1, ID: json.RawMessage(`1`), Tool: "fs_read", Arguments: args},
+		&transcript.ToolCall{Call: 1, ID: json.RawMessage(`1`), Tool: "fs_read", Arguments: args, Content: json.RawMessage(`[{"type":"text","text":"A"}]`)},
+		&transcript.ToolCallStart{Call: 2, ID: json.RawMessage(`2`), Tool: "fs_read", Arguments: json.RawMessage(`{"path":"b"}`)},
+	}, nil)
+	c, err := Extract(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Calls) != 2 || c.Calls[0].Expect != Succeed || c.Calls[0].Result != "A" {
+		t.Fatalf("calls %+v", c.Calls)
+	}
+	if g := c.Calls[1]; g.Expect != Unrecorded || string(g.Input) != `{"path":"b"}` || len(c.Gaps) != 1 || c.Gaps[0].Index != 2 || !c.Lossy() {
+		t.Fatalf("the unanswered call: %+v, gaps %+v", g, c.Gaps)
+	}
+}
