@@ -161,6 +161,11 @@
 // returning tool results, not the person speaking; text beside those results
 // is steering added mid-run. A tool_result's content is text; readers also
 // accept an array of text blocks. Blocks of other types are kept verbatim.
+// A text block may carry citations, the array of citation objects the
+// model's API attached to it (Anthropic's web search and document
+// citations), kept as the API gave them and sent back with the block:
+//
+//	{"type":"text","text":"Go 1.26 was released in February","citations":[{"type":"web_search_result_location","url":"https://go.dev/doc/go1.26","title":"Go 1.26 Release Notes","encrypted_index":"Eo8B","cited_text":"Go 1.26 ..."}]}
 //
 // outcome_unknown, optional in a tool_result and written only when true,
 // marks a result the harness made up for a call whose real result was never

@@ -55,10 +55,12 @@ type wireUsage struct {
 // Mistral sends it, a list of parts: text parts {"type":"text","text":...}
 // and thinking parts {"type":"thinking","thinking":...} whose thinking is
 // a string or itself a list of text parts. Parts of other types (a
-// reference, an image) carry no text of the answer and are skipped.
+// reference, an image) carry no text of the answer: they are skipped and
+// counted (Response.Skipped), never dropped unsaid.
 type content []piece
 
-// piece is a run of text of one kind: "text" or "thinking".
+// piece is a run of text of one kind: "text" or "thinking"; or, of kind
+// "skipped", a part that was not kept, text naming its type.
 type piece struct{ kind, text string }
 
 func (c *content) UnmarshalJSON(data []byte) error {
@@ -93,8 +95,14 @@ func (c *content) UnmarshalJSON(data []byte) error {
 				return fmt.Errorf("thinking part: %w", err)
 			}
 			for _, q := range inner {
+				if q.kind == "skipped" {
+					*c = append(*c, piece{"skipped", "thinking/" + q.text})
+					continue
+				}
 				*c = append(*c, piece{"thinking", q.text})
 			}
+		default:
+			*c = append(*c, piece{"skipped", p.Type})
 		}
 	}
 	return nil
@@ -116,6 +124,7 @@ type assembler struct {
 	finish   string
 	usage    *wireUsage
 	onDelta  func(provider.Delta)
+	skipped  map[string]int // content parts not kept, by type
 }
 
 func (a *assembler) add(ch *chunk) {
@@ -135,9 +144,15 @@ func (a *assembler) add(ch *chunk) {
 	}
 	a.emit(&a.thinking, "thinking", d.ReasoningContent+d.Reasoning)
 	for _, p := range d.Content {
-		if p.kind == "thinking" {
+		switch p.kind {
+		case "thinking":
 			a.emit(&a.thinking, "thinking", p.text)
-		} else {
+		case "skipped":
+			if a.skipped == nil {
+				a.skipped = map[string]int{}
+			}
+			a.skipped[p.text]++
+		default:
 			a.emit(&a.text, "text", p.text)
 		}
 	}
@@ -198,7 +213,7 @@ func (a *assembler) toolCall(tc toolCallDelta) {
 // response builds the answer: thinking, then text, then the tool calls.
 // A call the server gave no id is named call_N by its position.
 func (a *assembler) response() *provider.Response {
-	resp := &provider.Response{Model: a.model, StopReason: stopReason(a.finish, len(a.calls)), NativeStopReason: a.finish}
+	resp := &provider.Response{Model: a.model, StopReason: stopReason(a.finish, len(a.calls)), NativeStopReason: a.finish, Skipped: a.skipped}
 	if a.thinking.Len() > 0 {
 		resp.Content = append(resp.Content, transcript.Block{Type: transcript.BlockThinking, Thinking: a.thinking.String()})
 	}
