@@ -47,8 +47,8 @@ notifications, progress and cancellation pass through, as do the server's
 own requests for sampling, elicitation and roots, and the client sees the
 upstream's own initialize answer. What passes is not re-encoded: each
 message's fields, those mecha does not know and _meta included, reach
-the other side as sent (over --http, the upstream's own notifications
-and requests pass as the MCP SDK encodes them). It listens on stdio,
+the other side as sent (with --http or --url, the upstream's own
+notifications and requests pass as the MCP SDK encodes them). It listens on stdio,
 or on streamable HTTP with --http (below). The upstream's stderr goes to
 the proxy's.
 
@@ -110,10 +110,11 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 		c.Stderr = env.Err
 		return &mcp.CommandTransport{Command: c}, nil
 	}
+	var p *mcpproxy.Proxy
 	if opts.URL != "" {
 		up = transcript.MCPUpstream{Name: opts.Name, Transport: "http", URL: opts.URL}
 		connect = func(context.Context) (mcp.Transport, error) {
-			return &mcp.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: env.HTTPClient}, nil
+			return &mcp.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: p.HTTPClient(env.HTTPClient)}, nil
 		}
 	}
 	store, err := env.Store()
@@ -132,7 +133,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	}
 	defer finish(env, rec)
 	ids := &mcpserve.IDs{}
-	p := mcpproxy.New(mcpproxy.Options{
+	p = mcpproxy.New(mcpproxy.Options{
 		Connect:  connect,
 		Upstream: up,
 		Config: transcript.Config{MechaVersion: cmdkit.Version(), Provider: "mcp", Workspace: ws, Tools: []string{},

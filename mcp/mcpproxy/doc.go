@@ -23,12 +23,15 @@
 // write those params in place of the SDK's encoding; the answer's result
 // or error is kept as it came and is what the proxy answers (raw.go).
 // Fields no SDK knows, _meta, key order and the upstream's error codes
-// and data all pass. Over stdio (Transport) this holds both ways for
-// everything; over streamable HTTP (WatchHTTP) the SDK's transport owns
-// the client's connection, so the client's requests and the upstream's
-// answers pass byte for byte, while what the upstream sends of its own
-// (notifications, sampling, elicitation, roots) and the client's answers
-// to it pass as the SDK encodes them. The tasks methods of 2025-11-25
+// and data all pass. Over stdio, on both sides (Transport for the client's,
+// and the upstream's command), this holds both ways for everything. Where
+// a side speaks streamable HTTP the SDK's transport owns that connection
+// (the client's: WatchHTTP rewrites the bodies it reads; the upstream's:
+// HTTPClient posts the kept params and reads the answers out of the
+// bodies), so the client's requests and the upstream's answers pass byte
+// for byte, while what the upstream sends of its own (notifications,
+// sampling, elicitation, roots) and the client's answers to it pass as
+// the SDK encodes them. The tasks methods of 2025-11-25
 // (tasks/get, tasks/result, tasks/list, tasks/cancel), which the SDK does
 // not know, are forwarded as they are; other methods it does not know are
 // refused by its session, as a server built on it would refuse them.

@@ -185,8 +185,11 @@ func (l *link) connect(ctx context.Context, s *slot, ss *mcp.ServerSession, ip *
 		mcp.AddSendingCustomMethod[*passParams, *passResult](c, m)
 	}
 	t, err := l.p.opts.Connect(ctx)
-	if err == nil {
+	if _, http := t.(*mcp.StreamableClientTransport); err == nil && !http {
+		// Over HTTP the HTTP client keeps the bytes (rawhttp.go).
 		t = &transport{Transport: t, tags: &l.p.tags}
+	}
+	if err == nil {
 		var cs *mcp.ClientSession
 		// The session outlives this request: connect it in the proxy's
 		// context, bounded by the request's.

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -247,5 +251,100 @@ func TestUnknownFieldsPassBothWays(t *testing.T) {
 	}
 	if l.Meta.MCPClient == nil || l.Meta.MCPClient.Name != "raw" || l.Meta.MCPClient.ProtocolVersion != "2025-11-25" {
 		t.Fatalf("client %+v", l.Meta.MCPClient)
+	}
+}
+
+// TestUnknownFieldsPassOverHTTP: an upstream reached over streamable HTTP
+// gets the client's params as sent and its answers reach the client as it
+// sent them, through the proxy's HTTP client.
+func TestUnknownFieldsPassOverHTTP(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var mu sync.Mutex
+	got := map[string]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		msg, err := jsonrpc.DecodeMessage(body)
+		req, ok := msg.(*jsonrpc.Request)
+		if err != nil || !ok {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		mu.Lock()
+		if _, seen := got[req.Method]; !seen {
+			got[req.Method] = string(req.Params)
+		}
+		mu.Unlock()
+		if !req.IsCall() {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		res := fakeResults[req.Method]
+		if res == "" {
+			res = `{}`
+		}
+		b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(res)})
+		if req.Method == "tools/list" { // one answer as an event stream
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+	}))
+	defer srv.Close()
+	var p *mcpproxy.Proxy
+	p = mcpproxy.New(mcpproxy.Options{
+		Connect: func(context.Context) (mcp.Transport, error) {
+			return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: p.HTTPClient(srv.Client()), DisableStandaloneSSE: true}, nil
+		},
+	})
+	defer p.Close()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := p.Server().Connect(ctx, p.Transport(st), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	c, err := ct.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	methods := []string{"initialize", "tools/list", "resources/read", "prompts/get"}
+	for i, method := range methods {
+		id, _ := jsonrpc.MakeID(float64(i + 1))
+		if err := c.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: json.RawMessage(clientParams[method])}); err != nil {
+			t.Fatal(err)
+		}
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		for {
+			msg, err := c.Read(rctx)
+			if err != nil {
+				cancel()
+				t.Fatalf("%s: %v", method, err)
+			}
+			if r, ok := msg.(*jsonrpc.Response); ok && r.ID == id {
+				if r.Error != nil || compact(t, r.Result) != compact(t, []byte(fakeResults[method])) {
+					t.Errorf("%s: the client got %s (%v), the upstream sent %s", method, r.Result, r.Error, fakeResults[method])
+				}
+				break
+			}
+		}
+		cancel()
+		if method == "initialize" {
+			c.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized"})
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, method := range methods {
+		if compact(t, []byte(got[method])) != compact(t, []byte(clientParams[method])) {
+			t.Errorf("%s: the upstream got %s, the client sent %s", method, got[method], clientParams[method])
+		}
 	}
 }
