@@ -108,6 +108,12 @@ var shapes = []shape{
 		skipped: map[string]int{"reference": 2},
 	},
 	{
+		name: "delta.refusal is the answer's text", file: "openai_refusal.sse", wire: "openai",
+		content: `[{"type":"text","text":"I'm sorry, I can't help with that."}]`,
+		stop:    provider.StopEndTurn, native: "stop",
+		deltas:  "text:I'm sorry, |text:I can't help with that.|",
+	},
+	{
 		// Follows the unstreamed form of the same recordings: message.content
 		// as a list of a thinking part and a text part (pydantic-ai,
 		// tests/models/cassettes/test_mistral/test_mistral_model_thinking_part.yaml).

@@ -28,7 +28,10 @@ type chunk struct {
 }
 
 type wireDelta struct {
-	Content          content         `json:"content"`
+	Content content `json:"content"`
+	// Refusal is the model's refusal, which OpenAI sends in place of
+	// content (structured outputs, safety): it is the answer's text.
+	Refusal          string          `json:"refusal"`
 	ReasoningContent string          `json:"reasoning_content"` // llama-server
 	Reasoning        string          `json:"reasoning"`         // Ollama, OpenRouter
 	ToolCalls        []toolCallDelta `json:"tool_calls"`
@@ -156,6 +159,7 @@ func (a *assembler) add(ch *chunk) {
 			a.emit(&a.text, "text", p.text)
 		}
 	}
+	a.emit(&a.text, "text", d.Refusal)
 	for _, tc := range d.ToolCalls {
 		a.toolCall(tc)
 	}
