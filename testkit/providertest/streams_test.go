@@ -111,7 +111,7 @@ var shapes = []shape{
 		name: "delta.refusal is the answer's text", file: "openai_refusal.sse", wire: "openai",
 		content: `[{"type":"text","text":"I'm sorry, I can't help with that."}]`,
 		stop:    provider.StopEndTurn, native: "stop",
-		deltas:  "text:I'm sorry, |text:I can't help with that.|",
+		deltas: "text:I'm sorry, |text:I can't help with that.|",
 	},
 	{
 		// Follows the unstreamed form of the same recordings: message.content
