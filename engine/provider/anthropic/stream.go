@@ -178,7 +178,7 @@ func (c *Client) startBlock(raw json.RawMessage) (*partial, error) {
 	switch b.Type {
 	case transcript.BlockText:
 		p.block = transcript.TextBlock(b.Text)
-		if len(b.Citations) > 0 && string(b.Citations) != "null" {
+		if !noCitations(b.Citations) {
 			p.block.Citations = b.Citations
 		}
 	case transcript.BlockToolUse:
@@ -189,6 +189,17 @@ func (c *Client) startBlock(raw json.RawMessage) (*partial, error) {
 		p.block = transcript.Block{Type: b.Type, Raw: append(json.RawMessage(nil), raw...)}
 	}
 	return p, nil
+}
+
+// noCitations reports whether a text block's "citations" says none:
+// absent, null or [] (streams start every text block with one of these).
+func noCitations(c json.RawMessage) bool {
+	c = bytes.TrimSpace(c)
+	if len(c) == 0 || string(c) == "null" {
+		return true
+	}
+	var list []json.RawMessage
+	return json.Unmarshal(c, &list) == nil && len(list) == 0
 }
 
 // cite adds one citation (a citations_delta's) to a text block's
