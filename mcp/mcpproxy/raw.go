@@ -124,6 +124,9 @@ type slot struct {
 	answered bool
 	result   json.RawMessage
 	err      *jsonrpc.Error
+	// forget drops the call's wait for an answer that will not come (a
+	// cancelled call the upstream does not answer).
+	forget func()
 }
 
 type slotKey struct{}
@@ -188,6 +191,9 @@ func (s *slot) reply(res mcp.Result, err error) (mcp.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.answered {
+		if s.forget != nil {
+			s.forget()
+		}
 		return res, err
 	}
 	if s.err != nil {
@@ -250,6 +256,9 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 				c.mu.Lock()
 				c.pending[r.ID] = s
 				c.mu.Unlock()
+				s.mu.Lock()
+				s.forget = func() { c.mu.Lock(); delete(c.pending, r.ID); c.mu.Unlock() }
+				s.mu.Unlock()
 			}
 		}
 	}

@@ -103,9 +103,13 @@ func (t *rawTransport) substitute(s *slot, body []byte) ([]byte, bool) {
 		return nil, false
 	}
 	if r.IsCall() {
+		k := idKey(r.ID)
 		t.mu.Lock()
-		t.pending[idKey(r.ID)] = s
+		t.pending[k] = s
 		t.mu.Unlock()
+		s.mu.Lock()
+		s.forget = func() { t.mu.Lock(); delete(t.pending, k); t.mu.Unlock() }
+		s.mu.Unlock()
 	}
 	return b, true
 }
