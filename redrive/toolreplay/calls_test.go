@@ -436,6 +436,24 @@ func TestExtractRecordingStopped(t *testing.T) {
 	if len(c.Redone()) != 2 {
 		t.Fatalf("redone %+v", c.Redone())
 	}
+	// The script says so in its header, and why.
+	b, err := os.ReadFile(writeScript(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{
+		"\n# LOSSY: built from what the server recorded before its recording stopped, not an exact copy of the run (1 gap;",
+		"recording stopped after call 2 (write /s/x.jsonl: no space left on device)",
+		"\n# source:    reconstructed\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("script lacks %q:\n%s", want, s)
+		}
+	}
+	if w := c.Why(); !strings.Contains(w, "recording stopped") {
+		t.Errorf("why: %q", w)
+	}
 	// A session closed normally is exact.
 	path = file(t, []transcript.Record{meta(), call("1"), &transcript.Summary{StopReason: "closed"}}, nil)
 	if c, err := Extract(path); err != nil || c.Lossy() || c.Source != SourceTranscript {
