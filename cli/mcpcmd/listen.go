@@ -197,10 +197,11 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 // serve serves MCP over streamable HTTP until ctx is done, each new
-// client session getting getServer's server. The SDK's DNS rebinding
+// client session getting getServer's server, the SDK's handler seen
+// through watch (the recorder's and the proxy's readers of each body). The SDK's DNS rebinding
 // protection stays on; a bearer token is required when l asks for one.
 // The URL goes to stderr once listening, with a generated token.
-func (l *Listen) serve(ctx context.Context, env *cmdkit.Env, ids *mcpserve.IDs, getServer func() *mcp.Server) error {
+func (l *Listen) serve(ctx context.Context, env *cmdkit.Env, watch func(http.Handler) http.Handler, getServer func() *mcp.Server) error {
 	addr, err := listenAddr(l.Addr)
 	if err != nil {
 		return err
@@ -217,7 +218,7 @@ func (l *Listen) serve(ctx context.Context, env *cmdkit.Env, ids *mcpserve.IDs, 
 		ln.Close()
 		return err
 	}
-	var h http.Handler = ids.WatchHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return getServer() }, nil))
+	h := watch(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return getServer() }, nil))
 	if token != "" {
 		h = requireToken(token, h)
 	}

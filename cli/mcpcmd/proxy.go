@@ -3,6 +3,7 @@ package mcpcmd
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"strings"
 
@@ -35,14 +36,19 @@ func NewCmdProxy(env *cmdkit.Env, runF func(context.Context, *ProxyOptions) erro
 		Short: "Put a recording proxy in front of any MCP server",
 		Long: `Forward everything, both ways, between an MCP client and one upstream MCP
 server (a command started with its arguments, or --url for streamable
-HTTP), and record every tools/call and its result in a session of its own.
+HTTP), and record every tools/call in a session of its own: the call when
+it arrives, its result when it returns (a call in flight when the proxy
+is killed stays on the record, with no result).
 The upstream's command or URL, serverInfo and negotiated protocol version
 go in the session's config; the client's name in its header.
 
 The proxy is transparent: tools, resources, prompts, completions, logging,
 notifications, progress and cancellation pass through, as do the server's
 own requests for sampling, elicitation and roots, and the client sees the
-upstream's serverInfo, capabilities and instructions. It listens on stdio,
+upstream's own initialize answer. What passes is not re-encoded: each
+message's fields, those mecha does not know and _meta included, reach
+the other side as sent (with --http or --url, the upstream's own
+notifications and requests pass as the MCP SDK encodes them). It listens on stdio,
 or on streamable HTTP with --http (below). The upstream's stderr goes to
 the proxy's.
 
@@ -104,10 +110,11 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 		c.Stderr = env.Err
 		return &mcp.CommandTransport{Command: c}, nil
 	}
+	var p *mcpproxy.Proxy
 	if opts.URL != "" {
 		up = transcript.MCPUpstream{Name: opts.Name, Transport: "http", URL: opts.URL}
 		connect = func(context.Context) (mcp.Transport, error) {
-			return &mcp.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: env.HTTPClient}, nil
+			return &mcp.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: p.HTTPClient(env.HTTPClient)}, nil
 		}
 	}
 	store, err := env.Store()
@@ -126,7 +133,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	}
 	defer finish(env, rec)
 	ids := &mcpserve.IDs{}
-	p := mcpproxy.New(mcpproxy.Options{
+	p = mcpproxy.New(mcpproxy.Options{
 		Connect:  connect,
 		Upstream: up,
 		Config: transcript.Config{MechaVersion: cmdkit.Version(), Provider: "mcp", Workspace: ws, Tools: []string{},
@@ -136,7 +143,8 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	})
 	defer p.Close()
 	if opts.HTTP.Addr != "" {
-		return opts.HTTP.serve(ctx, env, ids, p.Server)
+		watch := func(h http.Handler) http.Handler { return p.WatchHTTP(ids.WatchHTTP(h)) }
+		return opts.HTTP.serve(ctx, env, watch, p.Server)
 	}
-	return stdioDone(ctx, p.Server().Run(ctx, ids.WatchTransport(stdioTransport(env))))
+	return stdioDone(ctx, p.Server().Run(ctx, ids.WatchTransport(p.Transport(stdioTransport(env)))))
 }

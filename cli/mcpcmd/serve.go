@@ -103,7 +103,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return s
 	}
 	if opts.HTTP.Addr != "" {
-		return opts.HTTP.serve(ctx, env, ids, newServer)
+		return opts.HTTP.serve(ctx, env, ids.WatchHTTP, newServer)
 	}
 	return stdioDone(ctx, newServer().Run(ctx, ids.WatchTransport(stdioTransport(env))))
 }

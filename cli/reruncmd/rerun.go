@@ -159,8 +159,8 @@ func rerunRun(ctx context.Context, opts *Options) error {
 	rc := surf.Config()
 	rc.Provider = Provider
 	if calls.Lossy() {
-		fmt.Fprintf(opts.Env.Err, "note: the record is damaged (%d %s); the rerun redoes what can be recovered\n",
-			len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
+		fmt.Fprintf(opts.Env.Err, "note: %s (%d %s); the rerun redoes what can be recovered\n",
+			calls.Why(), len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
 	}
 	var rec *recorder
 	if !opts.NoSession {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -374,4 +376,76 @@ func runCmd(t *testing.T, env []string, name string, args ...string) string {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 	return string(out)
+}
+
+// TestServerEverythingPayloadsThroughProxy speaks JSON-RPC to the
+// reference server-everything directly and through "mecha mcp proxy",
+// and wants every answer's result byte for byte the same: tools/list
+// with each tool's execution.taskSupport, tools/call, resources/* and
+// prompts/*, and the initialize answer itself (the upstream's protocol
+// version, capabilities and instructions).
+func TestServerEverythingPayloadsThroughProxy(t *testing.T) {
+	dir := interop(t)
+	script := filepath.Join(dir, "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	requests := []struct{ method, params string }{
+		{"initialize", `{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"raw","version":"1"},"_meta":{"x":1}}`},
+		{"tools/list", `{}`},
+		{"tools/call", `{"name":"echo","arguments":{"message":"hi <&>"},"_meta":{"progressToken":7}}`},
+		{"tools/call", `{"name":"get-sum","arguments":{"a":2,"b":3}}`},
+		{"tools/call", `{"name":"get-annotated-message","arguments":{"messageType":"success","includeImage":true}}`},
+		{"tools/call", `{"name":"no-such-tool","arguments":{}}`},
+		{"resources/list", `{}`},
+		{"resources/templates/list", `{}`},
+		{"resources/read", `{"uri":"demo://resource/static/document/features.md"}`},
+		{"resources/read", `{"uri":"demo://resource/static/document/architecture.md","_meta":{"x":[1]}}`},
+		{"prompts/list", `{}`},
+		{"prompts/get", `{"name":"simple-prompt"}`},
+		{"prompts/get", `{"name":"args-prompt","arguments":{"city":"Lyon"}}`},
+	}
+	ask := func(cmd *exec.Cmd) []string {
+		t.Helper()
+		ctx := context.Background()
+		c, err := (&mcp.CommandTransport{Command: cmd}).Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var out []string
+		for i, r := range requests {
+			id, _ := jsonrpc.MakeID(float64(i + 1))
+			if err := c.Write(ctx, &jsonrpc.Request{ID: id, Method: r.method, Params: json.RawMessage(r.params)}); err != nil {
+				t.Fatal(err)
+			}
+			rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			for {
+				msg, err := c.Read(rctx)
+				if err != nil {
+					cancel()
+					t.Fatalf("%s: %v", r.method, err)
+				}
+				if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID == id {
+					b, _ := json.Marshal(resp.Error)
+					out = append(out, r.method+" "+string(resp.Result)+" "+string(b))
+					break
+				}
+			}
+			cancel()
+			if r.method == "initialize" {
+				c.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized"})
+			}
+		}
+		return out
+	}
+	want := ask(exec.Command(node(dir), script, "stdio"))
+	proxied := exec.Command("mecha", "mcp", "proxy", "--name", "everything", "--", node(dir), script, "stdio")
+	proxied.Env = mechaEnv(t.TempDir())
+	got := ask(proxied)
+	if !strings.Contains(want[1], `"execution":{"taskSupport":`) {
+		t.Fatalf("server-everything's tools/list has no execution field: %s", want[1])
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%s through the proxy:\n%s\ndirectly:\n%s", requests[i].method, got[i], want[i])
+		}
+	}
 }

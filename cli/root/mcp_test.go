@@ -344,3 +344,58 @@ func BenchmarkMCPStdioDirect(b *testing.B) { benchStdio(b, "mcpupstream") }
 func BenchmarkMCPStdioProxied(b *testing.B) {
 	benchStdio(b, "mecha", "mcp", "proxy", "--", "mcpupstream")
 }
+
+// TestMCPProxyKilledMidCall: each call is on the record as it arrives, so
+// a proxy killed (SIGKILL: nothing runs after) while a call runs leaves
+// that call recorded with no result; sessions show says so, and script
+// redoes it and says the script is lossy.
+func TestMCPProxyKilledMidCall(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := exec.Command("mecha", "mcp", "proxy", "--name", "up", "--", "mcpupstream")
+	cmd.Env = mechaEnv(dir)
+	cs := connect(t, &mcp.CommandTransport{Command: cmd})
+	if r := call(t, cs, "echo", map[string]any{"text": "first"}); resultText(r) != "echo: first" {
+		t.Fatalf("echo: %q", resultText(r))
+	}
+	go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 600000}})
+	// Wait for the slow call's arrival on the record (polled, bounded:
+	// not a measure of speed), then kill the proxy.
+	var s *session.Session
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		s = onlySession(t, dir)
+		if n := len(s.Records); n > 0 {
+			if st, ok := s.Records[n-1].(*transcript.ToolCallStart); ok && st.Tool == "slow" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the slow call never reached the record: %+v", s.Records)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+
+	env := mechaEnv(dir)
+	out := runCmd(t, env, "mecha", "sessions", "show", s.Meta.ID)
+	if !strings.Contains(out, "→ slow {\"ms\":600000}\n  ✗ no result: the server stopped while the call ran") ||
+		!strings.Contains(out, "→ echo {\"text\":\"first\"}\n  │ echo: first") {
+		t.Fatalf("sessions show:\n%s", out)
+	}
+	script := filepath.Join(t.TempDir(), "replay.sh")
+	out = runCmd(t, env, "mecha", "script", "--json", "-o", script, s.Meta.ID)
+	var res struct {
+		Source string
+		Calls  int
+		Lossy  bool
+		Gaps   []struct{ Reason string }
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !res.Lossy || res.Source != "reconstructed" || res.Calls != 2 || len(res.Gaps) != 1 || !strings.Contains(res.Gaps[0].Reason, "call 2 (mcp__up__slow)") {
+		t.Fatalf("script: %+v\n%s", res, out)
+	}
+}

@@ -165,12 +165,8 @@ func scriptRun(opts *Options) error {
 		return fmt.Errorf("script: %w", err)
 	}
 	if calls.Lossy() {
-		why := "the record is damaged"
-		if f := calls.Meta.ImportedFrom; f != nil {
-			why = "the session was imported from " + f.Harness + " and is not an exact record"
-		}
 		fmt.Fprintf(opts.Env.Err, "note: %s; the script is reconstructed, with %d %s (see its # LOSSY: line)\n",
-			why, len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
+			calls.Why(), len(calls.Gaps), textfmt.Plural(len(calls.Gaps), "gap", "gaps"))
 	}
 	if opts.JSON {
 		gaps := calls.Gaps

@@ -267,6 +267,7 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 			r.opts.Ledger.add(1, resp.Usage)
 		}
 		r.emit(Event{Kind: EventTurn, Usage: r.res.Usage, StopReason: resp.StopReason})
+		r.noteSkipped(resp.Skipped)
 		u := resp.Usage
 		r.lastCtx = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
 		if err := r.addMessage(transcript.Message{Role: transcript.RoleAssistant, Content: resp.Content, StopReason: resp.NativeStopReason}); err != nil {

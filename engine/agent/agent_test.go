@@ -481,3 +481,24 @@ func TestDispatcher(t *testing.T) {
 		t.Errorf("summary = %+v", s)
 	}
 }
+
+// TestSkippedPartsNoted: content parts a client received and did not keep
+// are said on the log, counted by type, never dropped unsaid.
+func TestSkippedPartsNoted(t *testing.T) {
+	t.Parallel()
+	p := &scripted{steps: []func(*provider.Request) (*provider.Response, error){
+		func(*provider.Request) (*provider.Response, error) {
+			return &provider.Response{Content: []transcript.Block{transcript.TextBlock("ok")}, StopReason: provider.StopEndTurn,
+				Skipped: map[string]int{"reference": 2, "image_url": 1}}, nil
+		},
+	}}
+	opts, _ := setup(t, p, transcript.Config{MaxTurns: 3})
+	var log strings.Builder
+	opts.Log = &log
+	if _, err := Run(context.Background(), opts, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "note: the answer held content parts that carry no text and are not recorded: 1 \"image_url\", 2 \"reference\"\n"; !strings.Contains(log.String(), want) {
+		t.Fatalf("log %q, want %q in it", log.String(), want)
+	}
+}

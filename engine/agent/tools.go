@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -95,6 +96,24 @@ func (r *run) call(ctx context.Context, c transcript.Block) tool.Result {
 		return tool.Result{Content: msg, IsError: true}
 	}
 	return tool.Result{Content: "the tool failed: " + err.Error(), IsError: true}
+}
+
+// noteSkipped says which parts of an answer its client did not keep, so
+// nothing the model sent is dropped unsaid.
+func (r *run) noteSkipped(skipped map[string]int) {
+	if len(skipped) == 0 {
+		return
+	}
+	kinds := make([]string, 0, len(skipped))
+	for k := range skipped {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %q", skipped[k], k)
+	}
+	r.logf("note: the answer held content parts that carry no text and are not recorded: %s\n", textfmt.VisibleLine(strings.Join(parts, ", ")))
 }
 
 func (r *run) logf(format string, a ...any) {

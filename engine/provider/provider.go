@@ -95,6 +95,10 @@ type Response struct {
 	Usage            transcript.Usage
 	// Model is the model that answered, as the server reported it.
 	Model string
+	// Skipped counts, by type, the parts of the answer the client received
+	// and did not keep (OpenAI-protocol content parts other than text and
+	// thinking: a reference, an image); nil when none. The loop says so.
+	Skipped map[string]int `json:",omitempty"`
 }
 
 // ToolCalls returns the tool_use blocks of the response, in order.

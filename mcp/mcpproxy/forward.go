@@ -12,10 +12,11 @@ import (
 // the client by making it of the upstream.
 func (l *link) forward(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "initialize" {
-			return l.initialize(ctx, next, method, req)
-		}
 		params := req.GetParams()
+		s := l.p.tags.newSlot(method, params)
+		if method == "initialize" {
+			return l.initialize(ctx, s, next, method, req)
+		}
 		if !strings.HasPrefix(method, "notifications/") {
 			defer l.track(ctx, params)()
 		}
@@ -29,64 +30,76 @@ func (l *link) forward(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil {
 			return nil, err
 		}
-		switch p := params.(type) {
-		case *mcp.ListToolsParams:
-			return up.ListTools(ctx, p)
-		case *mcp.CallToolParamsRaw:
-			cp := &mcp.CallToolParams{Meta: p.Meta, Name: p.Name, Arguments: p.Arguments}
-			if len(p.Arguments) == 0 {
-				cp.Arguments = nil
-			}
-			return up.CallTool(ctx, cp)
-		case *mcp.ListResourcesParams:
-			return up.ListResources(ctx, p)
-		case *mcp.ListResourceTemplatesParams:
-			return up.ListResourceTemplates(ctx, p)
-		case *mcp.ReadResourceParams:
-			return up.ReadResource(ctx, p)
-		case *mcp.ListPromptsParams:
-			return up.ListPrompts(ctx, p)
-		case *mcp.GetPromptParams:
-			return up.GetPrompt(ctx, p)
-		case *mcp.CompleteParams:
-			return up.Complete(ctx, p)
-		case *mcp.SubscribeParams:
-			if err := up.Subscribe(ctx, p); err != nil {
-				return nil, err
-			}
-			return next(ctx, method, req)
-		case *mcp.UnsubscribeParams:
-			if err := up.Unsubscribe(ctx, p); err != nil {
-				return nil, err
-			}
-			return next(ctx, method, req)
-		case *mcp.SetLoggingLevelParams:
-			if err := up.SetLoggingLevel(ctx, p); err != nil {
-				return nil, err
-			}
-			return next(ctx, method, req)
-		case *mcp.ProgressNotificationParams:
-			return nil, up.NotifyProgress(ctx, p)
+		return s.reply(l.call(withSlot(ctx, s), up, next, method, req))
+	}
+}
+
+// call makes the client's request of the upstream (ctx carries its slot).
+func (l *link) call(ctx context.Context, up *mcp.ClientSession, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	switch p := req.GetParams().(type) {
+	case *mcp.ListToolsParams:
+		return up.ListTools(ctx, p)
+	case *mcp.CallToolParamsRaw:
+		cp := &mcp.CallToolParams{Meta: p.Meta, Name: p.Name, Arguments: p.Arguments}
+		if len(p.Arguments) == 0 {
+			cp.Arguments = nil
+		}
+		return up.CallTool(ctx, cp)
+	case *mcp.ListResourcesParams:
+		return up.ListResources(ctx, p)
+	case *mcp.ListResourceTemplatesParams:
+		return up.ListResourceTemplates(ctx, p)
+	case *mcp.ReadResourceParams:
+		return up.ReadResource(ctx, p)
+	case *mcp.ListPromptsParams:
+		return up.ListPrompts(ctx, p)
+	case *mcp.GetPromptParams:
+		return up.GetPrompt(ctx, p)
+	case *mcp.CompleteParams:
+		return up.Complete(ctx, p)
+	case *mcp.SubscribeParams:
+		if err := up.Subscribe(ctx, p); err != nil {
+			return nil, err
 		}
 		return next(ctx, method, req)
+	case *mcp.UnsubscribeParams:
+		if err := up.Unsubscribe(ctx, p); err != nil {
+			return nil, err
+		}
+		return next(ctx, method, req)
+	case *mcp.SetLoggingLevelParams:
+		if err := up.SetLoggingLevel(ctx, p); err != nil {
+			return nil, err
+		}
+		return next(ctx, method, req)
+	case *mcp.ProgressNotificationParams:
+		return nil, up.NotifyProgress(ctx, p)
+	case *passParams:
+		return mcp.CallCustomMethod[*passParams, *passResult](ctx, up, method, p)
 	}
+	return next(ctx, method, req)
 }
 
 // initialize lets the SDK's session initialize (it keeps the client's
 // parameters), connects the upstream as that client, and answers with the
 // upstream's identity, capabilities and instructions.
-func (l *link) initialize(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+func (l *link) initialize(ctx context.Context, s *slot, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	ir, ok := req.(*mcp.ServerRequest[*mcp.InitializeParams])
 	if !ok {
 		return next(ctx, method, req)
 	}
-	up, err := l.connect(ctx, ir.Session, ir.Params)
+	up, err := l.connect(ctx, s, ir.Session, ir.Params)
 	if err != nil {
 		return nil, err
 	}
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, err
+	}
+	if s != nil && s.answered {
+		// The upstream's own answer: its protocol version, serverInfo,
+		// capabilities, instructions and whatever else it says.
+		return s.reply(res, nil)
 	}
 	if r, ok := res.(*mcp.InitializeResult); ok && r != nil {
 		out := *r
@@ -102,6 +115,7 @@ func (l *link) initialize(ctx context.Context, next mcp.MethodHandler, method st
 // sends goes to the client session.
 func (l *link) back(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		s := l.p.tags.newSlot(method, req.GetParams())
 		l.mu.Lock()
 		down := l.down
 		l.mu.Unlock()
@@ -110,32 +124,38 @@ func (l *link) back(next mcp.MethodHandler) mcp.MethodHandler {
 			// before it answers initialize) there is nobody to tell.
 			return next(ctx, method, req)
 		}
-		switch p := req.GetParams().(type) {
-		case *mcp.CreateMessageParams:
-			return down.CreateMessage(l.requestContext(ctx, p), p)
-		case *mcp.CreateMessageWithToolsParams:
-			return down.CreateMessageWithTools(l.requestContext(ctx, p), p)
-		case *mcp.ElicitParams:
-			return down.Elicit(l.requestContext(ctx, p), p)
-		case *mcp.ListRootsParams:
-			return down.ListRoots(ctx, p)
-		case *mcp.ProgressNotificationParams:
-			return nil, down.NotifyProgress(l.tokenContext(ctx, p.ProgressToken), p)
-		case *mcp.LoggingMessageParams:
-			return nil, down.Log(l.anyContext(ctx), p)
-		case *mcp.ResourceUpdatedNotificationParams:
-			return nil, l.server.ResourceUpdated(ctx, p)
-		}
-		switch method {
-		case "notifications/tools/list_changed":
-			l.server.AddTool(&mcp.Tool{Name: placeholder, InputSchema: map[string]any{"type": "object"}}, nil)
-		case "notifications/prompts/list_changed":
-			l.server.AddPrompt(&mcp.Prompt{Name: placeholder}, nil)
-		case "notifications/resources/list_changed":
-			l.server.AddResource(&mcp.Resource{Name: placeholder, URI: "mecha-proxy:" + placeholder}, nil)
-		}
-		return next(ctx, method, req)
+		return s.reply(l.callBack(s, down, next, ctx, method, req))
 	}
+}
+
+// callBack makes the upstream's request of the client; what it sends
+// goes under s (see raw.go).
+func (l *link) callBack(s *slot, down *mcp.ServerSession, next mcp.MethodHandler, ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+	switch p := req.GetParams().(type) {
+	case *mcp.CreateMessageParams:
+		return down.CreateMessage(withSlot(l.requestContext(ctx, p), s), p)
+	case *mcp.CreateMessageWithToolsParams:
+		return down.CreateMessageWithTools(withSlot(l.requestContext(ctx, p), s), p)
+	case *mcp.ElicitParams:
+		return down.Elicit(withSlot(l.requestContext(ctx, p), s), p)
+	case *mcp.ListRootsParams:
+		return down.ListRoots(withSlot(ctx, s), p)
+	case *mcp.ProgressNotificationParams:
+		return nil, down.NotifyProgress(withSlot(l.tokenContext(ctx, p.ProgressToken), s), p)
+	case *mcp.LoggingMessageParams:
+		return nil, down.Log(withSlot(l.anyContext(ctx), s), p)
+	case *mcp.ResourceUpdatedNotificationParams:
+		return nil, l.server.ResourceUpdated(withSlot(ctx, s), p)
+	}
+	switch method {
+	case "notifications/tools/list_changed":
+		l.server.AddTool(&mcp.Tool{Name: placeholder, InputSchema: map[string]any{"type": "object"}}, nil)
+	case "notifications/prompts/list_changed":
+		l.server.AddPrompt(&mcp.Prompt{Name: placeholder}, nil)
+	case "notifications/resources/list_changed":
+		l.server.AddResource(&mcp.Resource{Name: placeholder, URI: "mecha-proxy:" + placeholder}, nil)
+	}
+	return next(ctx, method, req)
 }
 
 // placeholder names what the proxy adds to its own server only to make the

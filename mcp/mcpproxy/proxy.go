@@ -40,6 +40,7 @@ type Options struct {
 // Proxy makes one forwarding server per client session.
 type Proxy struct {
 	opts Options
+	tags tags
 
 	mu    sync.Mutex
 	links []*link
@@ -77,6 +78,11 @@ func (p *Proxy) Server() *mcp.Server {
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
+	for _, m := range passMethods {
+		mcp.AddReceivingCustomMethod(l.server, m, func(context.Context, *mcp.ServerSession, *passParams) (*passResult, error) {
+			return nil, fmt.Errorf("mcpproxy: %s is forwarded, never answered here", m)
+		})
+	}
 	l.server.AddReceivingMiddleware(l.forward)
 	if rec := p.opts.Recorder; rec != nil {
 		// Outermost, so a call is timed from its arrival to its answer.
@@ -102,6 +108,16 @@ func (p *Proxy) Close() error {
 	}
 	return first
 }
+
+// passMethods are methods of the protocol the SDK does not know (the
+// tasks of 2025-11-25), forwarded as they are.
+var passMethods = []string{"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"}
+
+// passParams and passResult carry a method the SDK does not know: the
+// params and result go as they came (raw.go), these only route them.
+type passParams struct{ mcp.ParamsBase }
+
+type passResult struct{ mcp.ResultBase }
 
 // link is one client session and its upstream.
 type link struct {
@@ -143,7 +159,7 @@ func (l *link) upstream() (*mcp.ClientSession, error) {
 }
 
 // connect connects the upstream as the client that initialized.
-func (l *link) connect(ctx context.Context, ss *mcp.ServerSession, ip *mcp.InitializeParams) (*mcp.InitializeResult, error) {
+func (l *link) connect(ctx context.Context, s *slot, ss *mcp.ServerSession, ip *mcp.InitializeParams) (*mcp.InitializeResult, error) {
 	l.mu.Lock()
 	if l.up != nil {
 		res := l.initRes
@@ -165,12 +181,19 @@ func (l *link) connect(ctx context.Context, ss *mcp.ServerSession, ip *mcp.Initi
 	}
 	c := mcp.NewClient(impl, &mcp.ClientOptions{Capabilities: caps})
 	c.AddReceivingMiddleware(l.back)
+	for _, m := range passMethods {
+		mcp.AddSendingCustomMethod[*passParams, *passResult](c, m)
+	}
 	t, err := l.p.opts.Connect(ctx)
+	if _, http := t.(*mcp.StreamableClientTransport); err == nil && !http {
+		// Over HTTP the HTTP client keeps the bytes (rawhttp.go).
+		t = &transport{Transport: t, tags: &l.p.tags}
+	}
 	if err == nil {
 		var cs *mcp.ClientSession
 		// The session outlives this request: connect it in the proxy's
 		// context, bounded by the request's.
-		cctx, cancel := context.WithCancel(l.p.opts.Background)
+		cctx, cancel := context.WithCancel(withSlot(l.p.opts.Background, s))
 		stop := context.AfterFunc(ctx, cancel)
 		cs, err = c.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		stop()

@@ -86,7 +86,7 @@ func proxied(tb testing.TB, dir string, s *seen) (*mcp.ClientSession, *mcpserve.
 	})
 	tb.Cleanup(func() { p.Close() })
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := p.Server().Connect(context.Background(), ids.WatchTransport(st), nil)
+	ss, err := p.Server().Connect(context.Background(), ids.WatchTransport(p.Transport(st)), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -218,13 +218,23 @@ func TestProxyRecords(t *testing.T) {
 		t.Fatalf("upstream %+v", u)
 	}
 	var calls []*transcript.ToolCall
+	arrived := map[int]*transcript.ToolCallStart{}
 	for _, r := range l.Records {
-		if c, ok := r.(*transcript.ToolCall); ok {
+		switch c := r.(type) {
+		case *transcript.ToolCallStart:
+			arrived[c.Call] = c
+		case *transcript.ToolCall:
+			// Each call was on the record before its answer, under its
+			// number, with the same id, tool and arguments.
+			if a := arrived[c.Call]; a == nil || c.Call == 0 || string(a.ID) != string(c.ID) || a.Tool != c.Tool ||
+				string(a.Arguments) != string(c.Arguments) || !a.StartedAt.Equal(c.StartedAt) {
+				t.Errorf("call %d (%s) answered without its arrival on the record before it: %+v", c.Call, c.Tool, a)
+			}
 			calls = append(calls, c)
 		}
 	}
-	if len(calls) != 3 {
-		t.Fatalf("%d calls recorded", len(calls))
+	if len(calls) != 3 || len(arrived) != 3 {
+		t.Fatalf("%d calls recorded, %d arrivals", len(calls), len(arrived))
 	}
 	c := calls[0]
 	if c.Tool != "echo" || string(c.Arguments) != `{"text":"<a&b>"}` || string(c.Content) != `[{"type":"text","text":"echo: <a&b>"}]` || c.IsError || string(c.ID) == "" || string(c.ID) == "null" {

@@ -12,8 +12,9 @@ import (
 )
 
 // Middleware returns go-sdk receiving middleware that starts rec's session
-// when a client initializes and records every tools/call as a tool_call
-// record once it is answered. ids, when not nil, supplies the calls'
+// when a client initializes and records every tools/call as it arrives (a
+// tool_call_start record) and again once it is answered (a tool_call
+// record). ids, when not nil, supplies the calls'
 // JSON-RPC ids. The call's result or error goes back to the client as the
 // handler gave it: recording never changes or fails a call.
 func Middleware(rec *Recorder, ids *IDs, now func() time.Time) mcp.Middleware {
@@ -50,7 +51,22 @@ func clientOf(req mcp.Request, res mcp.Result) transcript.MCPPeer {
 	if ir, ok := res.(*mcp.InitializeResult); ok && ir != nil {
 		p.ProtocolVersion = ir.ProtocolVersion
 	}
+	if r, ok := res.(RawResult); ok {
+		var ir struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(r.RawJSON(), &ir) == nil {
+			p.ProtocolVersion = ir.ProtocolVersion
+		}
+	}
 	return p
+}
+
+// RawResult is a result a proxy passes on as it came from its upstream:
+// RawJSON is what the client receives.
+type RawResult interface {
+	mcp.Result
+	RawJSON() json.RawMessage
 }
 
 // requestClient is the client a request names (in its _meta, or the
@@ -79,16 +95,41 @@ func recordCall(ctx context.Context, rec *Recorder, ids *IDs, now func() time.Ti
 	}
 	id := ids.take(name, args)
 	start := now()
+	n := 0
+	if name != "" {
+		// On the record before it runs: a server killed while it runs
+		// leaves the call there with no answer.
+		n = rec.Arrived(&transcript.ToolCallStart{ID: id, Tool: name, Arguments: cloneRaw(args), StartedAt: start.UTC()})
+	}
 	res, err := next(ctx, method, req)
 	took := now().Sub(start)
 	if name == "" {
 		return res, err // nothing to name the record by; the SDK refused it
 	}
 	c := &transcript.ToolCall{
-		ID: id, Tool: name, Arguments: cloneRaw(args),
+		Call: n, ID: id, Tool: name, Arguments: cloneRaw(args),
 		StartedAt: start.UTC(), DurationMS: float64(took.Microseconds()) / 1000,
 	}
 	switch r := res.(type) {
+	case RawResult:
+		if err == nil {
+			var raw struct {
+				Content           json.RawMessage `json:"content"`
+				StructuredContent json.RawMessage `json:"structuredContent"`
+				IsError           bool            `json:"isError"`
+			}
+			if json.Unmarshal(r.RawJSON(), &raw) == nil {
+				c.IsError = raw.IsError
+				// As the typed results below: without the HTML escapes
+				// some encoders write, so transcripts stay greppable.
+				if len(raw.Content) > 0 {
+					c.Content = unescapeHTML(cloneRaw(raw.Content))
+				}
+				if len(raw.StructuredContent) > 0 && string(raw.StructuredContent) != "null" {
+					c.StructuredContent = unescapeHTML(cloneRaw(raw.StructuredContent))
+				}
+			}
+		}
 	case *mcp.CallToolResult:
 		if err == nil && r != nil {
 			c.IsError = r.IsError

@@ -30,6 +30,7 @@ type Recorder struct {
 	ref     session.Ref
 	err     error // the first failure; recording has stopped
 	started bool
+	calls   int // tool_call_start records numbered so far
 }
 
 func (r *Recorder) now() time.Time {
@@ -83,6 +84,30 @@ func (r *Recorder) SetConfig(c transcript.Config) {
 		c.At = r.now()
 		r.appendLocked(&c)
 	}
+}
+
+// Arrived appends a tool_call_start record, numbering the call, and
+// returns its number for the tool_call that records its answer. It starts
+// the session first as Record does, and never fails: see Err.
+func (r *Recorder) Arrived(c *transcript.ToolCallStart) int {
+	r.mu.Lock()
+	started := r.started
+	r.mu.Unlock()
+	if !started {
+		r.Start(transcript.MCPPeer{})
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	c.Call = r.calls
+	if r.err != nil || r.w == nil {
+		return c.Call
+	}
+	if c.At.IsZero() {
+		c.At = r.now()
+	}
+	r.appendLocked(c)
+	return c.Call
 }
 
 // Record appends a tool_call record. It starts the session first when no
@@ -159,7 +184,7 @@ func (r *Recorder) Close() error {
 	}
 	r.w.Close()
 	r.w = nil
-	sum.StopReason = "recording_stopped"
+	sum.StopReason = transcript.StopRecordingStopped
 	sum.Error = "recording stopped: " + r.err.Error()
 	if w, err := r.Store.OpenWriter(r.ref); err == nil {
 		_ = w.Append(sum) // best-effort: stderr has already said it

@@ -98,6 +98,9 @@ func (r *mdRenderer) item(it Item) error {
 		if c.Error != "" {
 			text = "error: " + c.Error
 		}
+		if it.NoResult != "" {
+			text = it.NoResult
+		}
 		r.details("MCP call → "+c.Tool+" "+textfmt.JSON(c.Arguments, 200), text, "")
 	}
 	_, err := r.w.Write(nil)

@@ -66,3 +66,53 @@ func TestServedCalls(t *testing.T) {
 		t.Errorf("served = %d, want 2", v.Totals.Served)
 	}
 }
+
+// TestServedUnanswered: a call that arrived (tool_call_start) and was
+// never answered shows with no result and why; one that was answered
+// shows once, with its result.
+func TestServedUnanswered(t *testing.T) {
+	t.Parallel()
+	lines := strings.SplitAfter(served, "\n")
+	head := lines[0] + lines[1]
+	start := func(n int, tool string) string {
+		return `{"record":"tool_call_start","call":` + string(rune('0'+n)) + `,"id":` + string(rune('0'+n)) + `,"tool":"` + tool + `","arguments":{"n":` + string(rune('0'+n)) + `},"started_at":"2026-08-05T09:15:0` + string(rune('0'+n)) + `Z"}` + "\n"
+	}
+	answered := `{"record":"tool_call","call":1,"id":1,"tool":"echo","arguments":{"n":1},"content":[{"type":"text","text":"one"}],"is_error":false,"started_at":"2026-08-05T09:15:01Z","duration_ms":3}` + "\n"
+	for _, tc := range []struct{ name, body, why string }{
+		{"killed", head + start(1, "echo") + start(2, "slow") + answered, sessionview.NoResultServerStopped},
+		{"recording stopped", head + start(1, "echo") + start(2, "slow") + answered +
+			`{"record":"summary","usage":{"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0},"turns":0,"provider":"mcp","stop_reason":"recording_stopped","error":"recording stopped: disk full"}` + "\n",
+			sessionview.NoResultRecordingStopped},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "s.jsonl")
+			if err := os.WriteFile(p, []byte(tc.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var text bytes.Buffer
+			if err := sessionview.WriteText(&text, p, nil, sessionview.TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			out := text.String()
+			for _, want := range []string{
+				"── mcp call 1 · 2026-08-05 09:15:01.000 UTC · 3 ms\n→ echo {\"n\":1}\n  │ one\n",
+				"── mcp call 2 · 2026-08-05 09:15:02.000 UTC · unanswered\n→ slow {\"n\":2}\n  ✗ " + tc.why + "\n",
+				"mcp calls  2\n",
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("text lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Count(out, "mcp call 1 ") != 1 {
+				t.Errorf("the answered call shows twice:\n%s", out)
+			}
+			var md bytes.Buffer
+			if err := sessionview.WriteMarkdown(&md, p, nil, sessionview.MarkdownOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(md.String(), tc.why) {
+				t.Errorf("markdown lacks %q:\n%s", tc.why, md.String())
+			}
+		})
+	}
+}

@@ -212,7 +212,7 @@ func (r *textRenderer) item(it Item) error {
 			r.line(textfmt.Visible(c.Summary))
 		}
 	case *Served:
-		r.served(it.Call)
+		r.served(it.Call, it.NoResult)
 	case *Other:
 		r.line(r.st.Dim(fmt.Sprintf("── %q record (not known to this version of mecha)", it.Record.Kind())))
 	}
@@ -482,13 +482,21 @@ func (r *textRenderer) attach(a *Attach) {
 // served renders a tool_call record: the call as the client made it, then
 // its result as text (each content block that is not text as a one-line
 // placeholder) or the protocol error that answered it.
-func (r *textRenderer) served(c *transcript.ToolCall) {
+func (r *textRenderer) served(c *transcript.ToolCall, noResult string) {
 	id := "?"
 	if len(c.ID) > 0 && string(c.ID) != "null" {
 		id = vis(string(c.ID))
 	}
-	r.heading(fmt.Sprintf("mcp call %s", id) + r.st.Dim(fmt.Sprintf(" · %s · %s ms", c.StartedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"), strconv.FormatFloat(c.DurationMS, 'f', -1, 64))))
+	took := strconv.FormatFloat(c.DurationMS, 'f', -1, 64) + " ms"
+	if noResult != "" {
+		took = "unanswered"
+	}
+	r.heading(fmt.Sprintf("mcp call %s", id) + r.st.Dim(fmt.Sprintf(" · %s · %s", c.StartedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"), took)))
 	fmt.Fprintf(r.w, "→ %s %s\n", r.st.Bold(vis(c.Tool)), vis(textfmt.JSON(c.Arguments, 300)))
+	if noResult != "" {
+		r.result(noResult, true)
+		return
+	}
 	if c.Error != "" {
 		r.result("error: "+c.Error, true)
 		return

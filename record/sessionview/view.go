@@ -3,6 +3,7 @@ package sessionview
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/mecha-agent/mecha/record/pricing"
@@ -203,11 +204,21 @@ type Compacted struct {
 }
 
 // Served is a tool_call record: a call an MCP client made to "mecha mcp
-// serve" or through "mecha mcp proxy", with its result.
+// serve" or through "mecha mcp proxy", with its result. A tool_call_start
+// that no tool_call answered is one too, at its own line, once the
+// session (or the server's run) ends: its Call has no result, and
+// NoResult says why.
 type Served struct {
 	Pos
-	Call *transcript.ToolCall
+	Call     *transcript.ToolCall
+	NoResult string
 }
+
+// Why a call that arrived has no result.
+const (
+	NoResultServerStopped    = "no result: the server stopped while the call ran"
+	NoResultRecordingStopped = "no result recorded: the server's recording stopped"
+)
 
 // Other is a record of a kind this build does not know.
 type Other struct {
@@ -269,6 +280,14 @@ type builder struct {
 	merged   transcript.Taint
 	summary  bool // any summary seen
 	t        Totals
+	// arrived are the tool_call_start records no tool_call answered
+	// yet, by call number.
+	arrived map[int]arrival
+}
+
+type arrival struct {
+	at    Pos
+	start *transcript.ToolCallStart
 }
 
 func newBuilder(prices pricing.Table, path string, emit func(Item) error) *builder {
@@ -299,6 +318,13 @@ func (b *builder) add(line int, rec transcript.Record) error {
 		b.covered = b.messages
 		return b.out(c)
 	case *transcript.Summary:
+		why := NoResultServerStopped
+		if r.StopReason == transcript.StopRecordingStopped {
+			why = NoResultRecordingStopped
+		}
+		if err := b.unanswered(why); err != nil {
+			return err
+		}
 		e := &RunEnd{Pos: at, Summary: r}
 		e.Provider, e.Model = Attribute(b.meta, r)
 		e.CostUSD, e.Priced = b.prices.Cost(e.Provider, e.Model, r.Usage)
@@ -311,7 +337,16 @@ func (b *builder) add(line int, rec transcript.Record) error {
 		return b.out(e)
 	case *transcript.Compaction:
 		return b.out(&Compacted{Pos: at, Compaction: r})
+	case *transcript.ToolCallStart:
+		if b.arrived == nil {
+			b.arrived = map[int]arrival{}
+		}
+		b.arrived[r.Call] = arrival{at, r}
+		return nil
 	case *transcript.ToolCall:
+		if r.Call != 0 {
+			delete(b.arrived, r.Call)
+		}
 		b.t.Served++
 		return b.out(&Served{Pos: at, Call: r})
 	case *transcript.Unknown:
@@ -415,6 +450,9 @@ func (b *builder) flush() error {
 }
 
 func (b *builder) finish(sk session.Skips) (*Totals, error) {
+	if err := b.unanswered(NoResultServerStopped); err != nil {
+		return nil, err
+	}
 	if err := b.flush(); err != nil {
 		return nil, err
 	}
@@ -427,6 +465,30 @@ func (b *builder) finish(sk session.Skips) (*Totals, error) {
 		_, b.t.Priced = b.prices.Lookup(b.meta.Provider, b.meta.Model)
 	}
 	return &b.t, nil
+}
+
+// unanswered emits the calls that arrived and were never answered, in
+// the order they arrived, saying why.
+func (b *builder) unanswered(why string) error {
+	if len(b.arrived) == 0 {
+		return nil
+	}
+	calls := make([]int, 0, len(b.arrived))
+	for n := range b.arrived {
+		calls = append(calls, n)
+	}
+	slices.Sort(calls)
+	for _, n := range calls {
+		a := b.arrived[n]
+		s := a.start
+		b.t.Served++
+		c := &transcript.ToolCall{Call: s.Call, ID: s.ID, Tool: s.Tool, Arguments: s.Arguments, StartedAt: s.StartedAt, At: s.At}
+		if err := b.out(&Served{Pos: a.at, Call: c, NoResult: why}); err != nil {
+			return err
+		}
+	}
+	clear(b.arrived)
+	return nil
 }
 
 // Attribute says whose tokens a summary counts: its own provider and model,

@@ -18,7 +18,7 @@ const (
 // Block is one element of a message's content. Which fields are meaningful
 // depends on Type:
 //
-//	text         Text
+//	text         Text, Citations
 //	tool_use     ID, Name, Input
 //	tool_result  ToolUseID, Content, IsError, OutcomeUnknown
 //	thinking     Thinking, Signature
@@ -26,8 +26,12 @@ const (
 // A block of any other type is kept verbatim in Raw, so a transcript written
 // by a newer build survives being read and written back by this one.
 type Block struct {
-	Type      string
-	Text      string
+	Type string
+	Text string
+	// Citations are a text block's citations as the model's API gave
+	// them (Anthropic's array of citation objects), sent back as they
+	// were; nil when it had none.
+	Citations json.RawMessage
 	ID        string
 	Name      string
 	Input     json.RawMessage
@@ -89,8 +93,9 @@ func UnknownOutcomeBlock(toolUseID, content string) Block {
 }
 
 type textJSON struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Citations json.RawMessage `json:"citations,omitempty"`
 }
 
 type toolUseJSON struct {
@@ -132,7 +137,7 @@ func (b Block) MarshalJSON() ([]byte, error) {
 func (b Block) wire() (any, error) {
 	switch b.Type {
 	case BlockText:
-		return textJSON{b.Type, b.Text}, nil
+		return textJSON{b.Type, b.Text, b.Citations}, nil
 	case BlockToolUse:
 		in := b.Input
 		if len(bytes.TrimSpace(in)) == 0 {

@@ -19,6 +19,7 @@ type (
 	summaryAlias Summary
 	compactAlias Compaction
 	callAlias    ToolCall
+	startAlias   ToolCallStart
 )
 
 // Encode returns the record as one line of JSON ending in a newline, with
@@ -97,6 +98,14 @@ func AppendEncode(buf *bytes.Buffer, r Record) error {
 			Record string `json:"record"`
 			*callAlias
 		}{KindToolCall, (*callAlias)(r)}
+	case *ToolCallStart:
+		if r.Tool == "" {
+			return errors.New("transcript: tool_call_start record has no tool")
+		}
+		v = struct {
+			Record string `json:"record"`
+			*startAlias
+		}{KindToolCallStart, (*startAlias)(r)}
 	case *Unknown:
 		if err := json.Compact(buf, r.Raw); err != nil {
 			return fmt.Errorf("transcript: unknown record %q: %w", r.Record, err)
@@ -204,6 +213,12 @@ func Decode(line []byte) (Record, error) {
 	case KindToolCall:
 		c := new(ToolCall)
 		if err = json.Unmarshal(line, (*callAlias)(c)); err == nil && c.Tool == "" {
+			err = errors.New("no tool")
+		}
+		r = c
+	case KindToolCallStart:
+		c := new(ToolCallStart)
+		if err = json.Unmarshal(line, (*startAlias)(c)); err == nil && c.Tool == "" {
 			err = errors.New("no tool")
 		}
 		r = c

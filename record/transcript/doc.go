@@ -161,6 +161,11 @@
 // returning tool results, not the person speaking; text beside those results
 // is steering added mid-run. A tool_result's content is text; readers also
 // accept an array of text blocks. Blocks of other types are kept verbatim.
+// A text block may carry citations, the array of citation objects the
+// model's API attached to it (Anthropic's web search and document
+// citations), kept as the API gave them and sent back with the block:
+//
+//	{"type":"text","text":"Go 1.26 was released in February","citations":[{"type":"web_search_result_location","url":"https://go.dev/doc/go1.26","title":"Go 1.26 Release Notes","encrypted_index":"Eo8B","cited_text":"Go 1.26 ..."}]}
 //
 // outcome_unknown, optional in a tool_result and written only when true,
 // marks a result the harness made up for a call whose real result was never
@@ -220,8 +225,21 @@
 //
 //	{"record":"compaction","replaces":14,"summary":"The user asked ...","usage":{"input_tokens":9000,"output_tokens":400,"cache_read_tokens":0,"cache_write_tokens":0}}
 //
+// tool_call_start, one tools/call an MCP client made to "mecha mcp serve"
+// or through "mecha mcp proxy", written when it arrived, before it ran:
+// call numbers the session's calls from 1; id, tool, arguments and
+// started_at are those of the tool_call below. The tool_call of the same
+// call follows once the call is answered; a tool_call_start with none
+// after it is a call whose outcome is unknown (the server was killed, or
+// its recording stopped, while it ran). Builds that predate it keep it
+// as a record they do not know.
+//
+//	{"record":"tool_call_start","call":3,"id":3,"tool":"fs_read","arguments":{"path":"go.mod"},"started_at":"2026-08-05T09:15:00.123Z","at":"2026-08-05T09:15:00.123Z"}
+//
 // tool_call, one tools/call an MCP client made to "mecha mcp serve" or
-// through "mecha mcp proxy", written when its answer was sent. id is the
+// through "mecha mcp proxy", written when its answer was sent; call is
+// the number of its tool_call_start (absent in files written before
+// that record was). id is the
 // JSON-RPC id of the request as the client sent it (a number or a string;
 // null when it could not be seen); tool the tool's name; arguments the
 // call's arguments as received, compacted onto one line but otherwise
@@ -237,7 +255,7 @@
 // "recording_stopped" and whose error says why. A server or proxy session
 // otherwise ends with a summary of stop_reason "closed" and zero usage.
 //
-//	{"record":"tool_call","id":3,"tool":"fs_read","arguments":{"path":"go.mod"},"content":[{"type":"text","text":"module example.com/m"}],"is_error":false,"started_at":"2026-08-05T09:15:00.123Z","duration_ms":0.412,"at":"2026-08-05T09:15:00.124Z"}
+//	{"record":"tool_call","call":3,"id":3,"tool":"fs_read","arguments":{"path":"go.mod"},"content":[{"type":"text","text":"module example.com/m"}],"is_error":false,"started_at":"2026-08-05T09:15:00.123Z","duration_ms":0.412,"at":"2026-08-05T09:15:00.124Z"}
 //
 // # Compatibility
 //

@@ -43,7 +43,7 @@ func TestDocExamples(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{KindMeta, KindConfig, KindMessage, KindTaint, KindSummary, KindCompaction, KindToolCall} {
+	for _, k := range []string{KindMeta, KindConfig, KindMessage, KindTaint, KindSummary, KindCompaction, KindToolCall, KindToolCallStart} {
 		if !kinds[k] {
 			t.Errorf("doc.go has no example of a %s record", k)
 		}

@@ -27,6 +27,7 @@ type messageWire[C ~string] struct {
 type blockWire[C ~string] struct {
 	Type           *string         `json:"type"`
 	Text           string          `json:"text"`
+	Citations      json.RawMessage `json:"citations"`
 	ID             string          `json:"id"`
 	Name           string          `json:"name"`
 	Input          json.RawMessage `json:"input"`
@@ -48,6 +49,9 @@ func (b blockWire[C]) block() (out Block, known bool, err error) {
 	switch out.Type {
 	case BlockText:
 		out.Text = b.Text
+		if len(b.Citations) > 0 && string(b.Citations) != "null" {
+			out.Citations = b.Citations
+		}
 	case BlockToolUse:
 		out.ID, out.Name, out.Input = b.ID, b.Name, b.Input
 		if len(out.Input) == 0 || string(out.Input) == "null" {

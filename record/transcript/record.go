@@ -33,6 +33,9 @@ const (
 	// KindToolCall is one tool call an MCP client made to mecha's server
 	// or through its recording proxy.
 	KindToolCall = "tool_call"
+	// KindToolCallStart is such a call as it arrived, before its answer:
+	// one with no tool_call after it never got one (the server stopped).
+	KindToolCallStart = "tool_call_start"
 )
 
 // Roles of a message record.
@@ -42,7 +45,8 @@ const (
 )
 
 // Record is one line of a transcript. The concrete types are *Meta, *Config,
-// *Message, *Taint, *Summary, *Compaction, *ToolCall and *Unknown.
+// *Message, *Taint, *Summary, *Compaction, *ToolCall, *ToolCallStart and
+// *Unknown.
 type Record interface {
 	// Kind returns the value of the record's "record" field.
 	Kind() string
@@ -299,6 +303,11 @@ func AddTurns(a, b int) int {
 	return s
 }
 
+// StopRecordingStopped is the stop_reason of a server's or proxy's
+// summary when its session could not be written at some point: the calls
+// answered after that are not on the record.
+const StopRecordingStopped = "recording_stopped"
+
 // Summary is written when a run finishes.
 type Summary struct {
 	Usage Usage `json:"usage"`
@@ -336,6 +345,10 @@ type Compaction struct {
 // ToolCall is one tools/call an MCP client made, recorded as it ran by
 // "mecha mcp serve" or "mecha mcp proxy".
 type ToolCall struct {
+	// Call is the call's number in the session (from 1), the one its
+	// tool_call_start record has; 0 in records written before
+	// tool_call_start was.
+	Call int `json:"call,omitempty"`
 	// ID is the JSON-RPC id of the request as the client sent it (a
 	// number or a string); null when it could not be seen.
 	ID   json.RawMessage `json:"id"`
@@ -358,6 +371,17 @@ type ToolCall struct {
 	At         time.Time `json:"at,omitzero"`
 }
 
+// ToolCallStart is a tool call an MCP client made, written when it
+// arrived; the ToolCall of the same Call follows once it is answered.
+type ToolCallStart struct {
+	Call      int             `json:"call"`
+	ID        json.RawMessage `json:"id"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	StartedAt time.Time       `json:"started_at"`
+	At        time.Time       `json:"at,omitzero"`
+}
+
 // Unknown is a record of a kind this build does not know. It is kept
 // verbatim so that nothing is lost when it is read and written back.
 type Unknown struct {
@@ -366,22 +390,24 @@ type Unknown struct {
 	At     time.Time
 }
 
-func (*Meta) Kind() string       { return KindMeta }
-func (*Config) Kind() string     { return KindConfig }
-func (*Message) Kind() string    { return KindMessage }
-func (*Taint) Kind() string      { return KindTaint }
-func (*Summary) Kind() string    { return KindSummary }
-func (*Compaction) Kind() string { return KindCompaction }
-func (*ToolCall) Kind() string   { return KindToolCall }
+func (*Meta) Kind() string          { return KindMeta }
+func (*Config) Kind() string        { return KindConfig }
+func (*Message) Kind() string       { return KindMessage }
+func (*Taint) Kind() string         { return KindTaint }
+func (*Summary) Kind() string       { return KindSummary }
+func (*Compaction) Kind() string    { return KindCompaction }
+func (*ToolCall) Kind() string      { return KindToolCall }
+func (*ToolCallStart) Kind() string { return KindToolCallStart }
 func (u *Unknown) Kind() string {
 	return u.Record
 }
 
-func (r *Meta) Time() time.Time       { return r.At }
-func (r *Config) Time() time.Time     { return r.At }
-func (r *Message) Time() time.Time    { return r.At }
-func (r *Taint) Time() time.Time      { return r.At }
-func (r *Summary) Time() time.Time    { return r.At }
-func (r *Compaction) Time() time.Time { return r.At }
-func (r *ToolCall) Time() time.Time   { return r.At }
-func (r *Unknown) Time() time.Time    { return r.At }
+func (r *Meta) Time() time.Time          { return r.At }
+func (r *Config) Time() time.Time        { return r.At }
+func (r *Message) Time() time.Time       { return r.At }
+func (r *Taint) Time() time.Time         { return r.At }
+func (r *Summary) Time() time.Time       { return r.At }
+func (r *Compaction) Time() time.Time    { return r.At }
+func (r *ToolCall) Time() time.Time      { return r.At }
+func (r *ToolCallStart) Time() time.Time { return r.At }
+func (r *Unknown) Time() time.Time       { return r.At }

@@ -128,6 +128,9 @@ type Calls struct {
 	Calls  []Call
 	Gaps   []Gap
 	Source string
+	// RecordingStopped says the server that recorded the session could
+	// not write it at some point and went on answering: calls are missing.
+	RecordingStopped bool
 
 	// servers are the MCP servers of the attach being read: the config's
 	// mcp_servers, or its proxy upstream as one server.
@@ -200,6 +203,17 @@ func SameServer(a, b transcript.MCPServer) bool {
 // Lossy reports whether anything was lost.
 func (c *Calls) Lossy() bool { return len(c.Gaps) > 0 }
 
+// Why says in a few words why a lossy record is not exact.
+func (c *Calls) Why() string {
+	switch {
+	case c.Meta.ImportedFrom != nil:
+		return "the session was imported from " + c.Meta.ImportedFrom.Harness + " and is not an exact record"
+	case c.RecordingStopped:
+		return "the server's recording stopped while it answered calls, so the record misses some"
+	}
+	return "the record is damaged"
+}
+
 // Redone returns the calls that are run again, in order.
 func (c *Calls) Redone() []Call {
 	var out []Call
@@ -236,6 +250,9 @@ func Extract(path string) (*Calls, error) {
 			}
 		case *sessionview.Served:
 			vc := servedCall(it.Call)
+			if it.NoResult != "" {
+				vc.Result = nil // it arrived and was never answered
+			}
 			if c.upstream != nil {
 				// A proxy's record names the upstream's own tool: redone
 				// through mecha's client, it is mcp__<server>__<tool>.
@@ -243,6 +260,18 @@ func Extract(path string) (*Calls, error) {
 			}
 			c.add(it.Line(), vc)
 			c.Calls[len(c.Calls)-1].served = true
+		case *sessionview.RunEnd:
+			if s := it.Summary; s.StopReason == transcript.StopRecordingStopped {
+				c.RecordingStopped = true
+				// A server that could not write its session went on
+				// answering: the calls after the failure are not here.
+				why := strings.TrimPrefix(s.Error, "recording stopped: ")
+				if why == "" {
+					why = "the session file could not be written"
+				}
+				c.Gaps = append(c.Gaps, Gap{Index: len(c.Calls) + 1, Reason: fmt.Sprintf(
+					"recording stopped after call %d (%s): the server went on answering, and the calls it answered after that are not on the record", len(c.Calls), why)})
+			}
 		}
 		return nil
 	})

@@ -412,3 +412,75 @@ func TestExtractRefused(t *testing.T) {
 		t.Errorf("redone %v, want [1 2 5]", redone)
 	}
 }
+
+// TestExtractRecordingStopped: a server whose recording stopped went on
+// answering calls the record does not hold; its calls are lossy, never
+// an exact copy.
+func TestExtractRecordingStopped(t *testing.T) {
+	t.Parallel()
+	call := func(id string) *transcript.ToolCall {
+		return &transcript.ToolCall{ID: json.RawMessage(id), Tool: "fs_read", Arguments: json.RawMessage(`{"path":"a"}`), Content: json.RawMessage(`[{"type":"text","text":"A"}]`)}
+	}
+	path := file(t, []transcript.Record{
+		meta(), call("1"), call("2"),
+		&transcript.Summary{StopReason: transcript.StopRecordingStopped, Error: "recording stopped: write /s/x.jsonl: no space left on device"},
+	}, nil)
+	c, err := Extract(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Lossy() || c.Source != SourceReconstructed || len(c.Gaps) != 1 || c.Gaps[0].Index != 3 ||
+		!strings.Contains(c.Gaps[0].Reason, "recording stopped after call 2 (write /s/x.jsonl: no space left on device)") {
+		t.Fatalf("lossy %v, source %s, gaps %+v", c.Lossy(), c.Source, c.Gaps)
+	}
+	if len(c.Redone()) != 2 {
+		t.Fatalf("redone %+v", c.Redone())
+	}
+	// The script says so in its header, and why.
+	b, err := os.ReadFile(writeScript(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{
+		"\n# LOSSY: built from what the server recorded before its recording stopped, not an exact copy of the run (1 gap;",
+		"recording stopped after call 2 (write /s/x.jsonl: no space left on device)",
+		"\n# source:    reconstructed\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("script lacks %q:\n%s", want, s)
+		}
+	}
+	if w := c.Why(); !strings.Contains(w, "recording stopped") {
+		t.Errorf("why: %q", w)
+	}
+	// A session closed normally is exact.
+	path = file(t, []transcript.Record{meta(), call("1"), &transcript.Summary{StopReason: "closed"}}, nil)
+	if c, err := Extract(path); err != nil || c.Lossy() || c.Source != SourceTranscript {
+		t.Fatalf("closed: %v %+v", err, c)
+	}
+}
+
+// TestExtractUnanswered: a call that arrived and was never answered (the
+// server was killed while it ran) is on the record, redone with its
+// outcome unknown, and is a gap.
+func TestExtractUnanswered(t *testing.T) {
+	t.Parallel()
+	args := json.RawMessage(`{"path":"a"}`)
+	path := file(t, []transcript.Record{
+		meta(),
+		&transcript.ToolCallStart{Call: 1, ID: json.RawMessage(`1`), Tool: "fs_read", Arguments: args},
+		&transcript.ToolCall{Call: 1, ID: json.RawMessage(`1`), Tool: "fs_read", Arguments: args, Content: json.RawMessage(`[{"type":"text","text":"A"}]`)},
+		&transcript.ToolCallStart{Call: 2, ID: json.RawMessage(`2`), Tool: "fs_read", Arguments: json.RawMessage(`{"path":"b"}`)},
+	}, nil)
+	c, err := Extract(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Calls) != 2 || c.Calls[0].Expect != Succeed || c.Calls[0].Result != "A" {
+		t.Fatalf("calls %+v", c.Calls)
+	}
+	if g := c.Calls[1]; g.Expect != Unrecorded || string(g.Input) != `{"path":"b"}` || len(c.Gaps) != 1 || c.Gaps[0].Index != 2 || !c.Lossy() {
+		t.Fatalf("the unanswered call: %+v, gaps %+v", g, c.Gaps)
+	}
+}

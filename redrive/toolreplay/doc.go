@@ -16,7 +16,9 @@
 // ran, or a resume answered it "outcome unknown"; such a call is redone and
 // allowed to do anything), arguments that are not a JSON object (not
 // redone), a torn or unparseable line (whatever it held is lost; the gap
-// stands where the line was). Source is SourceTranscript when nothing was
+// stands where the line was), a server's summary saying its recording
+// stopped (it went on answering calls the record does not hold; the gap
+// stands after the last call recorded). Source is SourceTranscript when nothing was
 // lost and SourceReconstructed otherwise.
 //
 // # MCP calls

@@ -230,6 +230,8 @@ func lossLine(c *Calls) string {
 	what := "the damaged record still holds"
 	if f := c.Meta.ImportedFrom; f != nil {
 		what = "a session imported from " + f.Harness + " holds"
+	} else if c.RecordingStopped {
+		what = "the server recorded before its recording stopped"
 	}
 	return fmt.Sprintf("built from what %s, not an exact copy of the run (%d %s; see the GAP comments): %s",
 		what, len(c.Gaps), textfmt.Plural(len(c.Gaps), "gap", "gaps"), strings.Join(reasons, "; "))

@@ -30,6 +30,11 @@ type shape struct {
 	// sentBack: the blocks, recorded and read back, are sent again as
 	// they were (checked by TestRecordedBlocksSentBack).
 	sentBack bool
+	// text, when set, is the answer's text as --json and the run's
+	// result give it (transcript.TextOf).
+	text string
+	// skipped counts the parts the client did not keep, by type.
+	skipped map[string]int
 }
 
 // shapes is the conformance table: one row per shape.
@@ -63,6 +68,16 @@ var shapes = []shape{
 		stop: provider.StopPauseTurn, native: "pause_turn", deltas: "text:Searching once more.|", sentBack: true,
 	},
 	{
+		name: "citations_delta fills the cited text block", file: "anthropic_citations.sse", wire: "anthropic",
+		content: `[{"type":"text","text":"The capital is "},` +
+			`{"type":"text","text":"Paris","citations":[` +
+			`{"type":"web_search_result_location","cited_text":"Paris is the capital and largest city of France.","url":"https://atlas.example/france","title":"France","encrypted_index":"RW5jcnlwdGVkMQ=="},` +
+			`{"type":"char_location","cited_text":"capital: Paris","document_index":0,"document_title":"Notes","start_char_index":10,"end_char_index":24}]},` +
+			`{"type":"text","text":", on the Seine."}]`,
+		stop: provider.StopEndTurn, native: "end_turn", deltas: "text:The capital is |text:Paris|text:, on the Seine.|", sentBack: true,
+		text: "The capital is Paris, on the Seine.",
+	},
+	{
 		name: "refusal", file: "anthropic_refusal.sse", wire: "anthropic",
 		content: `[{"type":"text","text":"Here is how"}]`,
 		stop:    provider.StopOther, native: "refusal", deltas: "text:Here is how|",
@@ -84,6 +99,19 @@ var shapes = []shape{
 			`{"type":"tool_use","id":"mechacall1","name":"fs_read","input":{"path":"go.mod"}}]`,
 		stop: provider.StopToolUse, native: "tool_calls",
 		deltas: "thinking:Look it up|thinking: first.|text:Checking|text: the file.|",
+	},
+	{
+		name: "delta.content parts that carry no text are counted", file: "openai_content_parts_reference.sse", wire: "openai",
+		content: `[{"type":"text","text":"The tide turns at 14:02 and again at 02:31."}]`,
+		stop:    provider.StopEndTurn, native: "stop",
+		deltas:  "text:The tide turns at 14:02|text: and again at 02:31|text:.|",
+		skipped: map[string]int{"reference": 2},
+	},
+	{
+		name: "delta.refusal is the answer's text", file: "openai_refusal.sse", wire: "openai",
+		content: `[{"type":"text","text":"I'm sorry, I can't help with that."}]`,
+		stop:    provider.StopEndTurn, native: "stop",
+		deltas: "text:I'm sorry, |text:I can't help with that.|",
 	},
 	{
 		// Follows the unstreamed form of the same recordings: message.content
@@ -152,6 +180,12 @@ func TestRealShapes(t *testing.T) {
 			}
 			if deltas != s.deltas {
 				t.Errorf("deltas = %q, want %q", deltas, s.deltas)
+			}
+			if !reflect.DeepEqual(resp.Skipped, s.skipped) {
+				t.Errorf("skipped = %v, want %v", resp.Skipped, s.skipped)
+			}
+			if got := transcript.TextOf(resp.Content); s.text != "" && got != s.text {
+				t.Errorf("text = %q, want %q", got, s.text)
 			}
 		})
 	}

@@ -39,7 +39,8 @@
 // cache_read_input token counts), content_block_start (text, tool_use,
 // thinking; any other block type, such as redacted_thinking, is kept
 // verbatim), content_block_delta (text_delta, input_json_delta accumulated
-// per block index, thinking_delta, signature_delta), content_block_stop,
+// per block index, thinking_delta, signature_delta, citations_delta),
+// content_block_stop,
 // message_delta (stop_reason and cumulative usage), message_stop, ping, and
 // error. Text and thinking deltas are passed to Request.OnDelta as they come.
 //
@@ -51,6 +52,12 @@
 // and sent back on a resume or a paused turn's continuation, with what the
 // model asked for. Their results (web_search_tool_result, mcp_tool_result,
 // ...) arrive whole and are kept as they came.
+//
+// A text block's citations (its content_block_start's "citations", and one
+// more with each citations_delta) are kept on the block as the API gave
+// them, recorded, and sent back with the block. The API splits a sentence
+// into text blocks where a citation starts and ends; the answer's text
+// (transcript.TextOf) joins such blocks as they are.
 //
 // Usage maps input_tokens, output_tokens, cache_read_input_tokens (to
 // CacheReadTokens) and cache_creation_input_tokens (to CacheWriteTokens).

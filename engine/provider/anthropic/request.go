@@ -62,9 +62,11 @@ type wireTool struct {
 }
 
 type textBlock struct {
-	Type         string        `json:"type"`
-	Text         string        `json:"text"`
-	CacheControl *cacheControl `json:"cache_control,omitempty"`
+	Type string `json:"type"`
+	Text string `json:"text"`
+	// Citations go back as the API gave them.
+	Citations    json.RawMessage `json:"citations,omitempty"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
 type toolUseBlock struct {
@@ -178,7 +180,7 @@ func wireBlock(b transcript.Block) any {
 		if b.Text == "" {
 			return nil // the API refuses empty text blocks
 		}
-		return &textBlock{Type: b.Type, Text: b.Text}
+		return &textBlock{Type: b.Type, Text: b.Text, Citations: b.Citations}
 	case transcript.BlockToolUse:
 		return &toolUseBlock{Type: b.Type, ID: b.ID, Name: b.Name, Input: objectInput(b.Input)}
 	case transcript.BlockToolResult:

@@ -29,6 +29,8 @@ type streamEvent struct {
 		Thinking    string `json:"thinking"`
 		Signature   string `json:"signature"`
 		StopReason  string `json:"stop_reason"`
+		// Citation is a citations_delta's one citation.
+		Citation json.RawMessage `json:"citation"`
 	} `json:"delta"`
 	Usage *wireUsage `json:"usage"`
 	Error *struct {
@@ -120,6 +122,10 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, progress func()
 			if p == nil || e.Delta == nil {
 				return nil, c.w.Fail(false, "malformed stream: delta for unknown block %d", e.Index)
 			}
+			if e.Delta.Type == "citations_delta" {
+				p.cite(e.Delta.Citation)
+				break
+			}
 			applyDelta(p, e.Delta.Type, e.Delta.Text, e.Delta.PartialJSON, e.Delta.Thinking, e.Delta.Signature, onDelta)
 		case "content_block_stop":
 			if p := byIndex[e.Index]; p != nil && p.json.Len() > 0 {
@@ -163,6 +169,7 @@ func (c *Client) startBlock(raw json.RawMessage) (*partial, error) {
 		Input     json.RawMessage `json:"input"`
 		Thinking  string          `json:"thinking"`
 		Signature string          `json:"signature"`
+		Citations json.RawMessage `json:"citations"`
 	}
 	if err := json.Unmarshal(raw, &b); err != nil || b.Type == "" {
 		return nil, c.w.Fail(false, "malformed stream: content_block_start without a block")
@@ -171,6 +178,9 @@ func (c *Client) startBlock(raw json.RawMessage) (*partial, error) {
 	switch b.Type {
 	case transcript.BlockText:
 		p.block = transcript.TextBlock(b.Text)
+		if !noCitations(b.Citations) {
+			p.block.Citations = b.Citations
+		}
 	case transcript.BlockToolUse:
 		p.block = transcript.ToolUseBlock(b.ID, b.Name, wire.ToolInput(string(b.Input)))
 	case transcript.BlockThinking:
@@ -179,6 +189,36 @@ func (c *Client) startBlock(raw json.RawMessage) (*partial, error) {
 		p.block = transcript.Block{Type: b.Type, Raw: append(json.RawMessage(nil), raw...)}
 	}
 	return p, nil
+}
+
+// noCitations reports whether a text block's "citations" says none:
+// absent, null or [] (streams start every text block with one of these).
+func noCitations(c json.RawMessage) bool {
+	c = bytes.TrimSpace(c)
+	if len(c) == 0 || string(c) == "null" {
+		return true
+	}
+	var list []json.RawMessage
+	return json.Unmarshal(c, &list) == nil && len(list) == 0
+}
+
+// cite adds one citation (a citations_delta's) to a text block's
+// citations, which the API sends back with the block.
+func (p *partial) cite(c json.RawMessage) {
+	c = bytes.TrimSpace(c)
+	if len(c) == 0 || string(c) == "null" {
+		return
+	}
+	list := bytes.TrimSpace(p.block.Citations)
+	if len(list) < 2 || list[0] != '[' {
+		list = []byte("[]")
+	}
+	out := append([]byte(nil), list[:len(list)-1]...)
+	if len(bytes.TrimSpace(out[1:])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, c...)
+	p.block.Citations = append(out, ']')
 }
 
 // setInput gives a block the input streamed for it: a tool call's Input,

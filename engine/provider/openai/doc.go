@@ -44,7 +44,10 @@
 // may also be a list of parts, as Mistral's reasoning models send it (in
 // deltas and in a whole message): a text part's text is text, a thinking
 // part's thinking (a string, or a list of text parts) is reasoning, and
-// parts of other types are skipped.
+// parts of other types (a reference, an image) are skipped and counted in
+// Response.Skipped, which the loop notes on its log. A refusal (OpenAI
+// sends the model's refusal in "refusal" instead of "content") is the
+// answer's text.
 //
 // Tool calls are assembled from their deltas keyed by index. Servers that
 // omit index (llama.cpp, some Ollama versions) are handled too: a delta with

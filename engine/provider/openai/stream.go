@@ -28,7 +28,10 @@ type chunk struct {
 }
 
 type wireDelta struct {
-	Content          content         `json:"content"`
+	Content content `json:"content"`
+	// Refusal is the model's refusal, which OpenAI sends in place of
+	// content (structured outputs, safety): it is the answer's text.
+	Refusal          string          `json:"refusal"`
 	ReasoningContent string          `json:"reasoning_content"` // llama-server
 	Reasoning        string          `json:"reasoning"`         // Ollama, OpenRouter
 	ToolCalls        []toolCallDelta `json:"tool_calls"`
@@ -55,10 +58,12 @@ type wireUsage struct {
 // Mistral sends it, a list of parts: text parts {"type":"text","text":...}
 // and thinking parts {"type":"thinking","thinking":...} whose thinking is
 // a string or itself a list of text parts. Parts of other types (a
-// reference, an image) carry no text of the answer and are skipped.
+// reference, an image) carry no text of the answer: they are skipped and
+// counted (Response.Skipped), never dropped unsaid.
 type content []piece
 
-// piece is a run of text of one kind: "text" or "thinking".
+// piece is a run of text of one kind: "text" or "thinking"; or, of kind
+// "skipped", a part that was not kept, text naming its type.
 type piece struct{ kind, text string }
 
 func (c *content) UnmarshalJSON(data []byte) error {
@@ -93,8 +98,14 @@ func (c *content) UnmarshalJSON(data []byte) error {
 				return fmt.Errorf("thinking part: %w", err)
 			}
 			for _, q := range inner {
+				if q.kind == "skipped" {
+					*c = append(*c, piece{"skipped", "thinking/" + q.text})
+					continue
+				}
 				*c = append(*c, piece{"thinking", q.text})
 			}
+		default:
+			*c = append(*c, piece{"skipped", p.Type})
 		}
 	}
 	return nil
@@ -116,6 +127,7 @@ type assembler struct {
 	finish   string
 	usage    *wireUsage
 	onDelta  func(provider.Delta)
+	skipped  map[string]int // content parts not kept, by type
 }
 
 func (a *assembler) add(ch *chunk) {
@@ -135,12 +147,19 @@ func (a *assembler) add(ch *chunk) {
 	}
 	a.emit(&a.thinking, "thinking", d.ReasoningContent+d.Reasoning)
 	for _, p := range d.Content {
-		if p.kind == "thinking" {
+		switch p.kind {
+		case "thinking":
 			a.emit(&a.thinking, "thinking", p.text)
-		} else {
+		case "skipped":
+			if a.skipped == nil {
+				a.skipped = map[string]int{}
+			}
+			a.skipped[p.text]++
+		default:
 			a.emit(&a.text, "text", p.text)
 		}
 	}
+	a.emit(&a.text, "text", d.Refusal)
 	for _, tc := range d.ToolCalls {
 		a.toolCall(tc)
 	}
@@ -198,7 +217,7 @@ func (a *assembler) toolCall(tc toolCallDelta) {
 // response builds the answer: thinking, then text, then the tool calls.
 // A call the server gave no id is named call_N by its position.
 func (a *assembler) response() *provider.Response {
-	resp := &provider.Response{Model: a.model, StopReason: stopReason(a.finish, len(a.calls)), NativeStopReason: a.finish}
+	resp := &provider.Response{Model: a.model, StopReason: stopReason(a.finish, len(a.calls)), NativeStopReason: a.finish, Skipped: a.skipped}
 	if a.thinking.Len() > 0 {
 		resp.Content = append(resp.Content, transcript.Block{Type: transcript.BlockThinking, Thinking: a.thinking.String()})
 	}

@@ -137,7 +137,7 @@ func (r *renderer) item(it sessionview.Item) error {
 			Summary  long
 		}{c.Replaces, c.Usage, r.long(c.Summary)})
 	case *sessionview.Served:
-		r.row("served", it, r.served(it.Call))
+		r.row("served", it, r.served(it.Call, it.NoResult))
 	case *sessionview.Other:
 		r.row("other", it, it.Record.Kind())
 	}
@@ -421,7 +421,7 @@ func (r *renderer) aside(a *sessionview.Aside) any {
 	}{textfmt.Clip(textfmt.OneLine(m.Role), 40), when(m), parts}
 }
 
-func (r *renderer) served(c *transcript.ToolCall) any {
+func (r *renderer) served(c *transcript.ToolCall, noResult string) any {
 	id := "?"
 	if len(c.ID) > 0 && string(c.ID) != "null" {
 		id = string(c.ID)
@@ -432,15 +432,22 @@ func (r *renderer) served(c *transcript.ToolCall) any {
 	if c.Error != "" {
 		text = "error: " + c.Error
 	}
+	took := fmt.Sprintf("%v ms", c.DurationMS)
+	if noResult != "" {
+		text, took = noResult, "unanswered"
+	}
 	l := r.long(text)
-	cv.Result, cv.Error = &l, c.Error != "" || c.IsError
+	cv.Result, cv.Error = &l, c.Error != "" || c.IsError || noResult != ""
 	if cv.Error {
 		cv.Outcome, cv.Badge = "failed", "error"
+	}
+	if noResult != "" {
+		cv.Outcome, cv.Badge = "unknown", "no result"
 	}
 	return struct {
 		ID, When string
 		Call     *callView
-	}{id, fmt.Sprintf("%s · %v ms", c.StartedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"), c.DurationMS), cv}
+	}{id, fmt.Sprintf("%s · %s", c.StartedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"), took), cv}
 }
 
 var bands = [4]string{"clean", "private", "untrusted", "both"}
