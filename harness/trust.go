@@ -54,7 +54,7 @@ func recordedTrust(prev *transcript.Config, dir string) *transcript.WorkspaceTru
 	return prev.WorkspaceTrust
 }
 
-// UntrustedNote is the note a run in an untrusted workspace shows once,
+// untrustedNote is the note a run in an untrusted workspace shows once,
 // when the workspace holds project instructions it left out.
 func untrustedNote(dir, instructions string) string {
 	return fmt.Sprintf("note: %s left out of the system prompt: the workspace %s is not trusted, and what the tools read there counts as untrusted (mecha trust %s trusts it)", instructions, dir, dir)
@@ -149,6 +149,8 @@ func (d *Door) Workspace() (string, error) { return d.workspace() }
 // TrustWorkspace trusts the door's workspace as mecha trust does
 // (config.toml's trusted_workspaces), and the door reads config.toml
 // again so its next prompt is judged by it. It returns the directory.
+// Call it between prompts (the chat asks before its first), never while
+// one runs.
 func (d *Door) TrustWorkspace() (string, error) {
 	dir, err := d.workspace()
 	if err != nil {
