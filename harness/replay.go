@@ -167,7 +167,12 @@ func (d *Door) replayTools(rc transcript.Config, rec *session.Lazy) (*tool.Regis
 	if err != nil {
 		return nil, nil, err
 	}
+	// The live calls' workspace is trusted only if the attach was recorded
+	// trusted in it and trusted_workspaces covers it now; a record older
+	// than the decision is judged by today's configuration.
+	trust := WorkspaceTrust(d.cfg, ws, recordedTrust(&rc, ws), false)
 	rc.Workspace = ws
+	rc.WorkspaceTrust = &trust
 	sub := d.children(nil, nil, rec)
 	sub.Provider = func() (provider.Provider, error) { return d.ProviderFor(rc.Provider) }
 	return BuildTools(d.world, &d.wss, rc, ToolSetup{MCP: d.replay.mcpTools, Subagent: sub, Config: d.cfg})

@@ -30,6 +30,9 @@ const maxPromptFile = 4 << 20
 // is the file they came from.
 const projectHeading = "\n\nProject instructions, from %s at the root of the workspace:\n"
 
+// projectMark is how a resolved prompt shows it holds project instructions.
+const projectMark = "\n\nProject instructions, from "
+
 // maxInstructions bounds AGENTS.md and CLAUDE.md.
 const maxInstructions = 256 << 10
 
@@ -71,9 +74,22 @@ func Resolve(w *World, s *Settings, cfg *config.Config, prev *session.Session) (
 	if err := resolveWorkspace(s, resumed, &rc); err != nil {
 		return rc, err
 	}
-	if !resumed || s.given("system-prompt-file") || s.given("no-learned-rules") || s.given("workspace") ||
+	var prevRC *transcript.Config
+	if resumed {
+		if cs := prev.Configs(); len(cs) > 0 {
+			prevRC = cs[len(cs)-1]
+		}
+	}
+	trust := WorkspaceTrust(cfg, rc.Workspace, recordedTrust(prevRC, rc.Workspace), s.TrustAsked)
+	rc.WorkspaceTrust = &trust
+	// A prompt inherited from an attach that read the project instructions
+	// trusted (or before trust was recorded) is resolved again when the
+	// workspace is not trusted now: they are left out.
+	reprompt := resumed && !trust.Trusted && rc.SystemPrompt != nil &&
+		strings.Contains(*rc.SystemPrompt, projectMark) && (prevRC == nil || prevRC.WorkspaceTrust == nil || prevRC.WorkspaceTrust.Trusted)
+	if !resumed || reprompt || s.given("system-prompt-file") || s.given("no-learned-rules") || s.given("workspace") ||
 		s.given("no-project-instructions") {
-		p, err := systemPrompt(w, s, rc.Workspace)
+		p, err := systemPrompt(w, s, rc.Workspace, trust.Trusted)
 		if err != nil {
 			return rc, err
 		}
@@ -218,7 +234,9 @@ func applyBudgets(s *Settings, resumed bool, rc *transcript.Config) {
 }
 
 // systemPrompt resolves the system prompt's text.
-func systemPrompt(w *World, s *Settings, workspace string) (string, error) {
+// The project instructions are read only from a trusted workspace; an
+// untrusted one's are left out, with a note saying so.
+func systemPrompt(w *World, s *Settings, workspace string, trusted bool) (string, error) {
 	text := fmt.Sprintf(defaultSystemPrompt, workspace)
 	if s.SystemPromptFile != "" {
 		b, err := safeopen.ReadFile(s.SystemPromptFile, maxPromptFile)
@@ -227,7 +245,14 @@ func systemPrompt(w *World, s *Settings, workspace string) (string, error) {
 		}
 		text = string(b)
 	}
-	if !s.NoProjectInstructions {
+	switch {
+	case s.NoProjectInstructions:
+	case !trusted:
+		// Not even read: the note names the file that would have been.
+		if name := instructionsPresent(workspace); name != "" {
+			fmt.Fprintln(w.errw(), untrustedNote(workspace, name))
+		}
+	default:
 		name, instr, err := projectInstructions(workspace)
 		if err != nil {
 			return "", err
@@ -254,6 +279,17 @@ func systemPrompt(w *World, s *Settings, workspace string) (string, error) {
 		text += learnedRulesHeading + r
 	}
 	return text, nil
+}
+
+// instructionsPresent is the name of the workspace's project instructions
+// file, "" when it has none (nothing is read).
+func instructionsPresent(workspace string) string {
+	for _, name := range instructionFiles {
+		if _, err := os.Lstat(filepath.Join(workspace, name)); err == nil {
+			return name
+		}
+	}
+	return ""
 }
 
 // projectInstructions returns the name and the text (trimmed) of the

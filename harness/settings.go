@@ -46,6 +46,10 @@ type Settings struct {
 	Seed              uint64
 
 	Sandbox Sandbox
+	// TrustAsked says the chat put its question about the workspace
+	// before this attach (recorded as workspace_trust's "by": question);
+	// the answer is config.toml's trusted_workspaces, written or not.
+	TrustAsked bool
 	// RequestTimeout bounds the provider's silences (0: config.toml's);
 	// it shapes no request, so the config record does not keep it.
 	RequestTimeout time.Duration

@@ -41,7 +41,7 @@ func TestTheAgentToolIsOfferedOnlyWhenAsked(t *testing.T) {
 	dir := t.TempDir()
 	var wss Workspaces
 	defer wss.Close()
-	rc := transcript.Config{Workspace: dir, PermissionMode: string(tool.ModeYes)}
+	rc := transcript.Config{Workspace: dir, PermissionMode: string(tool.ModeYes), WorkspaceTrust: &transcript.WorkspaceTrust{Trusted: true, By: transcript.TrustByConfig}}
 	sub := &subagent.Setup{Provider: func() (provider.Provider, error) { return &steps{}, nil }}
 	build := func(setup ToolSetup) []string {
 		t.Helper()

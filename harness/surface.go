@@ -52,6 +52,11 @@ type SurfaceSpec struct {
 	// Asker answers the gate's and the interlock's questions (nil: a
 	// terminal prompt when World.In is one, else nobody).
 	Asker tool.Asker
+	// RecordedTrust is the workspace decision of the session whose calls
+	// the surface redoes (rerun), nil for none: the workspace is trusted
+	// only if it was then and trusted_workspaces covers it now
+	// (WorkspaceTrust).
+	RecordedTrust *transcript.WorkspaceTrust
 }
 
 // Validate refuses a spec that cannot be, as a UsageError, before
@@ -111,6 +116,8 @@ func OpenSurface(ctx context.Context, w *World, spec SurfaceSpec) (*Surface, err
 	}
 	s := &Surface{rc: transcript.Config{MechaVersion: w.Version, Workspace: ws, PermissionMode: string(mode), Trifecta: trifecta}}
 	s.rc.Sandbox, s.rc.SandboxNetwork = spec.sandbox().Mode, spec.Sandbox.Network
+	trust := WorkspaceTrust(cfg, ws, spec.RecordedTrust, false)
+	s.rc.WorkspaceTrust = &trust
 	lowerSandbox(w, &s.rc)
 	if spec.For != "" {
 		s.mcp = ConnectMCP(ctx, w, servers, ws)

@@ -196,7 +196,10 @@ func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 			return d, nil, err
 		}
 	}
-	opts := builtin.Options{Env: credential.Scrub(w.environ()), Secrets: d.secrets, RefusePrivate: cfg.WebFetch.RefusePrivate}
+	// A workspace not trusted (or a record that does not say) makes what
+	// the tools read there untrusted as well as private.
+	opts := builtin.Options{Env: credential.Scrub(w.environ()), Secrets: d.secrets, RefusePrivate: cfg.WebFetch.RefusePrivate,
+		UntrustedWorkspace: !trusted(rc)}
 	var note string
 	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
 	if note != "" && !wss.sandboxNoted {

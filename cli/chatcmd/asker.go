@@ -29,6 +29,10 @@ type askMsg struct {
 	req    tool.Request
 	detail string // what the call would do: a diff, a command, the arguments
 	reply  chan answer
+	// trust, when set, makes this the question about the workspace the
+	// chat opened in (that directory): y trusts it, n goes on untrusted.
+	// It is answered by the same rules as a permission prompt.
+	trust string
 }
 
 // asker is the chat's tool.Asker: the gate's and the interlock's

@@ -79,6 +79,14 @@ results and the run with its summary, so the session can be resumed);
 Ctrl-C once says how to quit, twice quits. Type /help in the chat for its
 commands and keys.
 
+When the chat opens in a workspace you have not trusted (mecha trust --help),
+it asks once, before any prompt runs, by the same rule as a permission
+prompt: y trusts the directory (written to trusted_workspaces in config.toml,
+as mecha trust does), n goes on untrusted for this chat (asked again next
+time). Untrusted, what the tools read there counts as untrusted content, so
+tools that can send data out are refused after the first read, and the
+workspace's AGENTS.md or CLAUDE.md is left out of the system prompt.
+
 The chat needs a terminal on stdin and stdout; off one it exits 2. In
 scripts, use mecha run.`,
 		Args: cmdkit.RangeArgs(0, 1, "the first prompt, if any (quote it)"),
@@ -206,6 +214,11 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	}
 	if err := canBuild(&chatEnv, cfg, settings, provider); err != nil {
 		m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
+	}
+	// The workspace's one question, before any prompt: asked when no
+	// entry of trusted_workspaces covers it.
+	if dir, err := door.Workspace(); err == nil && !door.Trusted(dir) {
+		m.asks = append(m.asks, askMsg{trust: dir, reply: make(chan answer, 1)})
 	}
 	return eng, m, nil
 }

@@ -22,9 +22,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/cli/runcmd"
 	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/harness/config"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/redrive/replay"
@@ -67,13 +70,32 @@ func startChatIn(t *testing.T, home string, turns []fakellm.Turn, args ...string
 }
 
 // startChatAt is startChatIn with the chat's clock (nil: the real one).
+// The workspace is trusted (the chat's question about it is the subject of
+// the tests that use startChatUntrusted).
 func startChatAt(t *testing.T, home string, clock func() time.Time, turns []fakellm.Turn, args ...string) *chatTest {
+	t.Helper()
+	return startChatWith(t, home, clock, true, turns, args...)
+}
+
+// startChatUntrusted is startChat in a workspace no entry trusts: the chat
+// opens on its question.
+func startChatUntrusted(t *testing.T, turns []fakellm.Turn, args ...string) *chatTest {
+	t.Helper()
+	return startChatWith(t, t.TempDir(), nil, false, turns, args...)
+}
+
+func startChatWith(t *testing.T, home string, clock func() time.Time, trusted bool, turns []fakellm.Turn, args ...string) *chatTest {
 	t.Helper()
 	srv := fakellm.New(t, &fakellm.Script{Turns: turns}, fakellm.Options{})
 	ws := t.TempDir()
 	vars := map[string]string{"MECHA_HOME": home, "ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "test-key-of-the-chat"}
 	env := &cmdkit.Env{Out: io.Discard, Err: io.Discard, Vars: func(k string) string { return vars[k] },
 		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} }}
+	if trusted {
+		if _, _, err := harness.TrustWorkspace(attach.World(env), ws); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var opts *Options
 	cmd := NewCmdChat(env, func(_ context.Context, o *Options) error { opts = o; return nil })
 	if err := cmdtest.Execute(cmd, append([]string{"-p", "anthropic", "-w", ws, "--sandbox", "none"}, args...)...); err != nil {
@@ -633,5 +655,59 @@ func TestChatOffersSubagents(t *testing.T) {
 		if got := slices.Contains(cfgs[0].Tools, "agent"); got != on {
 			t.Errorf("subagents = %v: the chat offered %q", on, cfgs[0].Tools)
 		}
+	}
+}
+
+// TestChatTrustQuestion: the chat opened in a workspace nobody trusted asks
+// once before the prompt given on the command line runs. Keys typed before
+// its choices show stay in the input box and never answer it (the rule of
+// permission prompts); y then trusts the folder in config.toml, n goes on
+// untrusted, and either way the config record says the question decided.
+func TestChatTrustQuestion(t *testing.T) {
+	for _, tc := range []struct {
+		key     string
+		trusted bool
+		taint   string
+	}{{"y", true, "private"}, {"n", false, "armed"}} {
+		t.Run(tc.key, func(t *testing.T) {
+			c := startChatUntrusted(t, []fakellm.Turn{
+				{ToolCalls: []fakellm.ToolCall{{Name: "fs_read", Input: input(t, map[string]string{"path": "notes.txt"})}}},
+				{Text: "Read it."},
+			}, "read the notes")
+			if err := os.WriteFile(filepath.Join(c.ws, "notes.txt"), []byte("notes\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c.waitFor("Do you trust the files in")
+			c.typed("yyy") // typed ahead: the choices are not shown yet
+			cfg, err := config.Load(filepath.Join(c.home, "config.toml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l, _ := c.store().List(); len(cfg.TrustedWorkspaces) != 0 || len(l.Sessions) != 0 {
+				t.Fatalf("keys typed ahead answered the question: trusted %q", cfg.TrustedWorkspaces)
+			}
+			c.waitFor("[y] trust this folder")
+			c.typed(tc.key)
+			c.waitFor("Read it.")
+			c.waitFor(tc.taint)
+			c.waitFor("ready · ")
+			c.quit()
+			cfg, err = config.Load(filepath.Join(c.home, "config.toml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := workdir.Canonical(c.ws)
+			if got := len(cfg.TrustedWorkspaces) == 1 && cfg.TrustedWorkspaces[0] == ws; got != tc.trusted {
+				t.Errorf("trusted_workspaces = %q after %s", cfg.TrustedWorkspaces, tc.key)
+			}
+			rc := c.onlySession().Configs()[0]
+			want := transcript.WorkspaceTrust{Trusted: tc.trusted, By: transcript.TrustByQuestion}
+			if tc.trusted {
+				want.Entry = ws
+			}
+			if rc.WorkspaceTrust == nil || *rc.WorkspaceTrust != want {
+				t.Errorf("workspace_trust = %+v, want %+v", rc.WorkspaceTrust, want)
+			}
+		})
 	}
 }

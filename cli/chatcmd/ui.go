@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mecha-agent/mecha/engine/agent"
+	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -72,7 +73,11 @@ const maxInputLines = 9999
 
 func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{textarea.Blink, m.sp.Tick}
-	if m.first != "" {
+	if len(m.asks) > 0 {
+		// The workspace's question: drawn now, answered once its choices
+		// show; the prompt given on the command line waits for it.
+		cmds = append(cmds, m.promptShown())
+	} else if m.first != "" {
 		first := m.first
 		cmds = append(cmds, func() tea.Msg { return firstMsg(first) })
 	}
@@ -124,6 +129,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case configMsg:
 		m.status.provider, m.status.model = msg.rc.Provider, msg.rc.Model
 	case firstMsg:
+		if m.trustPending() {
+			m.first = string(msg)
+			break
+		}
+		m.first = ""
 		m.startPrompt(string(msg))
 	case noteMsg:
 		// A setting's note (a sandbox the kernel lacks) would come with
@@ -194,6 +204,9 @@ func (m *model) ctrlc() tea.Cmd {
 // if any, is shown.
 func (m *model) answer(k string) tea.Cmd {
 	a := m.asks[0]
+	if a.trust != "" {
+		return m.answerTrust(k)
+	}
 	var ans answer
 	var said string
 	switch strings.ToLower(k) {
@@ -222,6 +235,11 @@ func (m *model) answer(k string) tea.Cmd {
 func (m *model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.ta.Value())
 	if text == "" {
+		return nil
+	}
+	if m.trustPending() && !strings.HasPrefix(text, "/") {
+		m.note("answer the question about the workspace first: y trusts it, n goes on untrusted (your text stays in the box)")
+		m.refresh()
 		return nil
 	}
 	m.ta.Reset()
@@ -355,3 +373,50 @@ type noteMsg string
 
 // slashDoneMsg is the outcome of a slash command that ran in the background.
 type slashDoneMsg struct{ text string }
+
+// trustPending reports whether the workspace's question waits.
+func (m *model) trustPending() bool {
+	for _, a := range m.asks {
+		if a.trust != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// answerTrust answers the workspace's question: y trusts the directory
+// (config.toml, as mecha trust does), n goes on untrusted for this chat.
+// Then the prompt given on the command line, if any, is sent.
+func (m *model) answerTrust(k string) tea.Cmd {
+	a := m.asks[0]
+	var said string
+	switch strings.ToLower(k) {
+	case "y":
+		dir, err := m.eng.door.TrustWorkspace()
+		if err != nil {
+			m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
+			said = "not trusted: " + textfmt.Visible(a.trust) + " (the chat goes on untrusted)"
+		} else {
+			said = "trusted: " + textfmt.Visible(dir) + " (mecha trust --revoke undoes it)"
+		}
+	case "n":
+		said = "not trusted for this chat: what the tools read in " + textfmt.Visible(a.trust) + " counts as untrusted (mecha trust trusts it)"
+	default:
+		return nil
+	}
+	if err := m.eng.door.Update(func(s *harness.Settings) { s.TrustAsked = true }); err != nil {
+		m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
+	}
+	m.asks = m.asks[1:]
+	m.in.ready = false
+	m.add(entry{kind: kNote, text: said})
+	m.refresh()
+	if len(m.asks) > 0 {
+		return m.promptShown()
+	}
+	if first := m.first; first != "" {
+		m.first = ""
+		m.startPrompt(first)
+	}
+	return nil
+}

@@ -223,6 +223,9 @@ func (m *model) askView() string {
 	}
 	a := m.asks[0]
 	var b strings.Builder
+	if a.trust != "" {
+		return m.trustView(a)
+	}
 	fmt.Fprintf(&b, "%s wants to run", textfmt.Visible(a.req.Tool))
 	if a.req.Reason != "" {
 		fmt.Fprintf(&b, " (%s)", textfmt.Visible(a.req.Reason))
@@ -296,4 +299,21 @@ func (m *model) View() tea.View {
 	v.AltScreen = true
 	m.drawn() // the program draws after each message
 	return v
+}
+
+// trustView is the question about the workspace the chat opened in.
+func (m *model) trustView(a askMsg) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Do you trust the files in %s?\n", textfmt.Visible(a.trust))
+	b.WriteString("A repository can hold text written to steer an agent. Untrusted, what the tools read here counts as untrusted content (tools that could send it out are then refused) and its AGENTS.md is left out of the system prompt.\n")
+	if m.in.ready {
+		b.WriteString("[y] trust this folder (and the folders in it)  [n] not now")
+	} else {
+		b.WriteString(m.st.dim.Render("(keys go to the input box; the choices show once the keyboard has been still for a second)"))
+	}
+	w := m.width - 2
+	if w < 20 {
+		w = 20
+	}
+	return m.st.ask.Width(w).Render(b.String())
 }

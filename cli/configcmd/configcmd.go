@@ -34,6 +34,8 @@ it and its line. Its keys:
   reflect = true                   reflect on each run when it closes (--reflect)
   subagents = true                 offer the agent tool beside every tool
                                    when --tool is not given
+  trusted_workspaces = ["/src"]    directories whose files are yours, each
+                                   with those beneath it (mecha trust edits it)
 
   [providers.anthropic]            also openai, local, mock
   model = "claude-opus-4-1"        the model used without -m

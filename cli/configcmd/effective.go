@@ -24,6 +24,8 @@ type Effective struct {
 	ConfigFileExists bool   `toml:"config_file_exists" json:"config_file_exists"`
 	LearnedRules     string `toml:"learned_rules" json:"learned_rules"`
 	DefaultProvider  string `toml:"default_provider" json:"default_provider"`
+	// TrustedWorkspaces are the directories trusted (mecha trust).
+	TrustedWorkspaces []string `toml:"trusted_workspaces" json:"trusted_workspaces"`
 	// Providers are every provider -p accepts.
 	Providers map[string]Provider `toml:"providers" json:"providers"`
 	Prices    pricing.Table       `toml:"prices" json:"prices"`
@@ -99,7 +101,10 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 	e := &Effective{Home: home, SessionsDir: store.Dir, ConfigFile: path, ConfigFileExists: statErr == nil,
 		LearnedRules: home + "/learned_rules.md", DefaultProvider: cfg.DefaultProvider,
 		Providers: providers(env, cfg), Prices: cfg.Prices, MCP: MCP{Servers: map[string]Server{}},
-		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}}
+		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}, TrustedWorkspaces: cfg.TrustedWorkspaces}
+	if e.TrustedWorkspaces == nil {
+		e.TrustedWorkspaces = []string{}
+	}
 	if e.DefaultProvider == "" {
 		e.DefaultProvider = mock.Name
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/mcp/mcpclient"
+	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/redrive/toolreplay"
 )
@@ -151,7 +152,9 @@ func rerunRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	surf, err := harness.OpenSurface(ctx, attach.World(opts.Env), opts.surface(ws, recordedServers(opts.Env, calls)))
+	spec := opts.surface(ws, recordedServers(opts.Env, calls))
+	spec.RecordedTrust = recordedTrust(opts.Env, ref, ws)
+	surf, err := harness.OpenSurface(ctx, attach.World(opts.Env), spec)
 	if err != nil {
 		return err
 	}
@@ -271,4 +274,29 @@ func printReport(w io.Writer, st textfmt.Style, rep *toolreplay.Report, ws strin
 		fmt.Fprintf(w, "recorded as session %s\n", rep.Rerun)
 	}
 	return nil
+}
+
+// recordedTrust is the narrowest workspace decision the session recorded
+// for ws: untrusted when any attach in it was, nil when none says (a
+// record older than the decision, or another workspace): the rerun is
+// then judged by today's trusted_workspaces alone.
+func recordedTrust(env *cmdkit.Env, ref session.Ref, ws string) *transcript.WorkspaceTrust {
+	store, err := env.Store()
+	if err != nil {
+		return nil
+	}
+	s, err := store.Load(ref)
+	if err != nil {
+		return nil
+	}
+	var out *transcript.WorkspaceTrust
+	for _, rc := range s.Configs() {
+		if rc.WorkspaceTrust == nil || workdir.Canonical(rc.Workspace) != workdir.Canonical(ws) {
+			continue
+		}
+		if out == nil || out.Trusted && !rc.WorkspaceTrust.Trusted {
+			out = rc.WorkspaceTrust
+		}
+	}
+	return out
 }

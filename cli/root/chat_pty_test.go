@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -141,7 +142,7 @@ func TestChatOnATerminal(t *testing.T) {
 	t.Chdir(ws)
 	vars := map[string]string{"MECHA_HOME": home, "ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "test-key-of-the-chat",
 		"TERM": "xterm-256color"}
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("default_provider = \"anthropic\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("default_provider = \"anthropic\"\n"+trusting(t, ws)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := onPTY(t, vars)
@@ -187,7 +188,7 @@ func chatOnPTY(t *testing.T, url string, args ...string) (s *ptyScreen, home, ws
 	t.Chdir(ws)
 	vars := map[string]string{"MECHA_HOME": home, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "test-key-of-the-chat",
 		"TERM": "xterm-256color"}
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("default_provider = \"anthropic\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("default_provider = \"anthropic\"\n"+trusting(t, ws)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s = onPTY(t, vars, append([]string{"chat"}, args...)...)
@@ -391,6 +392,7 @@ func result(s *session.Session, id string) *transcript.Block {
 // mecha's price table shows the cost in its status line and in /cost:
 // 1,000 input, 200 output, 5,000 cache-read and 2,000 cache-write tokens
 // of claude-sonnet-4-5 cost $0.0150. Before the table it said "cost —".
+// The workspace's question is answered "not now" on the terminal.
 func TestChatCostOutOfTheBox(t *testing.T) {
 	usage := &transcript.Usage{InputTokens: 1000, OutputTokens: 200, CacheReadTokens: 5000, CacheWriteTokens: 2000}
 	srv := fakellm.New(t, &fakellm.Script{Turns: []fakellm.Turn{{Text: "Priced.", Usage: usage}}}, fakellm.Options{})
@@ -399,6 +401,12 @@ func TestChatCostOutOfTheBox(t *testing.T) {
 	vars := map[string]string{"MECHA_HOME": home, "ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "test-key-of-the-chat",
 		"TERM": "xterm-256color"}
 	s := onPTY(t, vars, "chat", "-p", "anthropic", "--sandbox", "none")
+	// Out of the box the workspace is untrusted: the chat asks once, and
+	// "not now" writes nothing.
+	s.waitFor("Do you trust the files in")
+	s.waitFor("[n] not now")
+	s.ptmx.WriteString("n")
+	s.waitFor("not trusted for this chat")
 	s.waitFor("ready · ")
 	s.waitFor("claude-sonnet-4-5")
 	s.enter("what does it cost?")
@@ -412,4 +420,15 @@ func TestChatCostOutOfTheBox(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, "config.toml")); err == nil {
 		t.Error("a config.toml was written")
 	}
+}
+
+// trusting is config.toml's line trusting ws: the chat then asks no
+// question about it (these tests are not about workspace trust).
+func trusting(t *testing.T, ws string) string {
+	t.Helper()
+	c, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("trusted_workspaces = [%q]\n", c)
 }

@@ -52,6 +52,7 @@ var entrances = map[string]entrance{
 	"mecha config":                      {kind: "none"},
 	"mecha config path":                 {kind: "none"},
 	"mecha config show":                 {kind: "none"},
+	"mecha trust":                       {kind: "none"},
 	"mecha sessions":                    {kind: "none"},
 	"mecha sessions list":               {kind: "none"},
 	"mecha sessions show":               {kind: "none"},

@@ -153,6 +153,7 @@ var printers = map[string]struct {
 	"mecha config":                      {none: "help only"},
 	"mecha config path":                 {none: "prints the configuration file's path"},
 	"mecha config show":                 {none: "prints the person's own configuration"},
+	"mecha trust":                       {none: "prints the person's own trusted directories (escaped on a terminal)"},
 	"mecha sessions":                    {none: "help only"},
 	"mecha tool":                        {none: "help only"},
 	"mecha mcp":                         {none: "help only"},
@@ -274,6 +275,9 @@ func newEscapeFixture(t *testing.T) *escapeFixture {
 		}
 		return out.String()
 	}
+	// The workspace is trusted, so the reflection on its session is kept
+	// (private only) and distill shows its rule.
+	mecha("trust", filepath.Join(fx.dir, "ws"))
 	mecha("run", "--yes", "-w", filepath.Join(fx.dir, "ws"), "--title", "T"+attack, "--mock-script", filepath.Join(fx.dir, "hostile.json"), "do it")
 	fx.id = newestSession(t, fx.dir)
 	mecha("run", "--yes", "-w", filepath.Join(fx.dir, "ws"), "--title", "T"+attack, "--mock-script", filepath.Join(fx.dir, "replayable.json"), "do it")

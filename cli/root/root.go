@@ -18,6 +18,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/scriptcmd"
 	"github.com/mecha-agent/mecha/cli/sessionscmd"
 	"github.com/mecha-agent/mecha/cli/toolcmd"
+	"github.com/mecha-agent/mecha/cli/trustcmd"
 )
 
 const rootLong = `mecha runs a model through a loop of tool calls in a workspace and records
@@ -76,7 +77,7 @@ func NewCmdRoot(env *cmdkit.Env) *cobra.Command {
 	root.AddCommand(chatcmd.NewCmdChat(env, nil), runcmd.NewCmdRun(env, nil), replaycmd.NewCmdReplay(env, nil), regresscmd.NewCmdRegress(env, nil), sessionscmd.NewCmdSessions(env),
 		toolcmd.NewCmdTool(env), scriptcmd.NewCmdScript(env, nil), reruncmd.NewCmdRerun(env, nil), mcpcmd.NewCmdMCP(env),
 		importcmd.NewCmdImport(env, nil), reflectcmd.NewCmdReflect(env, nil),
-		learncmd.NewCmdDistill(env, nil), learncmd.NewCmdLearn(env, nil), configcmd.NewCmdConfig(env), doctorcmd.NewCmdDoctor(env, nil))
+		learncmd.NewCmdDistill(env, nil), learncmd.NewCmdLearn(env, nil), configcmd.NewCmdConfig(env), doctorcmd.NewCmdDoctor(env, nil), trustcmd.NewCmdTrust(env, nil))
 	addCompletion(root, env)
 	return root
 }

@@ -159,12 +159,26 @@ func TestResumeInheritance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rc, err := buildRunConfig(o, &config.Config{}, recorded(last))
+			// The workspace is trusted: these cases are about inheritance.
+			rc, err := buildRunConfig(o, &config.Config{TrustedWorkspaces: []string{ws, other}}, recorded(last))
 			if err != nil {
 				t.Fatal(err)
 			}
 			tc.check(t, rc)
 		})
+	}
+	// Untrusted now, the prompt re-resolved leaves AGENTS.md out, and the
+	// config says why.
+	o, err := parse(t, "--no-project-instructions=false", "--resume", "x", "go on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := buildRunConfig(o, &config.Config{}, recorded(last))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := *rc.SystemPrompt; strings.Contains(p, "Use tabs.") || rc.WorkspaceTrust == nil || rc.WorkspaceTrust.Trusted {
+		t.Errorf("untrusted: prompt %q, trust %+v", p, rc.WorkspaceTrust)
 	}
 }
 

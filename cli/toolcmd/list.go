@@ -79,6 +79,9 @@ type capabilities struct {
 	RunsCommands      bool `json:"runs_commands"`
 	ReachesNetwork    bool `json:"reaches_network"`
 	External          bool `json:"external"`
+	// UntrustedWorkspace: what it reads of the workspace counts as
+	// untrusted (the workspace is not trusted: mecha trust).
+	UntrustedWorkspace bool `json:"untrusted_workspace"`
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
@@ -92,7 +95,8 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for _, t := range reg.Tools() {
 		s, c := t.Spec(), t.Capabilities()
 		out = append(out, listed{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema,
-			Capabilities: capabilities{c.ReadsWorkspace, c.ModifiesWorkspace, c.RunsCommands, c.ReachesNetwork, c.External}})
+			Capabilities: capabilities{c.ReadsWorkspace, c.ModifiesWorkspace, c.RunsCommands, c.ReachesNetwork, c.External,
+				c.ReadsWorkspace && c.UntrustedWorkspace}})
 	}
 	if opts.JSON {
 		return cmdkit.WriteJSON(opts.Env.Out, out)
@@ -112,7 +116,8 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 }
 
 // capsText says what a tool may do in a few words: "reads", "writes*",
-// "runs*,network*,external".
+// "runs*,network*,external"; "untrusted" when what it reads of the
+// workspace counts as untrusted (a workspace not trusted).
 func capsText(reg *tool.Registry, name string) string {
 	t, _ := reg.Get(name)
 	c := t.Capabilities()
@@ -131,6 +136,7 @@ func capsText(reg *tool.Registry, name string) string {
 	add(c.RunsCommands, "runs", true)
 	add(c.ReachesNetwork, "network", true)
 	add(c.External, "external", false)
+	add(c.ReadsWorkspace && c.UntrustedWorkspace, "untrusted", false)
 	if len(parts) == 0 {
 		return "-"
 	}

@@ -12,14 +12,15 @@ import (
 
 // TaintOf returns the taint state of a conversation in which tools with the
 // given capabilities actually ran: private once any of them read the
-// workspace, untrusted once any of them may have brought in outside content.
+// workspace, untrusted once any of them may have brought in outside content
+// or read a workspace that is not trusted.
 // Pass the capabilities of calls that ran, not of tools that were merely
 // offered or calls that were denied.
 func TaintOf(caps ...Capabilities) transcript.Taint {
 	var t transcript.Taint
 	for _, c := range caps {
 		t.Private = t.Private || c.ReadsWorkspace
-		t.Untrusted = t.Untrusted || c.External
+		t.Untrusted = t.Untrusted || c.External || c.ReadsWorkspace && c.UntrustedWorkspace
 	}
 	return t
 }
@@ -180,7 +181,11 @@ func (tr *Tracker) add(name string, c Capabilities) {
 	if t.Untrusted && !tr.st.Taint.Untrusted {
 		tr.untrustedTool = name
 	}
-	tr.merge(t, name+" read the workspace", name+" brought in content from outside")
+	untrustedBy := name + " brought in content from outside"
+	if !c.External && c.UntrustedWorkspace {
+		untrustedBy = name + " read a workspace that is not trusted (mecha trust trusts it)"
+	}
+	tr.merge(t, name+" read the workspace", untrustedBy)
 }
 
 func (tr *Tracker) merge(t transcript.Taint, privateBy, untrustedBy string) {

@@ -17,6 +17,11 @@ type Capabilities struct {
 	// machine (a web page, an API, a command that reached the network): such
 	// results are untrusted.
 	External bool
+	// UntrustedWorkspace is true when what the tool reads of the workspace
+	// comes from a workspace its owner has not trusted (mecha trust): a
+	// repository's files can be written by anyone, so such reads are
+	// untrusted as well as private.
+	UntrustedWorkspace bool
 }
 
 // Spec is what the model is told about a tool.
@@ -89,5 +94,7 @@ func (a Capabilities) Union(b Capabilities) Capabilities {
 		RunsCommands:      a.RunsCommands || b.RunsCommands,
 		ReachesNetwork:    a.ReachesNetwork || b.ReachesNetwork,
 		External:          a.External || b.External,
+
+		UntrustedWorkspace: a.UntrustedWorkspace || b.UntrustedWorkspace,
 	}
 }

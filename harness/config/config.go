@@ -78,6 +78,13 @@ type Config struct {
 	// Remotes are the team stores on S3-compatible object storage:
 	// [remotes.NAME] tables (see Remote).
 	Remotes map[string]Remote `toml:"remotes"`
+	// TrustedWorkspaces are the directories whose files are the owner's
+	// (mecha trust): each trusts the directories beneath it. A workspace
+	// no entry covers is untrusted: what the tools read there counts as
+	// untrusted as well as private, and its AGENTS.md or CLAUDE.md is left
+	// out of the system prompt. Absolute paths, written canonical by mecha
+	// trust.
+	TrustedWorkspaces []string `toml:"trusted_workspaces"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }
@@ -194,6 +201,17 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	c, err := decode(path, data)
+	if err != nil {
+		return nil, err
+	}
+	c.FilePrices, c.Prices = c.Prices, pricing.Merge(pricing.Builtin().Table, c.Prices)
+	c.Path = path
+	return c, nil
+}
+
+// decode decodes config.toml's data strictly and checks what it says.
+func decode(path string, data []byte) (*Config, error) {
 	var c Config
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -213,8 +231,9 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config: %s: remotes.%s: %w", path, name, err)
 		}
 	}
-	c.FilePrices, c.Prices = c.Prices, pricing.Merge(pricing.Builtin().Table, c.Prices)
-	c.Path = path
+	if err := checkTrusted(c.TrustedWorkspaces); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
 	return &c, nil
 }
 

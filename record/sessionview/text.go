@@ -468,6 +468,17 @@ func (r *textRenderer) attach(a *Attach) {
 	}
 	fmt.Fprintf(r.w, "permission %s · trifecta %s · sandbox %s (network %s)\n",
 		vis(c.PermissionMode), vis(c.Trifecta), vis(c.Sandbox), onOff(c.SandboxNetwork))
+	if t := c.WorkspaceTrust; t != nil {
+		state := "untrusted"
+		if t.Trusted {
+			state = "trusted"
+		}
+		why := "by " + t.By
+		if t.Entry != "" {
+			why += ", entry " + t.Entry
+		}
+		fmt.Fprintf(r.w, "workspace %s (%s)\n", state, vis(why))
+	}
 	switch {
 	case c.SystemPrompt == nil:
 		r.line("system prompt: none")

@@ -95,6 +95,22 @@
 // kernel allows it; builds before the interlock and the sandbox wrote
 // "off", "none" and true, and readers must accept other values.
 //
+// workspace_trust is whether the workspace was trusted for the attach:
+// {"trusted":false,"by":"default"} when no entry of config.toml's
+// trusted_workspaces covers it (what the file tools and the shell read
+// there then counted as untrusted as well as private, and AGENTS.md or
+// CLAUDE.md was left out of the system prompt); {"trusted":true,
+// "by":"config","entry":"/home/you"} when an entry (the workspace or a
+// parent) does; "by":"question" when the chat's question was answered
+// (trust, which also wrote the entry; or not now); "by":"recorded" when a
+// resume or replay found the session recorded untrusted and kept it so
+// (taint only grows: trusting a workspace later does not make an earlier
+// untrusted session trusted). A resume or replay is trusted only when the
+// record was and the workspace is now. A config record without the field
+// (every build before it) is judged as a new run in its workspace is
+// judged today: trusted only if trusted_workspaces covers it now, since
+// what the older run decided is unknown and unknown is never trusted.
+//
 //	{"record":"config","mecha_version":"0.1.0","provider":"local","model":"qwen3","workspace":"/w","system_prompt":"You are ...","tools":["fs_read","fs_list"],"effort":null,"temperature":0,"seed":42,"thinking":false,"cache_prompt":true,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"refuse","sandbox":"landlock","sandbox_network":false,"tool_specs":[{"name":"fs_read","description":"Read a text file in the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},{"name":"fs_list","description":"List a directory of the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}]}
 //
 // A setting the attach's provider does not take is null too, whatever was

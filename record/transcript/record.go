@@ -169,6 +169,10 @@ type Config struct {
 	Trifecta          string   `json:"trifecta"`
 	Sandbox           string   `json:"sandbox"`
 	SandboxNetwork    bool     `json:"sandbox_network"`
+	// WorkspaceTrust is whether the workspace was trusted for this attach,
+	// and why. Nil in transcripts that predate it (see doc.go: such an
+	// attach is judged by the configuration of today).
+	WorkspaceTrust *WorkspaceTrust `json:"workspace_trust,omitempty"`
 	// MCPServers are the MCP servers whose tools were offered, in the
 	// order they were configured. Absent when none was (and in
 	// transcripts that predate MCP).
@@ -191,6 +195,31 @@ type Config struct {
 	// JSON.
 	Nulls []string `json:"-"`
 }
+
+// WorkspaceTrust is the decision an attach ran under about its workspace:
+// trusted, its files read as the owner's, or not, what the tools read there
+// counted as untrusted and its AGENTS.md or CLAUDE.md left out of the
+// system prompt.
+type WorkspaceTrust struct {
+	Trusted bool `json:"trusted"`
+	// By says why: TrustByConfig (an entry of config.toml's
+	// trusted_workspaces covers the workspace), TrustByQuestion (the
+	// chat's question was answered), TrustByRecord (the session was
+	// recorded untrusted, and stays so), TrustByDefault (nothing trusts
+	// it). Readers must accept other values.
+	By string `json:"by"`
+	// Entry is the trusted_workspaces entry that covers the workspace
+	// (the workspace itself or a parent); empty when none does.
+	Entry string `json:"entry,omitempty"`
+}
+
+// The reasons of a WorkspaceTrust.
+const (
+	TrustByConfig   = "config"
+	TrustByQuestion = "question"
+	TrustByRecord   = "recorded"
+	TrustByDefault  = "default"
+)
 
 // ToolSpec is what the model was told about one tool: the name it calls it
 // by, its description and the JSON Schema of its input.

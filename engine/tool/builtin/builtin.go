@@ -68,6 +68,11 @@ type Options struct {
 	// Self is mecha's executable and SelfName the name it is started
 	// under; a confined command runs through it as the sandbox helper.
 	Self, SelfName string
+	// UntrustedWorkspace says the workspace is not trusted (harness:
+	// trusted_workspaces): the tools that read it declare
+	// tool.Capabilities.UntrustedWorkspace, so what they bring in counts
+	// as untrusted as well as private.
+	UntrustedWorkspace bool
 
 	// FetchTimeout bounds a whole web_fetch call, the body included.
 	// Default DefaultFetchTimeout.

@@ -49,7 +49,7 @@ func (t *fsEdit) Spec() tool.Spec {
 }
 
 func (t *fsEdit) Capabilities() tool.Capabilities {
-	return tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true}
+	return tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, UntrustedWorkspace: t.opts.UntrustedWorkspace}
 }
 
 func (t *fsEdit) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {

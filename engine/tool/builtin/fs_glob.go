@@ -55,7 +55,7 @@ func (t *fsGlob) Spec() tool.Spec {
 }
 
 func (t *fsGlob) Capabilities() tool.Capabilities {
-	return tool.Capabilities{ReadsWorkspace: true}
+	return tool.Capabilities{ReadsWorkspace: true, UntrustedWorkspace: t.opts.UntrustedWorkspace}
 }
 
 func (t *fsGlob) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {

@@ -61,7 +61,7 @@ func (t *fsGrep) Spec() tool.Spec {
 }
 
 func (t *fsGrep) Capabilities() tool.Capabilities {
-	return tool.Capabilities{ReadsWorkspace: true}
+	return tool.Capabilities{ReadsWorkspace: true, UntrustedWorkspace: t.opts.UntrustedWorkspace}
 }
 
 func (t *fsGrep) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {

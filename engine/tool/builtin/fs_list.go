@@ -48,7 +48,7 @@ func (t *fsList) Spec() tool.Spec {
 }
 
 func (t *fsList) Capabilities() tool.Capabilities {
-	return tool.Capabilities{ReadsWorkspace: true}
+	return tool.Capabilities{ReadsWorkspace: true, UntrustedWorkspace: t.opts.UntrustedWorkspace}
 }
 
 func (t *fsList) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {

@@ -49,7 +49,7 @@ func (t *fsRead) Spec() tool.Spec {
 }
 
 func (t *fsRead) Capabilities() tool.Capabilities {
-	return tool.Capabilities{ReadsWorkspace: true}
+	return tool.Capabilities{ReadsWorkspace: true, UntrustedWorkspace: t.opts.UntrustedWorkspace}
 }
 
 func (t *fsRead) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {

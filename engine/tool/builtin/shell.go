@@ -82,6 +82,8 @@ func (t *shell) Capabilities() tool.Capabilities {
 		RunsCommands:      true,
 		ReachesNetwork:    net,
 		External:          net,
+		// What a command prints of the workspace is the workspace's text.
+		UntrustedWorkspace: t.opts.UntrustedWorkspace,
 	}
 }
 
