@@ -65,6 +65,9 @@ type Options struct {
 	// value leaves them unconfined. It must be what is actually enforced
 	// (sandbox.Resolve): the shell's capabilities are computed from it.
 	Sandbox sandbox.Setting
+	// ReadDeny are the paths a confined command may not read (see
+	// sandbox.View.Deny).
+	ReadDeny []string
 	// Self is mecha's executable and SelfName the name it is started
 	// under; a confined command runs through it as the sandbox helper.
 	Self, SelfName string

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
@@ -210,16 +211,26 @@ func (t *shell) confine(spec *commandSpec) (cleanup func(), err error) {
 		return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
 	}
 	cleanup = func() { _ = os.RemoveAll(tmp) }
-	path, argv, err := sandbox.Command(t.opts.Sandbox, t.opts.Self, t.opts.SelfName, t.ws.Root(), tmp, spec.path, spec.argv[1:]...)
+	c, err := sandbox.Command(t.opts.Sandbox, sandbox.View{Workspace: t.ws.Root(), Tmp: tmp, Deny: t.opts.ReadDeny},
+		t.opts.Self, t.opts.SelfName, spec.path, spec.argv[1:]...)
 	if err != nil {
 		cleanup()
 		return nil, err
+	}
+	spec.apply = c.Apply
+	if c.Namespaces {
+		// The helper is the first process of its own PID namespace: when
+		// it is killed, or mecha dies (its parent-death signal), every
+		// process the command started dies with it, those that left the
+		// group included. It cannot join the orphan guard's group, which
+		// is outside the namespace.
+		spec.guard, spec.pidns = false, true
 	}
 	env := spec.env
 	if env == nil {
 		env = os.Environ()
 	}
-	spec.path, spec.argv = path, argv
+	spec.path, spec.argv = c.Path, c.Args
 	spec.env = append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		return strings.HasPrefix(kv, "TMPDIR=")
 	}), "TMPDIR="+tmp)
@@ -235,4 +246,10 @@ type commandSpec struct {
 	timeout, grace   time.Duration
 	// guard makes the command's processes die with mecha.
 	guard bool
+	// pidns says the command is the first process of a PID namespace of
+	// its own (see sandbox.Cmd): the parent-death signal is set on it.
+	pidns bool
+	// apply, when set, completes the command's SysProcAttr (the sandbox's
+	// namespaces).
+	apply func(*syscall.SysProcAttr)
 }
