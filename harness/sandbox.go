@@ -2,8 +2,10 @@ package harness
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -39,8 +41,55 @@ func (w *World) self() (string, error) {
 // record never claims more.
 func lowerSandbox(w *World, rc *transcript.Config) {
 	got, note := w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
-	if note != "" {
-		fmt.Fprintln(w.errw(), "mecha: "+note)
+	w.sandboxNote(note)
+	rc.Sandbox, rc.SandboxNetwork, rc.SandboxNamespaces = got.Mode, got.Network, got.Namespaces
+	if !got.Confined() {
+		rc.SandboxReadDeny = nil
 	}
-	rc.Sandbox, rc.SandboxNetwork = got.Mode, got.Network
+}
+
+// readDeny is what the confined shell may not read: sandbox.DefaultDeny
+// of $HOME and mecha's home, with config.toml's [sandbox] read_deny added
+// and read_allow lifted.
+func readDeny(w *World, cfg *config.Config) ([]string, error) {
+	home := w.getenv("HOME")
+	mh, err := w.Home()
+	if err != nil {
+		return nil, err
+	}
+	var deny, allow []string
+	if cfg != nil {
+		deny, allow = cfg.Sandbox.ReadDeny, cfg.Sandbox.ReadAllow
+	}
+	d, err := sandbox.ReadDeny(sandbox.DefaultDeny(home, mh), deny, allow, home)
+	if err != nil {
+		return nil, fmt.Errorf("config.toml: %w", err)
+	}
+	return d, nil
+}
+
+// contains reports whether dir is or holds p (both cleaned, links
+// resolved where they exist).
+func contains(dir, p string) bool {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && filepath.IsLocal(rel)
+}
+
+// sandboxNote writes a sandbox note on Err, once per World whatever
+// asks for it (resolving a run's settings, then building its tools).
+func (w *World) sandboxNote(note string) {
+	if note == "" || w.sandboxNoted[note] {
+		return
+	}
+	if w.sandboxNoted == nil {
+		w.sandboxNoted = map[string]bool{}
+	}
+	w.sandboxNoted[note] = true
+	fmt.Fprintln(w.errw(), "mecha: "+note)
 }

@@ -182,6 +182,18 @@ func surfaceOn(w *World, wss *Workspaces, set *mcpclient.Set, rc *transcript.Con
 	if err != nil {
 		return nil, nil, err
 	}
+	rc.SandboxReadDeny = nil
+	if rc.Sandbox == sandbox.ModeLandlock {
+		cfg := setup.Config
+		if cfg == nil {
+			if cfg, err = LoadConfig(w); err != nil {
+				return nil, nil, err
+			}
+		}
+		if rc.SandboxReadDeny, err = readDeny(w, cfg); err != nil {
+			return nil, nil, err
+		}
+	}
 	rc.Tools, rc.ToolSpecs, rc.MCPServers = reg.Names(), reg.TranscriptSpecs(), set.Record(reg.Names())
 	return reg, tracker, nil
 }

@@ -76,6 +76,18 @@ it and its line. Its keys:
                                    cloud-metadata addresses are refused either
                                    way, see SECURITY.md)
 
+  [sandbox]
+  read_deny = ["~/secrets"]        paths the confined shell may not read, on
+                                   top of the defaults: $MECHA_HOME, ~/.ssh,
+                                   ~/.aws, ~/.config/gcloud, ~/.azure,
+                                   ~/.kube, ~/.docker/config.json, ~/.netrc,
+                                   ~/.git-credentials, ~/.npmrc, ~/.pypirc,
+                                   ~/.gnupg, shell histories, other users'
+                                   homes (absolute or ~/...)
+  read_allow = ["~/.npmrc"]        lifts the denied paths equal to or under
+                                   each (the session's config record lists
+                                   what was denied)
+
 The three timeouts shown are their defaults. Durations are strings with a
 unit. Only a part of the answer counts as progress: response headers, SSE
 comments and Anthropic's ping events do not, so a server that sends nothing

@@ -74,6 +74,7 @@ type Config struct {
 	// beside every other tool when mecha run is not given --tool.
 	Subagents bool     `toml:"subagents"`
 	WebFetch  WebFetch `toml:"web_fetch"`
+	Sandbox   Sandbox  `toml:"sandbox"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }
@@ -86,6 +87,16 @@ type WebFetch struct {
 	// by default: local development servers are normal targets (and
 	// mecha's own tests fetch from loopback servers).
 	RefusePrivate bool `toml:"refuse_private"`
+}
+
+// Sandbox is the [sandbox] table: what the confined shell may read.
+type Sandbox struct {
+	// ReadDeny adds paths (absolute, or ~/...) the shell may not read to
+	// the defaults (mecha's home, credential files, shell histories,
+	// other users' homes); ReadAllow lifts any denied path equal to or
+	// beneath one of its paths.
+	ReadDeny  []string `toml:"read_deny"`
+	ReadAllow []string `toml:"read_allow"`
 }
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.

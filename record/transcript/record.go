@@ -165,6 +165,10 @@ type Config struct {
 	Trifecta          string   `json:"trifecta"`
 	Sandbox           string   `json:"sandbox"`
 	SandboxNetwork    bool     `json:"sandbox_network"`
+	// SandboxNamespaces says the confined shell also ran in namespaces of
+	// its own; SandboxReadDeny are the paths it could not read.
+	SandboxNamespaces bool     `json:"sandbox_namespaces,omitempty"`
+	SandboxReadDeny   []string `json:"sandbox_read_deny,omitempty"`
 	// MCPServers are the MCP servers whose tools were offered, in the
 	// order they were configured. Absent when none was (and in
 	// transcripts that predate MCP).
