@@ -17,8 +17,9 @@ const HelperName = "mecha"
 // whether the network is to stay on, with a one-line note when the kernel
 // enforces less than that ("" when it does not).
 func (w *World) Sandbox(mode string, network bool) (sandbox.Setting, string) {
-	if mode == "" {
-		mode = sandbox.ModeNone
+	if mode == "" || mode == sandbox.ModeNone {
+		// Nothing to probe (the namespace trial starts a process).
+		return sandbox.None, ""
 	}
 	sup := w.SandboxSupport
 	if sup == nil {

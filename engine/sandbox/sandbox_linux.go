@@ -26,7 +26,7 @@ func probe() Support {
 	probeOnce.Do(func() {
 		probed = Support{Landlock: landlockABI(ll.LandlockGetABIVersion()), Seccomp: seccomp.Supported()}
 		if probed.hasLandlock() && os.Getenv(NoNamespacesEnv) != "1" {
-			probed.Namespaces = tryNamespaces()
+			probed.Namespaces = cachedTrial(tryNamespaces)
 		}
 	})
 	return probed
