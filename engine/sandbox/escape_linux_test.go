@@ -56,6 +56,8 @@ type box struct {
 	ws, tmp, home, outside, mechaHome string
 	// deny is what the command may not read: DefaultDeny of the box.
 	deny []string
+	// proxy is the egress proxy's socket, for a setting with Egress.
+	proxy string
 	// canary is a secret in the environment of the process that plays
 	// mecha (runner), never in the command's.
 	canary string
@@ -105,7 +107,7 @@ func (b *box) run(t *testing.T, s sandbox.Setting, script string) (string, error
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := json.Marshal(run{Setting: s, View: sandbox.View{Workspace: b.ws, Tmp: b.tmp, Deny: b.deny}, Script: script, Env: []string{
+	spec, err := json.Marshal(run{Setting: s, View: sandbox.View{Workspace: b.ws, Tmp: b.tmp, Deny: b.deny, Proxy: b.proxy}, Script: script, Env: []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + b.home, "TMPDIR=" + b.tmp,
 		"PROBE=" + exe + " " + sandboxtest.ProbeArg, "OUTSIDE=" + b.outside,
 	}})

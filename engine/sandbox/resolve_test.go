@@ -71,3 +71,22 @@ func TestResolveNote(t *testing.T) {
 		t.Errorf("note %q", note)
 	}
 }
+
+// TestResolveEgress: the allowlist holds only with namespaces and seccomp
+// and the network otherwise cut; without them the network stays cut, and
+// the note says so.
+func TestResolveEgress(t *testing.T) {
+	t.Parallel()
+	want := sandbox.Setting{Mode: sandbox.ModeLandlock, Egress: true}
+	full := sandbox.Support{Landlock: 7, Seccomp: true, Namespaces: true}
+	if got, note := sandbox.Resolve(want, full); !got.Egress || note != "" {
+		t.Errorf("with namespaces: %+v, %q", got, note)
+	}
+	got, note := sandbox.Resolve(want, sandbox.Support{Landlock: 7, Seccomp: true})
+	if got.Egress || got.Network || !strings.Contains(note, "the egress allowlist needs namespaces and seccomp; the network stays cut") {
+		t.Errorf("without namespaces: %+v, %q", got, note)
+	}
+	if got, _ := sandbox.Resolve(sandbox.Setting{Mode: sandbox.ModeLandlock, Egress: true, Network: true}, full); got.Egress || !got.Network {
+		t.Errorf("with the network on: %+v", got)
+	}
+}

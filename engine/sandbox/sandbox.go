@@ -30,6 +30,10 @@ type Setting struct {
 	Mode       string
 	Network    bool
 	Namespaces bool
+	// Egress says the network is cut but for an allowlist of hosts,
+	// reached through mecha's proxy (see Egress): only with namespaces and
+	// the network otherwise cut.
+	Egress bool
 }
 
 // None is the setting of an unconfined shell.
@@ -90,6 +94,13 @@ func Resolve(want Setting, sup Support) (Setting, string) {
 	}
 	got := Setting{Mode: ModeLandlock, Network: want.Network, Namespaces: sup.Namespaces}
 	var notes []string
+	if want.Egress && !want.Network {
+		if sup.Namespaces && sup.Seccomp {
+			got.Egress = true
+		} else {
+			notes = append(notes, "the egress allowlist needs namespaces and seccomp; the network stays cut")
+		}
+	}
 	if !want.Network && !sup.Seccomp {
 		got.Network = true
 		notes = append(notes, "this kernel has no seccomp; the shell is confined to the workspace but can reach the network (sandbox_network true)")
@@ -113,6 +124,9 @@ type View struct {
 	// Landlock grants reads around them (see Holes). A path that does not
 	// exist is skipped; one that holds the workspace or Tmp is too.
 	Deny []string
+	// Proxy is the egress proxy's socket (Egress.Socket) when the setting
+	// has Egress.
+	Proxy string
 }
 
 // Cmd is how to start a command under a setting: Path with Args (argv[0]
@@ -140,8 +154,14 @@ func Command(s Setting, v View, exe, argv0, prog string, args ...string) (Cmd, e
 		return Cmd{}, errors.New("sandbox: mecha's executable is unknown, so the helper cannot be started")
 	}
 	protectSelf()
-	return helperCmd(policy{Network: s.Network, Namespaces: s.Namespaces, Workspace: v.Workspace, Tmp: v.Tmp, Deny: v.Deny},
-		exe, argv0, prog, args...)
+	p := policy{Network: s.Network, Namespaces: s.Namespaces, Workspace: v.Workspace, Tmp: v.Tmp, Deny: v.Deny}
+	if s.Egress {
+		if v.Proxy == "" {
+			return Cmd{}, errors.New("sandbox: the egress allowlist has no proxy")
+		}
+		p.Proxy = v.Proxy
+	}
+	return helperCmd(p, exe, argv0, prog, args...)
 }
 
 // helperCmd is how to start the helper that applies p and then runs prog.
@@ -165,6 +185,12 @@ type policy struct {
 	Workspace  string   `json:"workspace"`
 	Tmp        string   `json:"tmp"`
 	Deny       []string `json:"deny,omitempty"`
+	// Proxy is the egress proxy's Unix socket (see Egress): the helper
+	// runs a forwarder to it on a loopback port of the command's network
+	// namespace, and lets the command connect to that port only.
+	Proxy string `json:"proxy,omitempty"`
+	// Forward makes the helper that forwarder (started by the helper).
+	Forward bool `json:"forward,omitempty"`
 	// Probe makes the helper build the view and exit 0 without running
 	// anything (see Probe).
 	Probe bool     `json:"probe,omitempty"`

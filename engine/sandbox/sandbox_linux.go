@@ -138,7 +138,10 @@ func seccompFilter(p policy) seccomp.Filter {
 			argNot0("ioprio_set", 0), argNot0("ioprio_set", 1),
 		}})
 	}
-	if !p.Network {
+	switch {
+	case p.Proxy != "":
+		groups = append(groups, egressSocketRules(), deny("io_uring_setup"))
+	case !p.Network:
 		groups = append(groups, deny("socket", "io_uring_setup"))
 	}
 	return seccomp.Filter{
@@ -157,6 +160,9 @@ func confineAndExec(p policy) int {
 	// The restrictions below apply to the thread that execs (and, for
 	// Landlock and TSYNC, to all the others); keep this goroutine on it.
 	runtime.LockOSThread()
+	if p.Forward {
+		return forwarder(p)
+	}
 	if !probeKernel().hasLandlock() {
 		fmt.Fprintln(os.Stderr, "mecha sandbox: this kernel has no Landlock; the command was not run")
 		return 126
@@ -173,6 +179,21 @@ func confineAndExec(p policy) int {
 			return 126
 		}
 	}
+	env := os.Environ()
+	rules := landlockRules(p)
+	if p.Proxy != "" {
+		if !p.Namespaces || p.Network {
+			fmt.Fprintln(os.Stderr, "mecha sandbox: the egress allowlist needs namespaces and the network cut; the command was not run")
+			return 126
+		}
+		port, err := startForwarder(p)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mecha sandbox: egress: %v; the command was not run\n", err)
+			return 126
+		}
+		env = proxyEnv(env, port)
+		rules = append(rules, landlock.ConnectTCP(uint16(port)))
+	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: capabilities: %v; the command was not run\n", err)
 		return 126
@@ -181,7 +202,7 @@ func confineAndExec(p policy) int {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: capabilities: %v; the command was not run\n", err)
 		return 126
 	}
-	if err := landlockConfig(p.Network).Restrict(landlockRules(p)...); err != nil {
+	if err := landlockConfig(p.Network).Restrict(rules...); err != nil {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: landlock: %v; the command was not run\n", err)
 		return 126
 	}
@@ -192,7 +213,7 @@ func confineAndExec(p policy) int {
 	if p.Probe {
 		return 0
 	}
-	err := syscall.Exec(p.argv[0], p.argv, os.Environ())
+	err := syscall.Exec(p.argv[0], p.argv, env)
 	fmt.Fprintf(os.Stderr, "mecha sandbox: %s: %v\n", p.argv[0], err)
 	return 127
 }
