@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/harness/config"
@@ -16,7 +17,7 @@ const HelperName = "mecha"
 // ("" is the unconfined shell of commands that record no sandbox) and
 // whether the network is to stay on, with a one-line note when the kernel
 // enforces less than that ("" when it does not).
-func (w *World) Sandbox(mode string, network bool) (sandbox.Setting, string) {
+func (w *World) Sandbox(mode string, network, egress bool) (sandbox.Setting, string) {
 	if mode == "" || mode == sandbox.ModeNone {
 		// Nothing to probe (the namespace trial starts a process).
 		return sandbox.None, ""
@@ -25,7 +26,7 @@ func (w *World) Sandbox(mode string, network bool) (sandbox.Setting, string) {
 	if sup == nil {
 		sup = sandbox.Probe
 	}
-	return sandbox.Resolve(sandbox.Setting{Mode: mode, Network: network}, sup())
+	return sandbox.Resolve(sandbox.Setting{Mode: mode, Network: network, Egress: egress}, sup())
 }
 
 // self returns mecha's executable.
@@ -41,12 +42,48 @@ func (w *World) self() (string, error) {
 // saying so in one line on the World's Err when that is less, so that a
 // record never claims more.
 func lowerSandbox(w *World, rc *transcript.Config) {
-	got, note := w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	got, note := w.Sandbox(rc.Sandbox, rc.SandboxNetwork, len(rc.SandboxAllowDomains) > 0)
 	w.sandboxNote(note)
 	rc.Sandbox, rc.SandboxNetwork, rc.SandboxNamespaces = got.Mode, got.Network, got.Namespaces
 	if !got.Confined() {
 		rc.SandboxReadDeny = nil
 	}
+	if !got.Egress {
+		rc.SandboxAllowDomains, rc.SandboxSendDomains = nil, nil
+	}
+}
+
+// egressDomains completes rc's allowlist with config.toml's [sandbox]
+// allow_domains, marks those of send_domains, and lowers it to what this
+// kernel enforces (none without namespaces: the network stays cut).
+func egressDomains(w *World, cfg *config.Config, rc *transcript.Config) error {
+	if rc.Sandbox != sandbox.ModeLandlock || rc.SandboxNetwork {
+		rc.SandboxAllowDomains, rc.SandboxSendDomains = nil, nil
+		return nil
+	}
+	all := slices.Clone(rc.SandboxAllowDomains)
+	var send []string
+	if cfg != nil {
+		for _, d := range cfg.Sandbox.AllowDomains {
+			if err := sandbox.CheckDomain(d); err != nil {
+				return fmt.Errorf("config.toml: [sandbox] allow_domains: %w", err)
+			}
+		}
+		all = append(all, cfg.Sandbox.AllowDomains...)
+		for _, d := range all {
+			if slices.Contains(cfg.Sandbox.SendDomains, d) {
+				send = append(send, d)
+			}
+		}
+	}
+	slices.Sort(all)
+	slices.Sort(send)
+	rc.SandboxAllowDomains, rc.SandboxSendDomains = slices.Compact(all), slices.Compact(send)
+	if len(rc.SandboxAllowDomains) == 0 {
+		rc.SandboxAllowDomains, rc.SandboxSendDomains = nil, nil
+	}
+	lowerSandbox(w, rc)
+	return nil
 }
 
 // readDeny is what the confined shell may not read: sandbox.DefaultDeny

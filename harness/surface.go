@@ -110,7 +110,7 @@ func OpenSurface(ctx context.Context, w *World, spec SurfaceSpec) (*Surface, err
 		trifecta = string(tool.TrifectaRefuse)
 	}
 	s := &Surface{rc: transcript.Config{MechaVersion: w.Version, Workspace: ws, PermissionMode: string(mode), Trifecta: trifecta}}
-	s.rc.Sandbox, s.rc.SandboxNetwork = spec.sandbox().Mode, spec.Sandbox.Network
+	s.rc.Sandbox, s.rc.SandboxNetwork, s.rc.SandboxAllowDomains = spec.sandbox().Mode, spec.Sandbox.Network, spec.Sandbox.AllowDomains
 	lowerSandbox(w, &s.rc)
 	if spec.For != "" {
 		s.mcp = ConnectMCP(ctx, w, servers, ws)
@@ -178,21 +178,25 @@ func surfaceOn(w *World, wss *Workspaces, set *mcpclient.Set, rc *transcript.Con
 		return nil, nil, err
 	}
 	setup.MCP = mcpTools
-	reg, tracker, err := BuildTools(w, wss, *rc, setup)
-	if err != nil {
-		return nil, nil, err
+	cfg := setup.Config
+	if cfg == nil {
+		if cfg, err = LoadConfig(w); err != nil {
+			return nil, nil, err
+		}
+		setup.Config = cfg
 	}
 	rc.SandboxReadDeny = nil
 	if rc.Sandbox == sandbox.ModeLandlock {
-		cfg := setup.Config
-		if cfg == nil {
-			if cfg, err = LoadConfig(w); err != nil {
-				return nil, nil, err
-			}
-		}
 		if rc.SandboxReadDeny, err = readDeny(w, cfg); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := egressDomains(w, cfg, rc); err != nil {
+		return nil, nil, err
+	}
+	reg, tracker, err := BuildTools(w, wss, *rc, setup)
+	if err != nil {
+		return nil, nil, err
 	}
 	rc.Tools, rc.ToolSpecs, rc.MCPServers = reg.Names(), reg.TranscriptSpecs(), set.Record(reg.Names())
 	return reg, tracker, nil

@@ -201,7 +201,10 @@ func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 	}
 	opts := builtin.Options{Env: credential.Scrub(w.environ()), Secrets: d.secrets, RefusePrivate: cfg.WebFetch.RefusePrivate}
 	var note string
-	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork, len(rc.SandboxAllowDomains) > 0)
+	if opts.Sandbox.Egress {
+		opts.AllowDomains, opts.EgressSends = rc.SandboxAllowDomains, len(rc.SandboxSendDomains) > 0
+	}
 	if note != "" && !wss.sandboxNoted {
 		w.sandboxNote(note)
 		wss.sandboxNoted = true

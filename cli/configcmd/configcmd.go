@@ -87,6 +87,14 @@ it and its line. Its keys:
   read_allow = ["~/.npmrc"]        lifts the denied paths equal to or under
                                    each (the session's config record lists
                                    what was denied)
+  allow_domains = ["pypi.org", "*.npmjs.org"]
+                                   hosts the confined shell may reach
+                                   through mecha's HTTP proxy, the network
+                                   otherwise cut (with --allow-domain)
+  send_domains = ["api.example.com"]
+                                   allowed hosts able to receive data: with
+                                   one, the shell counts as able to send
+                                   data out (see SECURITY.md)
 
 The three timeouts shown are their defaults. Durations are strings with a
 unit. Only a part of the answer counts as progress: response headers, SSE

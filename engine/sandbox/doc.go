@@ -45,6 +45,13 @@
 //     from ABI 10 and path-named Unix sockets only from ABI 9).
 //     socketpair(2) still works: a pair connects only the two ends it
 //     creates.
+//   - The egress allowlist (Setting.Egress, with namespaces only): the
+//     helper brings up the namespace's loopback and starts a forwarder
+//     (itself again, confined) from a loopback port to the Unix socket of
+//     mecha's proxy (Egress), sets HTTP_PROXY and HTTPS_PROXY to it, lets
+//     Landlock connect to that port only, and has seccomp refuse any
+//     socket but an IPv4 or IPv6 stream. The proxy allows the listed hosts
+//     and answers 403 to the rest, reporting each connection.
 //   - CAP_SYS_PTRACE is dropped from the bounding set, and before its
 //     first confined command mecha blanks the environment block its
 //     /proc/PID/environ reads (protectSelf): without namespaces a process

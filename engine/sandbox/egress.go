@@ -93,6 +93,16 @@ func Allowed(allow []string, host string) bool {
 	return false
 }
 
+// CheckDomain refuses what is not a host name or address, or "*." and
+// one: a URL, a port, a path, a wildcard elsewhere.
+func CheckDomain(d string) error {
+	h := strings.TrimPrefix(d, "*.")
+	if h == "" || strings.ContainsAny(h, "/:*@ ") && net.ParseIP(h) == nil {
+		return fmt.Errorf("%q is not a host name (write pypi.org, or *.npmjs.org for its subdomains; no scheme, port or path)", d)
+	}
+	return nil
+}
+
 // ServeHTTP serves one proxy request.
 func (e *Egress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	host, port := r.URL.Hostname(), r.URL.Port()

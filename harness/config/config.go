@@ -97,6 +97,14 @@ type Sandbox struct {
 	// beneath one of its paths.
 	ReadDeny  []string `toml:"read_deny"`
 	ReadAllow []string `toml:"read_allow"`
+	// AllowDomains are hosts the shell may reach through mecha's egress
+	// proxy, its network otherwise cut (added to --allow-domain): exact
+	// names, or "*.host" for host's subdomains. SendDomains marks those
+	// of them able to receive data (an API you post to, not a package
+	// registry you download from): with one allowed, the shell counts as
+	// able to send data out, and the interlock judges it so.
+	AllowDomains []string `toml:"allow_domains"`
+	SendDomains  []string `toml:"send_domains"`
 }
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.

@@ -96,8 +96,11 @@
 // "off", "none" and true, and readers must accept other values. Under
 // "landlock", sandbox_namespaces (omitted when false) says the shell also
 // ran in its own user, mount, PID and IPC namespaces (false: Landlock and
-// seccomp alone, where the kernel refused them), and sandbox_read_deny
-// (omitted when empty) lists the paths it could not read.
+// seccomp alone, where the kernel refused them), sandbox_read_deny
+// (omitted when empty) lists the paths it could not read,
+// sandbox_allow_domains the hosts it could reach through mecha's egress
+// proxy with the network otherwise cut, and sandbox_send_domains those of
+// them marked as able to receive data.
 //
 //	{"record":"config","mecha_version":"0.1.0","provider":"local","model":"qwen3","workspace":"/w","system_prompt":"You are ...","tools":["fs_read","fs_list"],"effort":null,"temperature":0,"seed":42,"thinking":false,"cache_prompt":true,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"refuse","sandbox":"landlock","sandbox_network":false,"tool_specs":[{"name":"fs_read","description":"Read a text file in the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},{"name":"fs_list","description":"List a directory of the workspace.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}]}
 //

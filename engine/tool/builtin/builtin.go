@@ -68,6 +68,12 @@ type Options struct {
 	// ReadDeny are the paths a confined command may not read (see
 	// sandbox.View.Deny).
 	ReadDeny []string
+	// AllowDomains are the hosts a command may reach through the egress
+	// proxy when Sandbox has Egress (see sandbox.Egress); EgressSends says
+	// one of them is marked as able to receive data, which makes the
+	// shell able to send data out.
+	AllowDomains []string
+	EgressSends  bool
 	// Self is mecha's executable and SelfName the name it is started
 	// under; a confined command runs through it as the sandbox helper.
 	Self, SelfName string

@@ -142,3 +142,26 @@ func TestShellSandboxed(t *testing.T) {
 		}
 	}
 }
+
+// TestShellEgressCapabilities: with an egress allowlist the shell brings
+// content in (External) but sends data out only when a host on the list
+// is marked as able to receive it; its description names the hosts.
+func TestShellEgressCapabilities(t *testing.T) {
+	t.Parallel()
+	s := sandbox.Setting{Mode: sandbox.ModeLandlock, Namespaces: true, Egress: true}
+	for _, sends := range []bool{false, true} {
+		ws, err := NewWorkspace(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh := NewShell(ws, Options{Sandbox: s, AllowDomains: []string{"pypi.org", "*.npmjs.org"}, EgressSends: sends})
+		c := sh.Capabilities()
+		if !c.External || c.ReachesNetwork != sends {
+			t.Errorf("sends %v: capabilities %+v", sends, c)
+		}
+		if d := sh.Spec().Description; !strings.Contains(d, "pypi.org, *.npmjs.org") || !strings.Contains(d, "403") {
+			t.Errorf("the description does not name the hosts: %s", d)
+		}
+		ws.Close()
+	}
+}
