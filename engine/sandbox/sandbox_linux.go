@@ -90,8 +90,11 @@ func landlockRules(p policy) []landlock.Rule {
 	if p.Namespaces || len(p.Deny) == 0 {
 		rules = append(rules, readDirs("/"))
 	} else {
+		// Entries enumerated a moment ago may be gone (a busy /tmp):
+		// what no longer exists needs no rule.
 		g := Holes("/", p.Deny)
-		rules = append(rules, readDirs(g.Dirs...), landlock.ROFiles(g.Files...), landlock.PathAccess(readDir, g.Lists...))
+		rules = append(rules, readDirs(g.Dirs...).IgnoreIfMissing(), landlock.ROFiles(g.Files...).IgnoreIfMissing(),
+			landlock.PathAccess(readDir, g.Lists...).IgnoreIfMissing())
 	}
 	for _, d := range []string{p.Workspace, p.Tmp} {
 		if p.Namespaces {
@@ -99,7 +102,7 @@ func landlockRules(p policy) []landlock.Rule {
 			continue
 		}
 		g := Holes(d, p.Deny)
-		rules = append(rules, landlock.PathAccess(writeNoDevices, g.Dirs...), landlock.RWFiles(g.Files...))
+		rules = append(rules, landlock.PathAccess(writeNoDevices, g.Dirs...).IgnoreIfMissing(), landlock.RWFiles(g.Files...).IgnoreIfMissing())
 	}
 	return append(rules, landlock.RWFiles(devices...).IgnoreIfMissing())
 }

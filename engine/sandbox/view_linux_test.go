@@ -59,8 +59,8 @@ func TestNamespaceEndsAll(t *testing.T) {
 			requireLayer(t, l.s)
 			b := newBox(t)
 			late := b.ws + "/late"
-			if _, err := b.run(t, l.s, `setsid sh -c 'sleep 1; echo x > late' >/dev/null 2>&1 & echo started`); err != nil {
-				t.Fatal(err)
+			if out, err := b.run(t, l.s, `setsid sh -c 'sleep 1; echo x > late' >/dev/null 2>&1 & echo started`); err != nil {
+				t.Fatalf("%v\n%s", err, out)
 			}
 			time.Sleep(2 * time.Second)
 			if got, want := exists(late), !l.s.Namespaces; got != want {
