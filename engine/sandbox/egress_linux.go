@@ -83,6 +83,10 @@ func forwarder(p policy) int {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: forwarder: %v\n", err)
 		return 126
 	}
+	if err := dropCaps(); err != nil {
+		fmt.Fprintf(os.Stderr, "mecha sandbox: forwarder: capabilities: %v\n", err)
+		return 126
+	}
 	rules := []landlock.Rule{landlock.RODirs("/").WithResolveUnix()}
 	if err := landlockConfig(false).Restrict(rules...); err != nil {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: forwarder: landlock: %v\n", err)
@@ -132,4 +136,15 @@ func proxyEnv(env []string, port int) []string {
 	}
 	u := fmt.Sprintf("http://127.0.0.1:%d", port)
 	return append(out, "HTTP_PROXY="+u, "HTTPS_PROXY="+u, "http_proxy="+u, "https_proxy="+u)
+}
+
+// dropCaps empties the process's capability sets (the forwarder inherits
+// the helper's, in the namespace) and its ambient set.
+func dropCaps() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return err
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	return unix.Capset(&hdr, &data[0])
 }

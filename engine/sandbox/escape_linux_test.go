@@ -399,7 +399,7 @@ func TestAsUnprivileged(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin,
-		"-test.run=^(TestEscapes|TestConfinedWorks|TestNamespaceView|TestNamespaceEndsAll)$", "-test.v")
+		"-test.run=^(TestEscapes|TestConfinedWorks|TestNamespaceView|TestNamespaceEndsAll|TestEgress)$", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "TMPDIR=/tmp", "SANDBOX_TEST_UNPRIVILEGED=1"}
 	out, err := cmd.CombinedOutput()

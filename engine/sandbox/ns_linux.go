@@ -42,9 +42,10 @@ func (c Cmd) Apply(attr *syscall.SysProcAttr) {
 	if uid != 0 {
 		// An unprivileged user's helper would lose its capabilities in
 		// the namespace at exec (it is not root there): it keeps
-		// CAP_SYS_ADMIN to build the view, and clears it before it runs
-		// the command (see confineAndExec).
-		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		// CAP_SYS_ADMIN to build the view and CAP_NET_ADMIN to bring up
+		// the loopback (egress), and clears them before it runs the
+		// command (see confineAndExec).
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN}
 	}
 }
 
