@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -64,7 +65,7 @@ func tryNamespaces() bool {
 		return false
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return runProbe(ctx, exe, dir) == nil
 }
@@ -78,14 +79,28 @@ func runProbe(ctx context.Context, exe, dir string) error {
 	}
 	cmd := exec.CommandContext(ctx, c.Path)
 	cmd.Args, cmd.Dir = c.Args, dir
+	// An executable that is not mecha (a test binary without the helper's
+	// hook) must neither try again inside nor pass: the trial needs the
+	// helper's own word.
+	cmd.Env = append(os.Environ(), trialEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	c.Apply(cmd.SysProcAttr)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%v: %s", err, out)
 	}
+	if !strings.Contains(string(out), trialOK) {
+		return fmt.Errorf("the helper did not answer the trial: %q", out)
+	}
 	return nil
 }
+
+// trialEnv marks the trial's process: Probe there claims no namespaces
+// without a trial of its own. trialOK is the helper's answer.
+const (
+	trialEnv = "MECHA_SANDBOX_TRIAL"
+	trialOK  = "mecha sandbox: trial ok"
+)
 
 // hostDevices are the device nodes the command's /dev holds, bound from
 // the host's (a user namespace cannot make device nodes).

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,5 +31,13 @@ func TestCachedTrial(t *testing.T) {
 		if got := cachedTrial(trial); got != want || runs != 2 {
 			t.Errorf("a result kept for another key was believed: %v, runs %d", got, runs)
 		}
+	}
+}
+
+// TestTrialNeedsTheHelper: an executable that exits 0 without being the
+// helper (a test binary without its hook, say) does not pass the trial.
+func TestTrialNeedsTheHelper(t *testing.T) {
+	if err := runProbe(context.Background(), "/bin/true", t.TempDir()); err == nil {
+		t.Fatal("/bin/true passed the namespace trial")
 	}
 }
