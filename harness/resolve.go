@@ -132,6 +132,9 @@ func applySandbox(w *World, s *Settings, resumed bool, rc *transcript.Config) {
 	if s.set(resumed, "sandbox-network") {
 		rc.SandboxNetwork = s.Sandbox.Network
 	}
+	if s.set(resumed, "allow-domain") {
+		rc.SandboxAllowDomains = s.Sandbox.AllowDomains
+	}
 	lowerSandbox(w, rc)
 }
 

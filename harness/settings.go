@@ -80,12 +80,29 @@ type MCP struct {
 type Sandbox struct {
 	Mode    string
 	Network bool
+	// AllowDomains are the hosts the shell may reach through the egress
+	// proxy (--allow-domain), its network otherwise cut.
+	AllowDomains []string
 }
 
-// Validate refuses a mode that does not exist.
+// Validate refuses a mode that does not exist, and an allowlist the
+// setting cannot have.
 func (s Sandbox) Validate() error {
 	if _, err := sandbox.ParseMode(s.Mode); err != nil {
 		return usagef("--sandbox must be %s or %s, not %q", sandbox.ModeLandlock, sandbox.ModeNone, s.Mode)
+	}
+	if len(s.AllowDomains) > 0 {
+		switch {
+		case s.Mode == sandbox.ModeNone:
+			return usagef("--allow-domain needs the sandbox (--sandbox %s): an unconfined shell reaches every host", sandbox.ModeLandlock)
+		case s.Network:
+			return usagef("--allow-domain and --sandbox-network: choose one (the network open to every host, or only to those)")
+		}
+		for _, d := range s.AllowDomains {
+			if err := sandbox.CheckDomain(d); err != nil {
+				return usagef("--allow-domain: %v", err)
+			}
+		}
 	}
 	return nil
 }

@@ -115,7 +115,7 @@ func OpenSurface(ctx context.Context, w *World, spec SurfaceSpec) (*Surface, err
 		trifecta = string(tool.TrifectaRefuse)
 	}
 	s := &Surface{rc: transcript.Config{MechaVersion: w.Version, Workspace: ws, PermissionMode: string(mode), Trifecta: trifecta}}
-	s.rc.Sandbox, s.rc.SandboxNetwork = spec.sandbox().Mode, spec.Sandbox.Network
+	s.rc.Sandbox, s.rc.SandboxNetwork, s.rc.SandboxAllowDomains = spec.sandbox().Mode, spec.Sandbox.Network, spec.Sandbox.AllowDomains
 	trust := WorkspaceTrust(cfg, ws, spec.RecordedTrust, false)
 	s.rc.WorkspaceTrust = &trust
 	lowerSandbox(w, &s.rc)
@@ -185,6 +185,22 @@ func surfaceOn(w *World, wss *Workspaces, set *mcpclient.Set, rc *transcript.Con
 		return nil, nil, err
 	}
 	setup.MCP = mcpTools
+	cfg := setup.Config
+	if cfg == nil {
+		if cfg, err = LoadConfig(w); err != nil {
+			return nil, nil, err
+		}
+		setup.Config = cfg
+	}
+	rc.SandboxReadDeny = nil
+	if rc.Sandbox == sandbox.ModeLandlock {
+		if rc.SandboxReadDeny, err = readDeny(w, cfg); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := egressDomains(w, cfg, rc); err != nil {
+		return nil, nil, err
+	}
 	reg, tracker, err := BuildTools(w, wss, *rc, setup)
 	if err != nil {
 		return nil, nil, err

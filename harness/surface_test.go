@@ -42,7 +42,7 @@ func TestOpenSurfaceDefaults(t *testing.T) {
 	}
 	defer s.Close()
 	rc := s.Config()
-	want, _ := w.Sandbox(sandbox.ModeLandlock, false)
+	want, _ := w.Sandbox(sandbox.ModeLandlock, false, false)
 	if rc.Workspace != dir || rc.PermissionMode != "ask" || rc.Trifecta != "refuse" || rc.MechaVersion != "v9" ||
 		rc.Sandbox != want.Mode || rc.SandboxNetwork != want.Network {
 		t.Errorf("config: workspace %q, permission %q, trifecta %q, version %q, sandbox %q network %v",

@@ -67,6 +67,9 @@ type Workspaces struct {
 	// sandboxNoted is whether the sandbox's note was written: once a
 	// command, however many surfaces it builds.
 	sandboxNoted bool
+	// homeNoted is whether the note that the workspace holds mecha's
+	// home was written (once, like sandboxNoted).
+	homeNoted bool
 }
 
 // Open returns the workspace rooted at dir, opening it the first time.
@@ -201,9 +204,12 @@ func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 	opts := builtin.Options{Env: credential.Scrub(w.environ()), Secrets: d.secrets, RefusePrivate: cfg.WebFetch.RefusePrivate,
 		UntrustedWorkspace: !trusted(rc)}
 	var note string
-	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
+	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork, len(rc.SandboxAllowDomains) > 0)
+	if opts.Sandbox.Egress {
+		opts.AllowDomains, opts.EgressSends = rc.SandboxAllowDomains, len(rc.SandboxSendDomains) > 0
+	}
 	if note != "" && !wss.sandboxNoted {
-		fmt.Fprintln(w.errw(), "mecha: "+note)
+		w.sandboxNote(note)
 		wss.sandboxNoted = true
 	}
 	if opts.Sandbox.Confined() {
@@ -211,6 +217,17 @@ func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 			return d, nil, err
 		}
 		opts.SelfName = HelperName
+		if opts.ReadDeny, err = readDeny(w, cfg); err != nil {
+			return d, nil, err
+		}
+	}
+	// No tool may touch mecha's home, whatever the workspace.
+	if mh, err := w.Home(); err == nil {
+		ws = ws.Protect(mh)
+		if contains(ws.Root(), mh) && !wss.homeNoted {
+			fmt.Fprintf(w.errw(), "mecha: the workspace holds mecha's home (%s): the file tools refuse it and the shell cannot change it\n", mh)
+			wss.homeNoted = true
+		}
 	}
 	all := builtin.All(ws, opts)
 	for _, t := range setup.MCP {

@@ -39,6 +39,9 @@ type World struct {
 	InTTY bool
 	// Version is mecha's version, recorded in each config record.
 	Version string
+
+	// sandboxNoted are the sandbox notes written (see sandboxNote).
+	sandboxNoted map[string]bool
 }
 
 func (w *World) getenv(k string) string {

@@ -103,4 +103,5 @@ func TrifectaFlag(cmd *cobra.Command, policy *string) {
 func SandboxFlags(cmd *cobra.Command, s *harness.Sandbox) {
 	cmd.Flags().StringVar(&s.Mode, "sandbox", sandbox.ModeLandlock, "confine the shell tool: landlock (write only in the workspace and a private TMPDIR; where the kernel has it) or none")
 	cmd.Flags().BoolVar(&s.Network, "sandbox-network", false, "let the sandboxed shell reach the network (it is cut by default)")
+	cmd.Flags().StringArrayVar(&s.AllowDomains, "allow-domain", nil, "let the sandboxed shell reach HOST (repeatable; *.HOST: its subdomains) through mecha's HTTP proxy (HTTP_PROXY, HTTPS_PROXY), the network otherwise cut; with [sandbox] allow_domains")
 }

@@ -87,6 +87,26 @@ it and its line. Its keys:
                                    AWS_PROFILE of ~/.aws/credentials; "config
                                    show" says whether they are set, never them
 
+  [sandbox]
+  read_deny = ["~/secrets"]        paths the confined shell may not read, on
+                                   top of the defaults: $MECHA_HOME, ~/.ssh,
+                                   ~/.aws, ~/.config/gcloud, ~/.azure,
+                                   ~/.kube, ~/.docker/config.json, ~/.netrc,
+                                   ~/.git-credentials, ~/.npmrc, ~/.pypirc,
+                                   ~/.gnupg, shell histories, other users'
+                                   homes (absolute or ~/...)
+  read_allow = ["~/.npmrc"]        lifts the denied paths equal to or under
+                                   each (the session's config record lists
+                                   what was denied)
+  allow_domains = ["pypi.org", "*.npmjs.org"]
+                                   hosts the confined shell may reach
+                                   through mecha's HTTP proxy, the network
+                                   otherwise cut (with --allow-domain)
+  send_domains = ["api.example.com"]
+                                   allowed hosts able to receive data: with
+                                   one, the shell counts as able to send
+                                   data out (see SECURITY.md)
+
 The three timeouts shown are their defaults. Durations are strings with a
 unit. Only a part of the answer counts as progress: response headers, SSE
 comments and Anthropic's ping events do not, so a server that sends nothing

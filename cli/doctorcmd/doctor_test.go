@@ -52,7 +52,7 @@ func TestRun(t *testing.T) {
 		w.Write([]byte(`{"data":[{"id":"qwen3"}]}`))
 	}))
 	defer srv.Close()
-	good := sandbox.Support{Landlock: 4, Seccomp: true}
+	good := sandbox.Support{Landlock: 4, Seccomp: true, Namespaces: true}
 	env, _ := testEnv(t, map[string]string{"MECHA_LOCAL_URL": srv.URL, "OPENAI_API_KEY": "sk-NOTSHOWN"})
 	kernel := good
 	probe := func() sandbox.Support { return kernel }
@@ -63,9 +63,16 @@ func TestRun(t *testing.T) {
 	if c := find(r, "local"); c.Status != OK || !strings.Contains(c.Detail, "serving qwen3") {
 		t.Errorf("local: %+v", c)
 	}
-	if c := find(r, "sandbox"); c.Status != OK || !strings.Contains(c.Detail, "ABI 4") {
+	if c := find(r, "sandbox"); c.Status != OK || !strings.Contains(c.Detail, "ABI 4") || !strings.Contains(c.Detail, "namespaces") {
 		t.Errorf("sandbox: %+v", c)
 	}
+	// Namespaces refused (a container): a warning that says what to allow.
+	kernel = sandbox.Support{Landlock: 4, Seccomp: true}
+	r = Run(context.Background(), &Options{Env: env, Probe: probe, Timeout: time.Second})
+	if c := find(r, "sandbox"); c.Status != Warning || !strings.Contains(c.Detail, "user namespaces are refused") || !strings.Contains(c.Fix, "user namespaces") {
+		t.Errorf("sandbox without namespaces: %+v", c)
+	}
+	kernel = good
 
 	// A kernel without Landlock, a server that is not OpenAI-compatible.
 	env, out := testEnv(t, map[string]string{"MECHA_LOCAL_URL": srv.URL + "/nope"})
@@ -88,7 +95,7 @@ func TestRun(t *testing.T) {
 func TestDefaultProviderMakesAProblem(t *testing.T) {
 	t.Parallel()
 	env, _ := testEnv(t, nil)
-	kernel := sandbox.Support{Landlock: 1, Seccomp: true}
+	kernel := sandbox.Support{Landlock: 1, Seccomp: true, Namespaces: true}
 	probe := func() sandbox.Support { return kernel }
 	home, _ := env.Home()
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("default_provider = \"anthropic\"\n"), 0o600); err != nil {
@@ -216,7 +223,7 @@ func TestPrices(t *testing.T) {
 	// The real table, read through Run with a clock past its date.
 	env, _ := testEnv(t, nil)
 	env.Clock = func() time.Time { return pricing.Builtin().Date.Add(pricing.StaleAfter + 48*time.Hour) }
-	r := Run(context.Background(), &Options{Env: env, Probe: func() sandbox.Support { return sandbox.Support{Landlock: 4, Seccomp: true} }, Timeout: time.Second, MCP: harness.MCP{Off: true}})
+	r := Run(context.Background(), &Options{Env: env, Probe: func() sandbox.Support { return sandbox.Support{Landlock: 4, Seccomp: true, Namespaces: true} }, Timeout: time.Second, MCP: harness.MCP{Off: true}})
 	if c := find(r, "prices"); c.Status != Warning || !strings.Contains(c.Detail, pricing.Builtin().Date.Format("2006-01-02")+" is 122 days old") {
 		t.Errorf("prices: %+v", c)
 	}

@@ -6,19 +6,30 @@ import (
 	"testing"
 )
 
-// TestParseHelperArgs: the helper takes exactly HelperArg NET WORKSPACE
-// TMP -- PROG [ARG...], with NET 0 or 1 and absolute directories, and
-// refuses anything else (it then runs nothing: Helper exits 126).
+// TestParseHelperArgs: the helper takes exactly HelperArg POLICY -- PROG
+// [ARG...], with POLICY the JSON Command writes (no unknown field) and
+// absolute directories, and refuses anything else (it then runs nothing:
+// Helper exits 126).
 func TestParseHelperArgs(t *testing.T) {
 	t.Parallel()
+	// Command's own output parses back to what it was given.
+	c, err := Command(Setting{Mode: ModeLandlock, Namespaces: true}, View{Workspace: "/ws", Tmp: "/tmp/x", Deny: []string{"/home/u/.ssh"}}, "/bin/mecha", "mecha", "/bin/sh", "-c", "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseHelperArgs(c.Args[1:])
+	want := policy{Namespaces: true, Workspace: "/ws", Tmp: "/tmp/x", Deny: []string{"/home/u/.ssh"}, argv: []string{"/bin/sh", "-c", "true"}}
+	if err != nil || !reflect.DeepEqual(got, want) || !c.Namespaces || c.Path != "/bin/mecha" {
+		t.Errorf("parseHelperArgs(%q) = %+v, %v; want %+v", c.Args, got, err, want)
+	}
 	ok := []struct {
 		args []string
 		want policy
 	}{
-		{[]string{HelperArg, "0", "/ws", "/tmp/x", "--", "/bin/sh"},
-			policy{workspace: "/ws", tmp: "/tmp/x", argv: []string{"/bin/sh"}}},
-		{[]string{HelperArg, "1", "/ws", "/tmp/x", "--", "/bin/sh", "-c", "true"},
-			policy{network: true, workspace: "/ws", tmp: "/tmp/x", argv: []string{"/bin/sh", "-c", "true"}}},
+		{[]string{HelperArg, `{"workspace":"/ws","tmp":"/tmp/x"}`, "--", "/bin/sh"},
+			policy{Workspace: "/ws", Tmp: "/tmp/x", argv: []string{"/bin/sh"}}},
+		{[]string{HelperArg, `{"network":true,"workspace":"/ws","tmp":"/tmp/x"}`, "--", "/bin/sh", "-c", "true"},
+			policy{Network: true, Workspace: "/ws", Tmp: "/tmp/x", argv: []string{"/bin/sh", "-c", "true"}}},
 	}
 	for _, tc := range ok {
 		got, err := parseHelperArgs(tc.args)
@@ -26,21 +37,23 @@ func TestParseHelperArgs(t *testing.T) {
 			t.Errorf("parseHelperArgs(%q) = %+v, %v; want %+v", tc.args, got, err, tc.want)
 		}
 	}
+	const p = `{"workspace":"/ws","tmp":"/tmp/x"}`
 	bad := []struct {
 		args []string
 		why  string // a part of the error
 	}{
 		{nil, "usage"},
-		{[]string{HelperArg, "0", "/ws", "/tmp/x", "--"}, "usage"}, // no program
-		{[]string{"run", "0", "/ws", "/tmp/x", "--", "/bin/sh"}, "usage"},
-		{[]string{HelperArg, "0", "/ws", "/tmp/x", "-", "/bin/sh"}, "usage"},
-		{[]string{HelperArg, "0", "/ws", "/tmp/x", "/bin/sh", "--"}, "usage"},
-		{[]string{"run", "0", "/ws", "/tmp/x", "-", "/bin/sh"}, "usage"},
-		{[]string{HelperArg, "2", "/ws", "/tmp/x", "--", "/bin/sh"}, "network must be 0 or 1"},
-		{[]string{HelperArg, "", "/ws", "/tmp/x", "--", "/bin/sh"}, "network must be 0 or 1"},
-		{[]string{HelperArg, "0", "ws", "/tmp/x", "--", "/bin/sh"}, `"ws" is not an absolute path`},
-		{[]string{HelperArg, "1", "/ws", "tmp", "--", "/bin/sh"}, `"tmp" is not an absolute path`},
-		{[]string{HelperArg, "0", "", "/tmp/x", "--", "/bin/sh"}, `"" is not an absolute path`},
+		{[]string{HelperArg, p, "--"}, "usage"}, // no program
+		{[]string{"run", p, "--", "/bin/sh"}, "usage"},
+		{[]string{HelperArg, p, "-", "/bin/sh"}, "usage"},
+		{[]string{HelperArg, p, "/bin/sh", "--"}, "usage"},
+		{[]string{HelperArg, `{"network":2,"workspace":"/ws","tmp":"/t"}`, "--", "/bin/sh"}, "policy"},
+		{[]string{HelperArg, `{"net":true,"workspace":"/ws","tmp":"/t"}`, "--", "/bin/sh"}, "policy"},
+		{[]string{HelperArg, `0`, "--", "/bin/sh"}, "policy"},
+		{[]string{HelperArg, `{"workspace":"ws","tmp":"/tmp/x"}`, "--", "/bin/sh"}, `"ws" is not an absolute path`},
+		{[]string{HelperArg, `{"workspace":"/ws","tmp":"tmp"}`, "--", "/bin/sh"}, `"tmp" is not an absolute path`},
+		{[]string{HelperArg, `{"tmp":"/tmp/x"}`, "--", "/bin/sh"}, `"" is not an absolute path`},
+		{[]string{HelperArg, `{"workspace":"/ws","tmp":"/t","deny":["x"]}`, "--", "/bin/sh"}, `"x" is not an absolute path`},
 	}
 	for _, tc := range bad {
 		got, err := parseHelperArgs(tc.args)

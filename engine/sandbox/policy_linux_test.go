@@ -33,16 +33,20 @@ func TestLandlockPolicy(t *testing.T) {
 		}
 	}
 
-	p := policy{workspace: "/ws", tmp: "/tmp/x"}
+	p := policy{Namespaces: true, Workspace: "/ws", Tmp: "/tmp/x"}
 	if got, want := landlockRules(p)[0], landlock.Rule(landlock.RODirs("/")); !reflect.DeepEqual(got, want) {
 		t.Errorf("network cut: read rule %v, want %v", got, want)
 	}
-	p.network = true
+	p.Network = true
 	if got, want := landlockRules(p)[0], landlock.Rule(landlock.RODirs("/").WithResolveUnix()); !reflect.DeepEqual(got, want) {
 		t.Errorf("network on: read rule %v, want %v", got, want)
 	}
-	if got, want := landlockRules(p)[1], landlock.Rule(landlock.RWDirs("/ws", "/tmp/x")); !reflect.DeepEqual(got, want) {
+	// The workspace may be written but no device node made in it.
+	if got, want := landlockRules(p)[1], landlock.Rule(landlock.PathAccess(writeNoDevices, "/ws")); !reflect.DeepEqual(got, want) {
 		t.Errorf("write rule %v, want %v", got, want)
+	}
+	if writeNoDevices&landlock.AccessFSSet(ll.AccessFSMakeChar|ll.AccessFSMakeBlock) != 0 {
+		t.Errorf("the workspace's rights %v include making devices", writeNoDevices)
 	}
 }
 

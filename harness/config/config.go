@@ -85,6 +85,7 @@ type Config struct {
 	// out of the system prompt. Absolute paths, written canonical by mecha
 	// trust.
 	TrustedWorkspaces []string `toml:"trusted_workspaces"`
+	Sandbox   Sandbox  `toml:"sandbox"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }
@@ -112,6 +113,22 @@ type Remote struct {
 	Region string `toml:"region"`
 	// PathStyle addresses the bucket in the path, not the host name.
 	PathStyle bool `toml:"path_style"`
+// Sandbox is the [sandbox] table: what the confined shell may read.
+type Sandbox struct {
+	// ReadDeny adds paths (absolute, or ~/...) the shell may not read to
+	// the defaults (mecha's home, credential files, shell histories,
+	// other users' homes); ReadAllow lifts any denied path equal to or
+	// beneath one of its paths.
+	ReadDeny  []string `toml:"read_deny"`
+	ReadAllow []string `toml:"read_allow"`
+	// AllowDomains are hosts the shell may reach through mecha's egress
+	// proxy, its network otherwise cut (added to --allow-domain): exact
+	// names, or "*.host" for host's subdomains. SendDomains marks those
+	// of them able to receive data (an API you post to, not a package
+	// registry you download from): with one allowed, the shell counts as
+	// able to send data out, and the interlock judges it so.
+	AllowDomains []string `toml:"allow_domains"`
+	SendDomains  []string `toml:"send_domains"`
 }
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.

@@ -466,8 +466,18 @@ func (r *textRenderer) attach(a *Attach) {
 		}
 		fmt.Fprintf(r.w, "upstream %s %s · %s\n", vis(u.Transport), vis(where), peerWords(u.Server))
 	}
-	fmt.Fprintf(r.w, "permission %s · trifecta %s · sandbox %s (network %s)\n",
-		vis(c.PermissionMode), vis(c.Trifecta), vis(c.Sandbox), onOff(c.SandboxNetwork))
+	sb := ""
+	if c.SandboxNamespaces {
+		sb += " · namespaces"
+	}
+	if len(c.SandboxAllowDomains) > 0 {
+		sb += " · reaches only " + vis(strings.Join(c.SandboxAllowDomains, ", "))
+	}
+	if len(c.SandboxReadDeny) > 0 {
+		sb += fmt.Sprintf(" · %d paths unreadable", len(c.SandboxReadDeny))
+	}
+	fmt.Fprintf(r.w, "permission %s · trifecta %s · sandbox %s (network %s)%s\n",
+		vis(c.PermissionMode), vis(c.Trifecta), vis(c.Sandbox), onOff(c.SandboxNetwork), sb)
 	if t := c.WorkspaceTrust; t != nil {
 		state := "untrusted"
 		if t.Trusted {

@@ -93,7 +93,14 @@
 // only when the shell's network was actually cut). mecha run writes
 // "refuse" (or "ask", "off" when asked), and "landlock" with false where the
 // kernel allows it; builds before the interlock and the sandbox wrote
-// "off", "none" and true, and readers must accept other values.
+// "off", "none" and true, and readers must accept other values. Under
+// "landlock", sandbox_namespaces (omitted when false) says the shell also
+// ran in its own user, mount, PID and IPC namespaces (false: Landlock and
+// seccomp alone, where the kernel refused them), sandbox_read_deny
+// (omitted when empty) lists the paths it could not read,
+// sandbox_allow_domains the hosts it could reach through mecha's egress
+// proxy with the network otherwise cut, and sandbox_send_domains those of
+// them marked as able to receive data.
 //
 // workspace_trust is whether the workspace was trusted for the attach:
 // {"trusted":false,"by":"default"} when no entry of config.toml's

@@ -173,6 +173,16 @@ type Config struct {
 	// and why. Nil in transcripts that predate it (see doc.go: such an
 	// attach is judged by the configuration of today).
 	WorkspaceTrust *WorkspaceTrust `json:"workspace_trust,omitempty"`
+	// SandboxNamespaces says the confined shell also ran in namespaces of
+	// its own; SandboxReadDeny are the paths it could not read.
+	SandboxNamespaces bool     `json:"sandbox_namespaces,omitempty"`
+	SandboxReadDeny   []string `json:"sandbox_read_deny,omitempty"`
+	// SandboxAllowDomains are the hosts the shell could reach through the
+	// egress proxy (its network otherwise cut); SandboxSendDomains those
+	// of them marked as able to receive data, which make the shell an
+	// exfiltration route for the interlock.
+	SandboxAllowDomains []string `json:"sandbox_allow_domains,omitempty"`
+	SandboxSendDomains  []string `json:"sandbox_send_domains,omitempty"`
 	// MCPServers are the MCP servers whose tools were offered, in the
 	// order they were configured. Absent when none was (and in
 	// transcripts that predate MCP).

@@ -21,6 +21,7 @@ func IsProbe(args []string) bool { return len(args) > 0 && args[0] == ProbeArg }
 //
 //	__sandbox_probe tcp|udp|unix|abstract ADDRESS PAYLOAD
 //	__sandbox_probe dns SERVER NAME   (a DNS query for NAME sent to SERVER)
+//	__sandbox_probe addkey TYPE PAYLOAD (add_key(2) to the session key ring)
 func Probe(args []string) int {
 	if len(args) != 4 {
 		fmt.Fprintln(os.Stderr, "probe: usage: ROUTE ADDRESS PAYLOAD")
@@ -40,6 +41,8 @@ func Probe(args []string) int {
 			return (&net.Dialer{}).DialContext(ctx, "udp", addr)
 		}}
 		_, err = r.LookupHost(ctx, payload)
+	case "addkey":
+		err = addKey(addr, payload)
 	default:
 		err = fmt.Errorf("unknown route %q", route)
 	}

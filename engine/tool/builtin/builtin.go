@@ -65,6 +65,15 @@ type Options struct {
 	// value leaves them unconfined. It must be what is actually enforced
 	// (sandbox.Resolve): the shell's capabilities are computed from it.
 	Sandbox sandbox.Setting
+	// ReadDeny are the paths a confined command may not read (see
+	// sandbox.View.Deny).
+	ReadDeny []string
+	// AllowDomains are the hosts a command may reach through the egress
+	// proxy when Sandbox has Egress (see sandbox.Egress); EgressSends says
+	// one of them is marked as able to receive data, which makes the
+	// shell able to send data out.
+	AllowDomains []string
+	EgressSends  bool
 	// Self is mecha's executable and SelfName the name it is started
 	// under; a confined command runs through it as the sandbox helper.
 	Self, SelfName string

@@ -127,7 +127,7 @@ func (t *fsGlob) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 // of the workspace, where base (from the search's path) leads; rest is the
 // pattern past base.
 func (t *fsGlob) walk(ctx context.Context, dir *os.Root, start, base, pattern, rest string, l *globList) error {
-	w := &walker{ctx: ctx}
+	w := &walker{ctx: ctx, skip: t.ws.protected}
 	if !strings.Contains(rest, "**") {
 		w.maxDepth = strings.Count(rest, "/") + 1
 	}

@@ -52,7 +52,7 @@ func (t *grepTree) search(ctx context.Context, dir *os.Root) error {
 	// so a file searched for more lines than it may add is cut by add.
 	var need atomic.Int64
 	need.Store(int64(t.out.need()))
-	w := &walker{ctx: walkCtx}
+	w := &walker{ctx: walkCtx, skip: t.ws.protected}
 	w.visit = func(e walkEntry) error {
 		if !e.typ.IsRegular() || t.glob != "" && !globMatches(t.glob, e.rel) {
 			return nil

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
@@ -24,6 +26,7 @@ const (
 	shellConfined   = "The command runs in a sandbox: it can read the whole file system but write only inside the workspace and $TMPDIR (a private directory, emptied after each call)"
 	shellNoNetwork  = shellConfined + ", and it cannot reach any network: no TCP, UDP, DNS or socket of any kind."
 	shellNetwork    = shellConfined + "; it can reach the network."
+	shellEgress     = shellConfined + "; the network is cut but for these hosts, reached only through the HTTP proxy set in HTTP_PROXY and HTTPS_PROXY (curl, pip, npm and git use it): %s. Any other host gets 403 Forbidden from the proxy, and direct sockets are refused."
 )
 
 var shellSchema = json.RawMessage(`{
@@ -63,6 +66,8 @@ func (t *shell) Spec() tool.Spec {
 
 func (t *shell) confinement() string {
 	switch {
+	case t.opts.Sandbox.Egress:
+		return fmt.Sprintf(shellEgress, strings.Join(t.opts.AllowDomains, ", "))
 	case t.opts.Sandbox.NetworkCut():
 		return shellNoNetwork
 	case t.opts.Sandbox.Confined():
@@ -73,9 +78,17 @@ func (t *shell) confinement() string {
 
 // Capabilities are computed from the sandbox actually enforced: with the
 // network cut, a command can neither reach the network nor bring in
-// anything from outside the machine.
+// anything from outside the machine. With an egress allowlist it brings
+// content in from those hosts (External), but counts as able to send data
+// out only when one of them is marked as able to receive it (EgressSends):
+// a shell that can download from a package registry is not an
+// exfiltration route the way an open network is (see SECURITY.md).
 func (t *shell) Capabilities() tool.Capabilities {
 	net := !t.opts.Sandbox.NetworkCut()
+	if t.opts.Sandbox.Egress {
+		return tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true,
+			ReachesNetwork: t.opts.EgressSends, External: true}
+	}
 	return tool.Capabilities{
 		ReadsWorkspace:    true,
 		ModifiesWorkspace: true,
@@ -138,12 +151,14 @@ func (t *shell) Run(ctx context.Context, input json.RawMessage) (tool.Result, er
 		grace:   t.opts.KillGrace,
 		guard:   !t.opts.noOrphanGuard,
 	}
+	var egress *egressLog
 	if t.opts.Sandbox.Confined() {
-		cleanup, err := t.confine(&spec)
+		cleanup, el, err := t.confine(&spec)
 		if err != nil {
 			return errorResult("the command could not be started: %v", err), nil
 		}
 		defer cleanup()
+		egress = el
 	}
 	// The output is redacted as it streams, before the head and the tail
 	// are kept: a secret printed across the cut is replaced whole.
@@ -164,6 +179,8 @@ func (t *shell) Run(ctx context.Context, input json.RawMessage) (tool.Result, er
 	if status != "" {
 		notes = append([]string{status}, notes...)
 	}
+	// Each connection the egress proxy saw, as a note the session keeps.
+	notes = append(notes, egress.notes()...)
 	for _, n := range notes {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')
@@ -204,28 +221,77 @@ func formatDuration(d time.Duration) string {
 	return d.String()
 }
 
+// egressLog gathers the egress proxy's lines during a call.
+type egressLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *egressLog) add(s string) {
+	l.mu.Lock()
+	l.lines = append(l.lines, s)
+	l.mu.Unlock()
+}
+
+// notes are the lines as result notes ("[egress: ...]"); none for nil.
+func (l *egressLog) notes() []string {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]string, len(l.lines))
+	for i, s := range l.lines {
+		out[i] = "[" + s + "]"
+	}
+	return out
+}
+
 // confine makes spec run through the sandbox helper, with a private
-// temporary directory (TMPDIR) that is removed when the call is over.
-func (t *shell) confine(spec *commandSpec) (cleanup func(), err error) {
+// temporary directory (TMPDIR) that is removed when the call is over, and
+// with an egress allowlist the call's proxy (stopped then too), whose
+// lines it returns.
+func (t *shell) confine(spec *commandSpec) (cleanup func(), el *egressLog, err error) {
 	tmp, err := os.MkdirTemp("", "mecha-shell-")
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
 	}
 	cleanup = func() { _ = os.RemoveAll(tmp) }
-	path, argv, err := sandbox.Command(t.opts.Sandbox, t.opts.Self, t.opts.SelfName, t.ws.Root(), tmp, spec.path, spec.argv[1:]...)
+	view := sandbox.View{Workspace: t.ws.Root(), Tmp: tmp, Deny: t.opts.ReadDeny}
+	if t.opts.Sandbox.Egress {
+		el = &egressLog{}
+		e, err := sandbox.StartEgress(t.opts.AllowDomains, el.add)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		view.Proxy = e.Socket
+		rm := cleanup
+		cleanup = func() { _ = e.Close(); rm() }
+	}
+	c, err := sandbox.Command(t.opts.Sandbox, view, t.opts.Self, t.opts.SelfName, spec.path, spec.argv[1:]...)
 	if err != nil {
 		cleanup()
-		return nil, err
+		return nil, nil, err
+	}
+	spec.apply = c.Apply
+	if c.Namespaces {
+		// The helper is the first process of its own PID namespace: when
+		// it is killed, or mecha dies (its parent-death signal), every
+		// process the command started dies with it, those that left the
+		// group included. It cannot join the orphan guard's group, which
+		// is outside the namespace.
+		spec.guard, spec.pidns = false, true
 	}
 	env := spec.env
 	if env == nil {
 		env = os.Environ()
 	}
-	spec.path, spec.argv = path, argv
+	spec.path, spec.argv = c.Path, c.Args
 	spec.env = append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		return strings.HasPrefix(kv, "TMPDIR=")
 	}), "TMPDIR="+tmp)
-	return cleanup, nil
+	return cleanup, el, nil
 }
 
 // commandSpec is one command to run: path with argv (argv[0] included);
@@ -237,4 +303,10 @@ type commandSpec struct {
 	timeout, grace   time.Duration
 	// guard makes the command's processes die with mecha.
 	guard bool
+	// pidns says the command is the first process of a PID namespace of
+	// its own (see sandbox.Cmd): the parent-death signal is set on it.
+	pidns bool
+	// apply, when set, completes the command's SysProcAttr (the sandbox's
+	// namespaces).
+	apply func(*syscall.SysProcAttr)
 }

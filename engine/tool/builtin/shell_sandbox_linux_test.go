@@ -94,10 +94,13 @@ func TestShellSandboxed(t *testing.T) {
 	}()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 
-	for _, confined := range []bool{true, false} {
-		s := sandbox.None
-		if confined {
-			s = sandbox.Setting{Mode: sandbox.ModeLandlock}
+	for _, s := range []sandbox.Setting{
+		{Mode: sandbox.ModeLandlock, Namespaces: true}, {Mode: sandbox.ModeLandlock}, sandbox.None,
+	} {
+		confined := s.Confined()
+		if s.Namespaces && !sandbox.Probe().Namespaces {
+			t.Logf("this machine refuses the sandbox's namespaces: %+v not tried", s)
+			continue
 		}
 		root := t.TempDir()
 		ws := filepath.Join(root, "ws")
@@ -107,7 +110,7 @@ func TestShellSandboxed(t *testing.T) {
 		sh := sandboxedShell(t, ws, s)
 		out, _ := runShell(t, sh, `echo in > f; echo t > "$TMPDIR/t" && echo "tmp=$TMPDIR"; echo out > ../outside; bash -c 'echo secret > /dev/tcp/127.0.0.1/`+port+`'; true`)
 		if b, err := os.ReadFile(filepath.Join(ws, "f")); err != nil || string(b) != "in\n" {
-			t.Errorf("confined=%v: writing in the workspace failed: %v\n%s", confined, err, out)
+			t.Errorf("%+v: writing in the workspace failed: %v\n%s", confined, err, out)
 		}
 		_, err := os.Stat(filepath.Join(root, "outside"))
 		if escaped := err == nil; escaped == confined {
@@ -137,5 +140,28 @@ func TestShellSandboxed(t *testing.T) {
 		if _, err := os.Stat(tmp); err == nil {
 			t.Errorf("the private TMPDIR %s outlived the call", tmp)
 		}
+	}
+}
+
+// TestShellEgressCapabilities: with an egress allowlist the shell brings
+// content in (External) but sends data out only when a host on the list
+// is marked as able to receive it; its description names the hosts.
+func TestShellEgressCapabilities(t *testing.T) {
+	t.Parallel()
+	s := sandbox.Setting{Mode: sandbox.ModeLandlock, Namespaces: true, Egress: true}
+	for _, sends := range []bool{false, true} {
+		ws, err := NewWorkspace(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh := NewShell(ws, Options{Sandbox: s, AllowDomains: []string{"pypi.org", "*.npmjs.org"}, EgressSends: sends})
+		c := sh.Capabilities()
+		if !c.External || c.ReachesNetwork != sends {
+			t.Errorf("sends %v: capabilities %+v", sends, c)
+		}
+		if d := sh.Spec().Description; !strings.Contains(d, "pypi.org, *.npmjs.org") || !strings.Contains(d, "403") {
+			t.Errorf("the description does not name the hosts: %s", d)
+		}
+		ws.Close()
 	}
 }

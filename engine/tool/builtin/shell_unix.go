@@ -37,6 +37,12 @@ func runCommand(ctx context.Context, spec commandSpec, out io.Writer) outcome {
 		attr.Pgid = g.pid() // the command joins the watcher's group
 		setParentDeathSignal(attr)
 	}
+	if spec.pidns {
+		setParentDeathSignal(attr)
+	}
+	if spec.apply != nil {
+		spec.apply(attr)
+	}
 	cmd := exec.Command(spec.path, spec.argv[1:]...)
 	cmd.Args = spec.argv
 	cmd.Dir = spec.dir
@@ -49,7 +55,7 @@ func runCommand(ctx context.Context, spec commandSpec, out io.Writer) outcome {
 	started := make(chan error, 1)
 	waited := make(chan error, 1)
 	go func() {
-		if spec.guard {
+		if spec.guard || spec.pidns {
 			// The parent-death signal fires when the thread that forked
 			// the child ends, not when mecha does. A thread this goroutine
 			// left could later be taken over by a goroutine that locks it

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -57,6 +58,9 @@ type walker struct {
 	patterns []gitignore.Pattern
 	// unreadable notes the directories and files that could not be read.
 	unreadable []string
+	// skip are directories not walked into, as names from the workspace
+	// root (Workspace.protected).
+	skip []string
 }
 
 // start prepares a walk of the directory name of ws (a name from
@@ -97,7 +101,7 @@ func (w *walker) dir(dir *os.Root, path, rel string, parts []string, level int) 
 			continue
 		}
 		sub := append(parts[:len(parts):len(parts)], name)
-		if w.ignored(sub, e.IsDir()) {
+		if w.ignored(sub, e.IsDir()) || e.IsDir() && slices.Contains(w.skip, strings.Join(sub, "/")) {
 			continue
 		}
 		ent := walkEntry{dir: dir, name: name, rel: rel + name, path: path + encodeName(name), typ: e.Type()}

@@ -26,6 +26,70 @@ type Workspace struct {
 	dir  string   // as given, cleaned
 	root string   // dir with every symbolic link resolved
 	fs   *os.Root // opened on root
+	// protected are the directories inside the workspace no tool may
+	// touch (mecha's home), as names from the root (see Protect).
+	protected []string
+}
+
+// Protect returns w refusing every path in or under each of dirs that
+// lies inside it (mecha's home when the workspace holds it): the file
+// tools refuse such a path however it is written, through a symbolic
+// link inside the workspace too, and the searches do not walk into it.
+// A directory outside the workspace is left out: the workspace's bounds
+// refuse it already.
+func (w Workspace) Protect(dirs ...string) Workspace {
+	out := w
+	out.protected = nil
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		}
+		if rel, ok := under(filepath.Clean(d), w.root); ok {
+			out.protected = append(out.protected, filepath.ToSlash(rel))
+		}
+	}
+	return out
+}
+
+// reasonProtected is the refusal of a path in a protected directory.
+const reasonProtected = "is in mecha's own directory ($MECHA_HOME: its sessions, config and learned rules), which no tool may touch"
+
+// guard refuses name (from name) when it is, or leads through a symbolic
+// link into, a protected directory. The longest part of it that exists is
+// resolved, so a link inside the workspace that points into mecha's home
+// is followed here as the kernel would follow it.
+func (w Workspace) guard(p, name string) error {
+	if len(w.protected) == 0 {
+		return nil
+	}
+	full := filepath.Join(w.root, name)
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(full); err == nil {
+			full = filepath.Join(r, rest)
+			break
+		}
+		parent := filepath.Dir(full)
+		if parent == full {
+			break
+		}
+		rest = filepath.Join(filepath.Base(full), rest)
+		full = parent
+	}
+	rel, ok := under(full, w.root)
+	if !ok {
+		return nil // outside: the root refuses it
+	}
+	rel = filepath.ToSlash(rel)
+	for _, d := range w.protected {
+		if d == "." || rel == d || strings.HasPrefix(rel, d+"/") {
+			return &PathError{Path: p, Reason: reasonProtected}
+		}
+	}
+	return nil
 }
 
 // NewWorkspace returns the workspace rooted at dir, which must be an
@@ -121,6 +185,9 @@ func (w Workspace) name(p string) (string, error) {
 		// than the root's (which would often be "no such file"), even in
 		// the rare case where a link on the way would bring it back.
 		return "", &PathError{Path: p, Reason: reasonOutside}
+	}
+	if err := w.guard(p, name); err != nil {
+		return "", err
 	}
 	return name, nil
 }
