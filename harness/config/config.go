@@ -85,7 +85,7 @@ type Config struct {
 	// out of the system prompt. Absolute paths, written canonical by mecha
 	// trust.
 	TrustedWorkspaces []string `toml:"trusted_workspaces"`
-	Sandbox   Sandbox  `toml:"sandbox"`
+	Sandbox           Sandbox  `toml:"sandbox"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }
@@ -113,6 +113,8 @@ type Remote struct {
 	Region string `toml:"region"`
 	// PathStyle addresses the bucket in the path, not the host name.
 	PathStyle bool `toml:"path_style"`
+}
+
 // Sandbox is the [sandbox] table: what the confined shell may read.
 type Sandbox struct {
 	// ReadDeny adds paths (absolute, or ~/...) the shell may not read to
