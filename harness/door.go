@@ -54,6 +54,12 @@ type Prompt struct {
 	Steer func() []string
 	// Log receives the loop's lines of tool activity (nil: none).
 	Log io.Writer
+	// Compact makes the prompt a compaction asked for (the chat's
+	// /compact): Text is the person's instructions for the summary, and
+	// the run replaces the session's conversation before its last answer
+	// with the summary, recorded as an automatic compaction is
+	// (agent.Options.CompactOnly).
+	Compact bool
 }
 
 // Door is an attach opened: its session held, its MCP servers started,
@@ -74,6 +80,9 @@ type Door struct {
 	ref  session.Ref      // the session, once it has one
 
 	replay *replaying // what a door opened by OpenReplay re-drives
+	// contextTokens is the context's size at the last model call of the
+	// door's last prompt in this session (agent.History.ContextTokens).
+	contextTokens uint64
 	// unsentNoted are the settings (by provider and flag) already said
 	// to be not sent: the note is said once per door.
 	unsentNoted map[string]bool
@@ -209,6 +218,7 @@ func (d *Door) Switch(ref session.Ref) error {
 		}
 	}
 	oldLock.Release()
+	d.contextTokens = 0
 	return nil
 }
 
@@ -242,6 +252,9 @@ type Attached struct {
 func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	w, settings := d.world, d.Settings()
 	s := &settings
+	if p.Compact && d.prev == nil {
+		return nil, agent.ErrNothingToCompact
+	}
 	rc, err := Resolve(w, s, d.cfg, d.prev)
 	if err != nil {
 		return nil, err
@@ -252,7 +265,11 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		return nil, err
 	}
 	ledger := &agent.Ledger{}
-	rec := d.record(&rc, p.Text)
+	title := p.Text
+	if p.Compact {
+		title = ""
+	}
+	rec := d.record(&rc, title)
 	tools, tracker, err := surfaceOn(w, &d.wss, d.mcp, &rc, ToolSetup{Only: s.Tools, Asker: d.attach.Asker,
 		Subagent: d.children(prov, ledger, rec), Subagents: d.cfg.Subagents, Config: d.cfg})
 	if err != nil {
@@ -273,7 +290,8 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	res, runErr := agent.Run(ctx, agent.Options{
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder, Prices: d.cfg.Prices,
 		History: history, Now: w.clock(), Log: p.Log, Ledger: ledger, OnEvent: watch, Steer: p.Steer,
-	}, p.Text)
+		CompactOnly: p.Compact, CompactInstructions: compactInstructions(p),
+	}, prompt(p))
 	out := &Attached{Config: rc, Result: res, Provider: prov}
 	if rec != nil {
 		if cerr := rec.Close(); cerr != nil && runErr == nil {
@@ -284,6 +302,9 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	if rec != nil && rec.Writer() != nil {
 		out.Session = d.ref
 	}
+	if res != nil {
+		d.contextTokens = res.ContextTokens
+	}
 	if res == nil && errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
 		runErr = fmt.Errorf("--max-cost-usd needs a price for %s/%s: mecha's table has none; set one in config.toml", rc.Provider, rc.Model)
 	}
@@ -291,6 +312,22 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		return nil, runErr
 	}
 	return out, runErr
+}
+
+// prompt is the text a prompt sends (none for a compaction).
+func prompt(p Prompt) string {
+	if p.Compact {
+		return ""
+	}
+	return p.Text
+}
+
+// compactInstructions are the instructions of a compaction asked for.
+func compactInstructions(p Prompt) string {
+	if p.Compact {
+		return p.Text
+	}
+	return ""
 }
 
 // history is what the attach continues from: the session's conversation
@@ -301,6 +338,7 @@ func (d *Door) history(rc transcript.Config) agent.History {
 	var h agent.History
 	if d.prev != nil {
 		h = agent.HistoryOf(d.prev)
+		h.ContextTokens = d.contextTokens
 	}
 	return learnedTaint(h, rc)
 }

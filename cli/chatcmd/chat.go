@@ -71,6 +71,13 @@ A paste goes into the input box whole, newlines and all, and is sent when
 you press Enter. Terminals mark a paste (bracketed paste); where one does
 not, lines that arrive together are taken as one paste all the same.
 
+/compact [INSTRUCTIONS] replaces the conversation before the last answer
+with a summary the model writes (following INSTRUCTIONS), recorded as a
+compaction record, so a resume or a replay sees what the model saw; with
+--compact-at-tokens the chat compacts by itself as mecha run does, between
+prompts too. /clear (or /new) starts a new session: nothing of the one
+before is carried.
+
 What you send while tools run is steering: it goes to the model beside
 those tools' results, in the same message (a replay of the session notes
 it). Text sent while the model writes and no call follows becomes the next

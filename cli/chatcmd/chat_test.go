@@ -51,6 +51,7 @@ type chatTest struct {
 	home   string
 	ws     string
 	env    *cmdkit.Env
+	srv    *fakellm.Server
 }
 
 // startChat opens a chat through the anthropic wire against a fakellm
@@ -103,7 +104,7 @@ func startChatAt(t *testing.T, home string, clock func() time.Time, turns []fake
 			}
 		}
 	})
-	return &chatTest{t: t, tm: tm, frames: frames, rec: rec, eng: eng, home: home, ws: ws, env: env}
+	return &chatTest{t: t, tm: tm, frames: frames, rec: rec, eng: eng, home: home, ws: ws, env: env, srv: srv}
 }
 
 // recorder is the chat's model, keeping each screen it draws: Bubble Tea

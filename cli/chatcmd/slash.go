@@ -19,7 +19,9 @@ import (
 )
 
 const slashHelp = `/resume [ID]  switch to session ID (an id, a prefix or last); alone, list this workspace's sessions
-/new          start a new session with the next prompt
+/new, /clear  start a new session with the next prompt: nothing of this one is carried
+/compact [INSTRUCTIONS]  replace the conversation before the last answer with a summary
+              the model writes (following INSTRUCTIONS), recorded as a compaction
 /model NAME   use model NAME from the next prompt on (alone: say which)
 /cost         tokens and cost of this session so far
 /replay       replay this session so far against the current model, and report
@@ -42,7 +44,7 @@ func (m *model) slash(line string) tea.Cmd {
 		m.note(m.cost())
 	case "/model":
 		m.model(arg)
-	case "/new", "/resume", "/replay", "/script":
+	case "/new", "/clear", "/resume", "/replay", "/script", "/compact":
 		if m.running {
 			m.note(name + " waits for the run to end (Esc interrupts it)")
 			break
@@ -61,7 +63,16 @@ func (m *model) note(text string) { m.add(entry{kind: kNote, text: text}) }
 func (m *model) sessionCommand(name, arg string) tea.Cmd {
 	cur := m.eng.current()
 	switch name {
-	case "/new":
+	case "/compact":
+		if cur.IsZero() {
+			m.note("nothing to compact yet: send a prompt first")
+			break
+		}
+		m.note("compacting the conversation…")
+		m.running = true
+		m.status.run = transcript.Usage{}
+		m.eng.startCompact(arg)
+	case "/new", "/clear":
 		if _, err := m.eng.switchTo(session.Ref{}); err != nil {
 			m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
 			break

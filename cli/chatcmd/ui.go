@@ -274,6 +274,10 @@ func (m *model) event(msg eventMsg) {
 		}
 	case agent.EventTurn:
 		m.status.run = ev.Usage
+	case agent.EventCompaction:
+		m.status.run = ev.Usage
+		m.add(entry{kind: kNote, text: fmt.Sprintf("compacted: %d earlier %s replaced by a summary of %d bytes (the model sees it from now on; the transcript keeps them all)",
+			ev.Replaced, textfmt.Plural(ev.Replaced, "message", "messages"), len(ev.Compaction.Summary))})
 	}
 }
 
@@ -326,11 +330,13 @@ func (m *model) runDone(msg runDoneMsg) tea.Cmd {
 	m.status.run = transcript.Usage{}
 	m.status.id = m.eng.current().ID
 	switch {
+	case errors.Is(msg.err, agent.ErrNothingToCompact):
+		m.add(entry{kind: kNote, text: msg.err.Error()})
 	case errors.Is(msg.err, context.Canceled):
 		m.add(entry{kind: kNote, text: "interrupted; the transcript keeps everything up to here"})
 	case msg.err != nil:
 		m.add(entry{kind: kError, text: textfmt.Visible(textfmt.OneLine(msg.err.Error()))})
-	case msg.res != nil && msg.res.StopReason != agent.StopEndTurn:
+	case msg.res != nil && msg.res.StopReason != agent.StopEndTurn && msg.res.StopReason != agent.StopCompacted:
 		m.add(entry{kind: kNote, text: "stopped: " + msg.res.StopReason})
 	}
 	if m.quitting {

@@ -213,7 +213,10 @@
 //	{"record":"summary","usage":{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":0,"cache_write_tokens":0},"turns":3,"provider":"anthropic","model":"claude-opus-5","stop_reason":"end_turn","session_turns":5}
 //
 // compaction, written when the conversation grew past the configured size
-// and older messages were summarised by the model. From that point the model
+// and older messages were summarised by the model, or when a person asked
+// for it (the chat's /compact: everything before the last answer is
+// summarised, in an attach of its own whose summary has stop_reason
+// "compacted" and no message). From that point the model
 // sees one user message holding summary in place of the first replaces
 // messages of the session (every message record counts, in file order);
 // the replaced messages stay in the file. usage is what summarising cost.
