@@ -133,7 +133,14 @@ func LoadConfig(w *World) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return config.Load(home + "/config.toml")
+	cfg, err := config.Load(home + "/config.toml")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tool.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny, "[permissions]"); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", cfg.Path, err)
+	}
+	return cfg, nil
 }
 
 // workspace is the directory the MCP servers start in: the -w given, else

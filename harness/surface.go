@@ -178,6 +178,19 @@ func surfaceOn(w *World, wss *Workspaces, set *mcpclient.Set, rc *transcript.Con
 		return nil, nil, err
 	}
 	setup.MCP = mcpTools
+	if setup.Rules == nil {
+		cfg := setup.Config
+		if cfg == nil {
+			if cfg, err = LoadConfig(w); err != nil {
+				return nil, nil, err
+			}
+			setup.Config = cfg
+		}
+		if setup.Rules, err = PermissionRules(w, cfg, rc.Workspace, func(s string) { fmt.Fprintln(w.errw(), s) }); err != nil {
+			return nil, nil, err
+		}
+	}
+	rc.PermissionRules = RecordRules(setup.Rules)
 	reg, tracker, err := BuildTools(w, wss, *rc, setup)
 	if err != nil {
 		return nil, nil, err

@@ -22,13 +22,17 @@ const (
 	answerDeny answer = iota
 	answerOnce
 	answerAlways // this tool, for the rest of the session
+	answerRule   // a saved rule for calls like this one in this workspace
 )
 
 // askMsg puts a call to the person; the answer goes back on reply.
 type askMsg struct {
 	req    tool.Request
 	detail string // what the call would do: a diff, a command, the arguments
-	reply  chan answer
+	// rule is the allow rule [r] would save for calls like this one in
+	// this workspace ("shell(go test ./...)"), "" when none can be written.
+	rule  string
+	reply chan answer
 }
 
 // asker is the chat's tool.Asker: the gate's and the interlock's
@@ -36,8 +40,13 @@ type askMsg struct {
 type asker struct {
 	send func(tea.Msg)
 
+	// save writes an allow rule for a workspace
+	// ($MECHA_HOME/permissions.toml, harness.SaveAllowRule).
+	save func(workspace, rule string) error
+
 	mu        sync.Mutex
 	always    map[string]bool
+	rules     map[string]bool // rules saved from this chat's prompts
 	workspace string
 }
 
@@ -64,10 +73,31 @@ func (a *asker) Confirm(ctx context.Context, req tool.Request) (bool, error) {
 	if ok && req.Reason == "" {
 		return true, nil
 	}
+	var rule string
+	if req.Reason == "" && a.save != nil {
+		rule, _ = tool.SuggestRule(req.Tool, req.Input, ws)
+	}
+	a.mu.Lock()
+	saved := a.rules[rule]
+	a.mu.Unlock()
+	if saved {
+		return true, nil // saved from an earlier prompt of this run
+	}
 	reply := make(chan answer, 1)
-	a.send(askMsg{req: req, detail: describeCall(ws, req), reply: reply})
+	a.send(askMsg{req: req, detail: describeCall(ws, req), rule: rule, reply: reply})
 	select {
 	case ans := <-reply:
+		if ans == answerRule {
+			if err := a.save(ws, rule); err != nil {
+				return false, fmt.Errorf("saving the rule %s: %w", rule, err)
+			}
+			a.mu.Lock()
+			if a.rules == nil {
+				a.rules = map[string]bool{}
+			}
+			a.rules[rule] = true
+			a.mu.Unlock()
+		}
 		if ans == answerAlways {
 			a.mu.Lock()
 			if a.always == nil {

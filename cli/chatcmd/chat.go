@@ -178,7 +178,9 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	chatEnv := *opts.Env
 	chatEnv.Err = &noteWriter{send: send}
 	eng := &engine{env: &chatEnv, base: ctx, given: opts.Given, overrides: map[string]bool{},
-		asker: &asker{send: send}, send: send}
+		asker: &asker{send: send, save: func(ws, rule string) error {
+			return harness.SaveAllowRule(attach.World(&chatEnv), ws, rule)
+		}}, send: send}
 	settings := opts.Settings
 	settings.Given = eng.isGiven
 	// The door opens on a new session; the one to resume is switched to

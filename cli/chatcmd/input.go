@@ -162,7 +162,7 @@ func (m *model) insert(text string) {
 
 func isAnswer(k tea.KeyPressMsg) bool {
 	switch strings.ToLower(k.String()) {
-	case "y", "n", "a":
+	case "y", "n", "a", "r":
 		return true
 	}
 	return false

@@ -203,6 +203,11 @@ func (m *model) answer(k string) tea.Cmd {
 		ans, said = answerAlways, "allowed for the rest of the session"
 	case "n":
 		ans, said = answerDeny, "denied"
+	case "r":
+		if a.rule == "" {
+			return nil
+		}
+		ans, said = answerRule, "allowed, and always here: the rule allow "+textfmt.Visible(a.rule)+" is saved in $MECHA_HOME/permissions.toml"
 	default:
 		return nil
 	}

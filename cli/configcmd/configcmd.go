@@ -68,6 +68,18 @@ it and its line. Its keys:
                                    hold tools both as the list of tools
                                    offered and as a table
 
+  [permissions]                    saved permission rules, for every workspace
+  allow = ["shell(go test ./...)", "shell(git status*)", "fs_write(docs/**)"]
+                                   calls that run without asking (the ask
+                                   mode; --read-only still refuses them)
+  deny = ["shell(rm *)", "fs_read(**/.env)", "web_fetch"]
+                                   calls never run, whatever the mode, an
+                                   allow rule or an answer: deny wins
+  trusted_workspaces = ["/home/me/src/mine"]
+                                   workspaces whose own .mecha/permissions.toml
+                                   (allow = [...], deny = [...]) may allow
+                                   calls; any workspace's file may deny them
+
   [web_fetch]
   refuse_private = true            web_fetch refuses private addresses too:
                                    loopback, 10/8, 172.16/12, 192.168/16,
@@ -75,6 +87,19 @@ it and its line. Its keys:
                                    servers are normal targets; link-local and
                                    cloud-metadata addresses are refused either
                                    way, see SECURITY.md)
+
+A rule is a tool's name (all its calls; mcp__SERVER: all of a server's
+tools) or TOOL(PATTERN): a shell command or a web_fetch URL matched whole,
+* standing for any text; a file tool's path, relative to the workspace,
+as a glob (* within a directory, ** across; a path reaching elsewhere
+through a link must match too). An allow rule never matches a shell
+command holding ; & | < > ` + "`" + ` $ ( ) or a line break: those are asked
+about. A repository is someone else's text, so the allow rules of its
+.mecha/permissions.toml hold only once trusted_workspaces names it (a
+note says they were ignored). The chat's prompt offers [r] to always allow
+a command or a file write here: the rule is saved for the workspace in
+$MECHA_HOME/permissions.toml, a file of yours like this one. Each attach's
+config record lists the rules it applied (permission_rules).
 
 The three timeouts shown are their defaults. Durations are strings with a
 unit. Only a part of the answer counts as progress: response headers, SSE

@@ -29,6 +29,16 @@ type Effective struct {
 	Prices    pricing.Table       `toml:"prices" json:"prices"`
 	MCP       MCP                 `toml:"mcp" json:"mcp"`
 	WebFetch  WebFetch            `toml:"web_fetch" json:"web_fetch"`
+	// Permissions are config.toml's saved permission rules (a
+	// workspace's own and those saved from prompts are not shown here).
+	Permissions Permissions `toml:"permissions" json:"permissions"`
+}
+
+// Permissions is config.toml's [permissions].
+type Permissions struct {
+	Allow             []string `toml:"allow" json:"allow"`
+	Deny              []string `toml:"deny" json:"deny"`
+	TrustedWorkspaces []string `toml:"trusted_workspaces" json:"trusted_workspaces"`
 }
 
 // WebFetch is what web_fetch refuses beyond link-local and metadata
@@ -87,7 +97,9 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 	e := &Effective{Home: home, SessionsDir: store.Dir, ConfigFile: path, ConfigFileExists: statErr == nil,
 		LearnedRules: home + "/learned_rules.md", DefaultProvider: cfg.DefaultProvider,
 		Providers: providers(env, cfg), Prices: cfg.Prices, MCP: MCP{Servers: map[string]Server{}},
-		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}}
+		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate},
+		Permissions: Permissions{Allow: orEmpty(cfg.Permissions.Allow), Deny: orEmpty(cfg.Permissions.Deny),
+			TrustedWorkspaces: orEmpty(cfg.Permissions.TrustedWorkspaces)}}
 	if e.DefaultProvider == "" {
 		e.DefaultProvider = mock.Name
 	}
@@ -162,4 +174,12 @@ func redactValues(m map[string]string) map[string]string {
 		out[k] = cmdkit.Redacted
 	}
 	return out
+}
+
+// orEmpty is l, or an empty list for nil (shown as [] rather than null).
+func orEmpty(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }

@@ -74,6 +74,8 @@ type Config struct {
 	// beside every other tool when mecha run is not given --tool.
 	Subagents bool     `toml:"subagents"`
 	WebFetch  WebFetch `toml:"web_fetch"`
+	// Permissions are the saved permission rules.
+	Permissions Permissions `toml:"permissions"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }
@@ -86,6 +88,16 @@ type WebFetch struct {
 	// by default: local development servers are normal targets (and
 	// mecha's own tests fetch from loopback servers).
 	RefusePrivate bool `toml:"refuse_private"`
+}
+
+// Permissions is the [permissions] table: rules (tool.Rule) that allow
+// calls without asking or deny them whatever the mode, in every
+// workspace; and the workspaces whose own .mecha/permissions.toml may
+// allow calls (any workspace's file may deny them).
+type Permissions struct {
+	Allow             []string `toml:"allow"`
+	Deny              []string `toml:"deny"`
+	TrustedWorkspaces []string `toml:"trusted_workspaces"`
 }
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.

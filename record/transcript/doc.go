@@ -107,6 +107,15 @@
 //
 //	{"record":"config","mecha_version":"0.3.0","provider":"openai","model":"gpt-5","workspace":"/w","system_prompt":"You are ...","tools":["fs_read"],"effort":"high","temperature":null,"seed":7,"thinking":null,"cache_prompt":null,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"refuse","sandbox":"landlock","sandbox_network":false}
 //
+// permission_rules, optional, are the saved permission rules the attach's
+// permission gate applied, each with its effect and the file it came from
+// (config.toml, $MECHA_HOME/permissions.toml, the workspace's
+// .mecha/permissions.toml): what a replay or a reader needs to know why a
+// call ran unasked or was denied. Absent when there were none, and in
+// records written before rules existed.
+//
+//	"permission_rules":[{"rule":"shell(go test ./...)","effect":"allow","source":"config.toml"},{"rule":"fs_read(**/.env)","effect":"deny","source":".mecha/permissions.toml"}]
+//
 // tool_specs, optional, is what the model was told about each tool it was
 // offered, in registry order (the order of tools): the name, the
 // description and the JSON Schema of the input, as sent. A replay compares

@@ -162,9 +162,13 @@ type Config struct {
 	CompactAtTokens   *uint64  `json:"compact_at_tokens"`
 	CompactKeepRecent int      `json:"compact_keep_recent"`
 	PermissionMode    string   `json:"permission_mode"`
-	Trifecta          string   `json:"trifecta"`
-	Sandbox           string   `json:"sandbox"`
-	SandboxNetwork    bool     `json:"sandbox_network"`
+	// PermissionRules are the saved permission rules the attach's gate
+	// applied; absent when there were none (and in records written before
+	// they existed).
+	PermissionRules []PermissionRule `json:"permission_rules,omitempty"`
+	Trifecta        string           `json:"trifecta"`
+	Sandbox         string           `json:"sandbox"`
+	SandboxNetwork  bool             `json:"sandbox_network"`
 	// MCPServers are the MCP servers whose tools were offered, in the
 	// order they were configured. Absent when none was (and in
 	// transcripts that predate MCP).
@@ -385,3 +389,12 @@ func (r *Summary) Time() time.Time    { return r.At }
 func (r *Compaction) Time() time.Time { return r.At }
 func (r *ToolCall) Time() time.Time   { return r.At }
 func (r *Unknown) Time() time.Time    { return r.At }
+
+// PermissionRule is one saved permission rule a config record names:
+// the rule as written ("shell(go test ./...)"), allow or deny, and the
+// file it came from.
+type PermissionRule struct {
+	Rule   string `json:"rule"`
+	Effect string `json:"effect"`
+	Source string `json:"source"`
+}
