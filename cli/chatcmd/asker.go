@@ -33,6 +33,9 @@ type askMsg struct {
 	// this workspace ("shell(go test ./...)"), "" when none can be written.
 	rule  string
 	reply chan answer
+	// reason carries, before a denial on reply, what the person said to
+	// the model about it ("" for nothing).
+	reason chan string
 }
 
 // asker is the chat's tool.Asker: the gate's and the interlock's
@@ -63,15 +66,22 @@ func (a *asker) reset() {
 	a.always = nil
 }
 
-// Confirm asks the person, unless the tool was allowed for the session. An
-// interlock's question (req.Reason set) is always asked: allowing a tool
-// once it could send private data out is a decision about this call.
+// Confirm asks the person (see Answer).
 func (a *asker) Confirm(ctx context.Context, req tool.Request) (bool, error) {
+	ans, err := a.Answer(ctx, req)
+	return ans.Allow, err
+}
+
+// Answer asks the person, unless the tool was allowed for the session. An
+// interlock's question (req.Reason set) is always asked: allowing a tool
+// once it could send private data out is a decision about this call. A
+// denial carries what the person then wrote for the model, if anything.
+func (a *asker) Answer(ctx context.Context, req tool.Request) (tool.Answer, error) {
 	a.mu.Lock()
 	ok, ws := a.always[req.Tool], a.workspace
 	a.mu.Unlock()
 	if ok && req.Reason == "" {
-		return true, nil
+		return tool.Answer{Allow: true}, nil
 	}
 	var rule string
 	if req.Reason == "" && a.save != nil {
@@ -81,15 +91,23 @@ func (a *asker) Confirm(ctx context.Context, req tool.Request) (bool, error) {
 	saved := a.rules[rule]
 	a.mu.Unlock()
 	if saved {
-		return true, nil // saved from an earlier prompt of this run
+		return tool.Answer{Allow: true}, nil // saved from an earlier prompt of this run
 	}
-	reply := make(chan answer, 1)
-	a.send(askMsg{req: req, detail: describeCall(ws, req), rule: rule, reply: reply})
+	reply, reason := make(chan answer, 1), make(chan string, 1)
+	a.send(askMsg{req: req, detail: describeCall(ws, req), rule: rule, reply: reply, reason: reason})
 	select {
 	case ans := <-reply:
+		if ans == answerDeny {
+			var why string
+			select {
+			case why = <-reason:
+			default:
+			}
+			return tool.Answer{Reason: why}, nil
+		}
 		if ans == answerRule {
 			if err := a.save(ws, rule); err != nil {
-				return false, fmt.Errorf("saving the rule %s: %w", rule, err)
+				return tool.Answer{}, fmt.Errorf("saving the rule %s: %w", rule, err)
 			}
 			a.mu.Lock()
 			if a.rules == nil {
@@ -106,9 +124,9 @@ func (a *asker) Confirm(ctx context.Context, req tool.Request) (bool, error) {
 			a.always[req.Tool] = true
 			a.mu.Unlock()
 		}
-		return ans != answerDeny, nil
+		return tool.Answer{Allow: true}, nil
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return tool.Answer{}, ctx.Err()
 	}
 }
 

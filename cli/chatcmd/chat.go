@@ -58,8 +58,14 @@ like any session. The chat holds the session's one-writer lock while it is
 open, and when it ends prints the session id and how to resume it.
 
 Calls that need permission are put to you inline: y allows the call once,
-n denies it, a allows the tool for the rest of the session; a write or an
-edit shows its diff, a command its text. With --trifecta ask the
+n denies it (then type why and press Enter: the sentence goes to the model
+with the denial; Enter alone gives no reason), a allows the tool for the
+rest of the session, and r, offered for a command or a file write, allows
+it and saves the rule (allow "shell(go test ./...)") for this workspace in
+$MECHA_HOME/permissions.toml, so later sessions here run it unasked
+(mecha config --help has the rules). A write or an edit shows its diff, a
+command its text. A call's time leaves out the time its question waited
+for you. With --trifecta ask the
 interlock's question comes the same way, with its reason, each time. A
 prompt takes its answer only once it shows its choices, when it has been
 on the screen for a second with no key pressed; until then, and for any

@@ -470,6 +470,7 @@ func TestChatInterlockAsks(t *testing.T) {
 	c.waitFor("lethal trifecta")
 	c.waitFor("$ echo two")
 	c.answer("n")
+	c.enter("") // no reason
 	c.waitFor("Stopped.")
 	c.waitFor("ready · ")
 	c.quit()

@@ -189,4 +189,4 @@ func taintState(t transcript.Taint) string {
 	return "clean"
 }
 
-var _ tool.Asker = (*asker)(nil)
+var _ tool.Answerer = (*asker)(nil)

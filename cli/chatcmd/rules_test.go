@@ -45,3 +45,29 @@ func TestChatSavesARule(t *testing.T) {
 		t.Errorf("the command ran %d times; want 2", got)
 	}
 }
+
+// TestChatDenyWithReason: n, then a sentence and Enter: the call is
+// denied and the sentence goes to the model in its result; what the box
+// held before n comes back.
+func TestChatDenyWithReason(t *testing.T) {
+	c := startChat(t, []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{{Name: "shell", Input: input(t, map[string]string{"command": "echo nope > nope.txt"})}}},
+		{Text: "Understood."},
+	}, "--trifecta", "off")
+	c.enter("run it")
+	c.waitFor("$ echo nope")
+	c.typed("draft")
+	c.answer("n")
+	c.waitFor("type why, for the model")
+	c.enter("use the Makefile instead")
+	c.waitFor("shell: denied, with your reason")
+	c.waitFor("Understood.")
+	c.waitFor("│ draft")
+	c.quit()
+	if got := resultsText(c.onlySession()); !strings.Contains(got, "denied by the user. The user said: use the Makefile instead") {
+		t.Errorf("the result sent: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(c.ws, "nope.txt")); err == nil {
+		t.Error("the denied call ran")
+	}
+}

@@ -29,7 +29,8 @@ const slashHelp = `/resume [ID]  switch to session ID (an id, a prefix or last);
 /help         this list
 Enter sends; Alt-Enter, Shift-Enter or Ctrl-J starts a new line; a paste stays in the box
 until Enter; text sent while tools run steers them (it goes beside their results); a
-permission prompt takes y, n or a once it shows them (a second after it appears with no
+permission prompt takes y, n (then a reason for the model and Enter), a or r (a rule
+saved for this workspace) once it shows them (a second after it appears with no
 key pressed; before that, keys go to the box); Esc interrupts a run; PgUp/PgDn scroll;
 Ctrl-C twice quits.`
 

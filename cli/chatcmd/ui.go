@@ -35,6 +35,12 @@ type model struct {
 	calls     map[string]int // call id → its entry
 	asks      []askMsg       // permission prompts waiting, the first shown
 
+	// denying is true while the person writes the reason of the denial
+	// of asks[0] (n pressed): Enter sends it; stash is what the input box
+	// held before, put back then.
+	denying bool
+	stash   string
+
 	running  bool
 	quitting bool
 	ctrlC    bool   // Ctrl-C pressed once: the next one quits
@@ -167,6 +173,12 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 
 // dropAsks forgets the prompts waiting: their run has ended or is ending.
 func (m *model) dropAsks() {
+	if m.denying {
+		m.denying = false
+		m.ta.Reset()
+		m.insert(m.stash)
+		m.stash = ""
+	}
 	m.asks = nil
 	m.in.ready = false
 	m.in.heldFor = nil
@@ -202,7 +214,15 @@ func (m *model) answer(k string) tea.Cmd {
 	case "a":
 		ans, said = answerAlways, "allowed for the rest of the session"
 	case "n":
-		ans, said = answerDeny, "denied"
+		// The call is denied now, whatever comes next; what the person
+		// writes until Enter goes to the model with the denial.
+		m.denying, m.stash = true, m.ta.Value()
+		m.ta.Reset()
+		m.in.ready = false
+		m.add(entry{kind: kNote, text: fmt.Sprintf("%s: denied; say why for the model and press Enter (Enter alone: no reason)", textfmt.Visible(a.req.Tool))})
+		m.layout()
+		m.refresh()
+		return nil
 	case "r":
 		if a.rule == "" {
 			return nil
@@ -222,10 +242,37 @@ func (m *model) answer(k string) tea.Cmd {
 	return nil
 }
 
-// submit sends what was typed: a slash command, steering while a run
-// works, or the next prompt.
+// denied sends the denial of the prompt shown, with reason, and puts
+// back what the input box held before n.
+func (m *model) denied(reason string) tea.Cmd {
+	a := m.asks[0]
+	a.reason <- reason
+	a.reply <- answerDeny
+	m.asks = m.asks[1:]
+	m.denying = false
+	m.ta.Reset()
+	m.insert(m.stash)
+	m.stash = ""
+	said := "denied"
+	if reason != "" {
+		said += ", with your reason"
+	}
+	m.add(entry{kind: kNote, text: fmt.Sprintf("%s: %s", textfmt.Visible(a.req.Tool), said)})
+	m.layout()
+	m.refresh()
+	if len(m.asks) > 0 {
+		return m.promptShown()
+	}
+	return nil
+}
+
+// submit sends what was typed: a denial's reason, a slash command,
+// steering while a run works, or the next prompt.
 func (m *model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.ta.Value())
+	if m.denying && len(m.asks) > 0 {
+		return m.denied(text)
+	}
 	if text == "" {
 		return nil
 	}

@@ -228,7 +228,9 @@ func (m *model) askView() string {
 		fmt.Fprintf(&b, " (%s)", textfmt.Visible(a.req.Reason))
 	}
 	fmt.Fprintf(&b, ":\n%s\n", a.detail)
-	if m.in.ready {
+	if m.denying {
+		b.WriteString("denied: type why, for the model, and press Enter (Enter alone: no reason)  [esc] interrupt")
+	} else if m.in.ready {
 		b.WriteString("[y] allow once  [n] deny  [a] allow " + textfmt.Visible(a.req.Tool) + " for the rest of the session  [esc] interrupt")
 		if a.rule != "" {
 			b.WriteString("\n[r] always allow " + textfmt.Visible(a.rule) + " here (a rule saved for this workspace)")

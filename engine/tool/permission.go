@@ -163,12 +163,12 @@ func (g *gated) runCall(ctx context.Context, c *call) (Result, error) {
 		if c.allowedBy == g {
 			return runJudged(ctx, g.inner, c) // asked already, in the interlock's question
 		}
-		ok, err := g.asker.Confirm(ctx, permissionRequest(c))
+		ans, err := ask(ctx, g.asker, permissionRequest(c))
 		if err != nil {
 			return Result{}, fmt.Errorf("tool: asking permission for %s: %w", c.name, err)
 		}
-		if !ok {
-			return denied(msgDeniedByUser), nil
+		if !ans.Allow {
+			return denied(withReason(msgDeniedByUser, ans.Reason)), nil
 		}
 		return runJudged(ctx, g.inner, c)
 	}
