@@ -207,6 +207,9 @@ func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 		}
 	}
 	opts := builtin.Options{Env: credential.Scrub(w.environ()), Secrets: d.secrets, RefusePrivate: cfg.WebFetch.RefusePrivate}
+	if store, err := Blobs(w); err == nil {
+		opts.Keep = store.Put
+	}
 	var note string
 	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork)
 	if note != "" && !wss.sandboxNoted {

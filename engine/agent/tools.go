@@ -45,6 +45,7 @@ func (r *run) answer(ctx context.Context, calls []transcript.Block) ([]transcrip
 			out = tool.Result{Content: "not run: the dispatcher gave no result for this call", IsError: true}
 		}
 		blocks[i] = transcript.ToolResultBlock(c.ID, out.Content, out.IsError)
+		blocks[i].FileChanges = out.Files
 	}
 	return blocks, stop
 }

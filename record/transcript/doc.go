@@ -75,6 +75,12 @@
 // a session that distilled reflections into rules has distill set to true;
 // a subagent's child run names its parent in parent: session (the parent
 // session's id) and call_id (the id of the parent's tool_use it answers).
+// A session a rewind forked ("mecha rewind", the chat's /rewind) names
+// where it came from in fork_of: session (the id of the session rewound)
+// and turn (the prompt it went back to before, 1-based); it holds the
+// records of that session before that prompt, copied, and then its own.
+//
+//	{"record":"meta","format":1,"id":"20260805T101500-9c8d7e6f","created_at":"2026-08-05T10:15:00Z","provider":"anthropic","model":"claude-opus-5","workspace":"/home/you/project","title":"summarize what changed","fork_of":{"session":"20260805T091500-3f2a1b7c","turn":2}}
 //
 //	{"record":"meta","format":1,"id":"20250710T100000-5be1c2d3","created_at":"2025-07-10T10:00:00Z","provider":"anthropic","model":"claude-sonnet-4-20250514","workspace":"/home/you/project","title":"fix the failing test","imported_from":{"harness":"claude-code","path":"/home/you/.claude/projects/-home-you-project/0b6c….jsonl","approximate":["toolu_03"],"entries":1906,"skipped":{"bookkeeping":1412,"injected":3,"off_branch":12}}}
 //
@@ -182,6 +188,18 @@
 // way.
 //
 //	{"type":"tool_result","tool_use_id":"toolu_2","content":"outcome unknown: ...","is_error":true,"outcome_unknown":true}
+//
+// file_changes, optional in a tool_result, names each file the call wrote
+// (fs_write, fs_edit) so that a rewind can put it back: path, relative to
+// the workspace (the file a link led to); before, the SHA-256 (lowercase
+// hex) of its content before the call, "" when the call created it; after,
+// the SHA-256 of the content the call left. The content before is kept
+// whole, once per content, in $MECHA_HOME/blobs/sha256/XX/REST (XX the
+// hash's first two characters, REST the others); a write whose content
+// before could not be kept is not made. Results written before the field
+// existed have none, and a rewind names such calls as not undone.
+//
+//	{"type":"tool_result","tool_use_id":"toolu_3","content":"overwrote a.txt (3 bytes written)","is_error":false,"file_changes":[{"path":"a.txt","before":"5f3c…","after":"9e1d…"}]}
 //
 //	{"record":"message","role":"user","content":[{"type":"text","text":"what changed?"}],"at":"2026-08-05T09:15:00Z"}
 //

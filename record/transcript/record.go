@@ -78,7 +78,17 @@ type Meta struct {
 	// Parent names the session and the call that started this one, for a
 	// subagent's child run; nil for every other session.
 	Parent *ParentCall `json:"parent,omitempty"`
-	At     time.Time   `json:"at,omitzero"`
+	// ForkOf names the session and the turn a rewind went back to: this
+	// session continues that one from before its prompt Turn ("mecha
+	// rewind"); nil for every other session.
+	ForkOf *Fork     `json:"fork_of,omitempty"`
+	At     time.Time `json:"at,omitzero"`
+}
+
+// Fork is where a rewound session was forked from.
+type Fork struct {
+	Session string `json:"session"`
+	Turn    int    `json:"turn"`
 }
 
 // ParentCall is the call of a parent session that a child session answers.
