@@ -209,6 +209,15 @@ func (d *Door) Update(f func(s *Settings)) error {
 	return nil
 }
 
+// Retitle sets the title of the next new session the door records (""
+// for the first prompt's first line): the chat's --title names its first
+// session, not the ones /new starts.
+func (d *Door) Retitle(title string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.attach.Meta.Title = title
+}
+
 // Switch leaves the session the door holds and takes the one ref names
 // (zero for a new session, created by the next prompt). A session another
 // process writes is refused and the door stays where it was.

@@ -21,6 +21,7 @@ import (
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // Options are the options of "mecha chat".
@@ -32,6 +33,9 @@ type Options struct {
 	Settings harness.Settings
 	Resume   string
 	Continue bool
+	// Title is --title: the title of the session the chat starts (not of
+	// those /new starts after it).
+	Title string
 	// Prompt, when given, is sent as the chat opens.
 	Prompt string
 	Given  func(name string) bool
@@ -112,6 +116,7 @@ scripts, use mecha run.`,
 	}
 	f := cmd.Flags()
 	attach.Flags(cmd, &opts.Settings)
+	f.StringVar(&opts.Title, "title", "", "the session's title (default: the first prompt's first line)")
 	f.StringVar(&opts.Resume, "resume", "", "continue the session `ID` (an id, a prefix or last)")
 	f.BoolVarP(&opts.Continue, "continue", "c", false, "continue the newest session of this workspace that is not a replay, rerun or reflection")
 	return cmd
@@ -124,6 +129,8 @@ func (o *Options) validate() error {
 		return cmdkit.Usagef("--resume and -c both name the session to continue; give one")
 	case o.Resume == "" && o.Given != nil && o.Given("resume"):
 		return cmdkit.Usagef("--resume needs a session id (or %s)", session.Last)
+	case o.Title != "" && (o.Resume != "" || o.Continue):
+		return cmdkit.Usagef("--title names a new session; --resume and -c continue one")
 	}
 	return attach.Usage(o.Settings.Validate())
 }
@@ -191,7 +198,8 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	settings.Given = eng.isGiven
 	// The door opens on a new session; the one to resume is switched to
 	// below, as /resume switches, so that it is shown.
-	door, err := harness.Open(ctx, attach.World(&chatEnv), harness.Attach{Settings: settings, Asker: eng.asker, Quiet: true})
+	door, err := harness.Open(ctx, attach.World(&chatEnv), harness.Attach{Settings: settings, Asker: eng.asker, Quiet: true,
+		Meta: transcript.Meta{Title: opts.Title}})
 	if err != nil {
 		return nil, nil, err
 	}

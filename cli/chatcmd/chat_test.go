@@ -495,6 +495,7 @@ func TestChatFlags(t *testing.T) {
 		{[]string{"--yes", "--read-only"}, "contradict"},
 		{[]string{"--sandbox", "jail"}, "--sandbox must be"},
 		{[]string{"one", "two"}, "the first prompt"},
+		{[]string{"--title", "t", "-c"}, "--title names a new session"},
 	} {
 		cmd := NewCmdChat(env, func(context.Context, *Options) error { return nil })
 		err := cmdtest.Execute(cmd, tc.args...)

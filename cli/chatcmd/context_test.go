@@ -138,3 +138,22 @@ func TestChatClear(t *testing.T) {
 		t.Errorf("the first session: %v", err)
 	}
 }
+
+// TestChatTitle: --title names the chat's first session, as run's does,
+// and not the one /new starts after it.
+func TestChatTitle(t *testing.T) {
+	c := startChat(t, []fakellm.Turn{{Text: "One."}, {Text: "Two."}}, "--title", "my chat")
+	c.prompt("first prompt", "One.")
+	first := c.eng.current()
+	c.enter("/new")
+	c.waitFor("new session")
+	c.prompt("second prompt", "Two.")
+	second := c.eng.current()
+	c.quit()
+	for ref, want := range map[session.Ref]string{first: "my chat", second: "second prompt"} {
+		s, err := c.store().Load(ref)
+		if err != nil || s.Meta.Title != want {
+			t.Errorf("session %s: title %q, %v; want %q", ref.ID, s.Meta.Title, err, want)
+		}
+	}
+}

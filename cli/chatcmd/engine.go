@@ -159,6 +159,7 @@ func (e *engine) switchTo(ref session.Ref) (*session.Session, error) {
 	if err := e.door.Switch(ref); err != nil {
 		return nil, err
 	}
+	e.door.Retitle("") // --title named the chat's first session only
 	s := e.door.Resumed()
 	if s != nil {
 		e.env.NoteForeignID(ref, s.HeaderID)
