@@ -54,6 +54,11 @@ type Prompt struct {
 	Steer func() []string
 	// Log receives the loop's lines of tool activity (nil: none).
 	Log io.Writer
+	// Files are the workspace's files the prompt mentions (the chat's
+	// @file): their content is sent after Text, read inside the workspace
+	// as the file tools read, and the conversation is private from then
+	// on, as after an fs_read.
+	Files []string
 	// Compact makes the prompt a compaction asked for (the chat's
 	// /compact): Text is the person's instructions for the summary, and
 	// the run replaces the session's conversation before its last answer
@@ -292,6 +297,12 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		return nil, err
 	}
 	history := d.history(rc)
+	text := p.Text
+	if !p.Compact {
+		if text, err = attachFiles(rc.Workspace, p.Text, p.Files, &history); err != nil {
+			return nil, err
+		}
+	}
 	var recorder agent.Recorder
 	if rec != nil {
 		recorder = rec
@@ -307,7 +318,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder, Prices: d.cfg.Prices,
 		History: history, Now: w.clock(), Log: p.Log, Ledger: ledger, OnEvent: watch, Steer: p.Steer,
 		CompactOnly: p.Compact, CompactInstructions: compactInstructions(p),
-	}, prompt(p))
+	}, prompt(p, text))
 	out := &Attached{Config: rc, Result: res, Provider: prov}
 	if rec != nil {
 		if cerr := rec.Close(); cerr != nil && runErr == nil {
@@ -331,11 +342,11 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 }
 
 // prompt is the text a prompt sends (none for a compaction).
-func prompt(p Prompt) string {
+func prompt(p Prompt, text string) string {
 	if p.Compact {
 		return ""
 	}
-	return p.Text
+	return text
 }
 
 // compactInstructions are the instructions of a compaction asked for.

@@ -81,6 +81,13 @@ A paste goes into the input box whole, newlines and all, and is sent when
 you press Enter. Terminals mark a paste (bracketed paste); where one does
 not, lines that arrive together are taken as one paste all the same.
 
+@FILE in a prompt (Tab completes it from the workspace's files) sends the
+file's content after the prompt: read inside the workspace as fs_read
+reads (a path or link leading out of it is refused, and the prompt stays
+in the box), text only, at most 256 KiB, and the conversation is private
+from then on, as after fs_read. An @word that names no file is left as
+text.
+
 /compact [INSTRUCTIONS] replaces the conversation before the last answer
 with a summary the model writes (following INSTRUCTIONS), recorded as a
 compaction record, so a resume or a replay sees what the model saw; with

@@ -132,7 +132,14 @@ func (e *engine) settings() harness.Settings { return e.door.Settings() }
 // prompt runs one prompt over the session through the door: the history
 // loaded as a resume loads it, the records appended as a run appends them.
 func (e *engine) prompt(ctx context.Context, text string, compact bool) (*agent.Result, error) {
-	att, err := e.door.Run(ctx, harness.Prompt{Text: text, Compact: compact, Steer: e.takeSteering,
+	var files []string
+	if !compact {
+		var err error
+		if files, err = e.mentions(text); err != nil {
+			return nil, err
+		}
+	}
+	att, err := e.door.Run(ctx, harness.Prompt{Text: text, Files: files, Compact: compact, Steer: e.takeSteering,
 		Configured: func(rc transcript.Config) {
 			e.asker.setWorkspace(rc.Workspace)
 			e.send(configMsg{rc})

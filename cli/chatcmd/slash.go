@@ -31,6 +31,7 @@ const slashHelp = `/resume [ID]  switch to session ID (an id, a prefix or last);
 /replay       replay this session so far against the current model, and report
 /script       write the script that redoes this session's tool calls, and say where
 /help         this list
+@FILE attaches a workspace file's content to the prompt (Tab completes it).
 Enter sends; Alt-Enter, Shift-Enter or Ctrl-J starts a new line; a paste stays in the box
 until Enter; text sent while tools run steers them (it goes beside their results); a
 permission prompt takes y, n (then a reason for the model and Enter), a or r (a rule

@@ -167,6 +167,12 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "pgdown":
 		m.vp.PageDown()
 		return nil
+	case "tab":
+		if m.completeMention() {
+			m.layout()
+			m.refresh()
+			return nil
+		}
 	}
 	return m.input(k)
 }
@@ -276,11 +282,21 @@ func (m *model) submit() tea.Cmd {
 	if text == "" {
 		return nil
 	}
-	m.ta.Reset()
-	m.layout()
 	if strings.HasPrefix(text, "/") {
+		m.ta.Reset()
+		m.layout()
 		return m.slash(text)
 	}
+	if !m.running {
+		if _, err := m.eng.mentions(text); err != nil {
+			// The prompt stays in the box, to be fixed.
+			m.add(entry{kind: kError, text: textfmt.Visible(err.Error()) + " (nothing was sent)"})
+			m.refresh()
+			return nil
+		}
+	}
+	m.ta.Reset()
+	m.layout()
 	if m.running {
 		m.eng.queueSteering(text)
 		m.add(entry{kind: kSteer, text: "(queued; sent with the results of the calls running now) " + textfmt.Visible(text)})
