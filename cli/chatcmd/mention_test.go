@@ -20,7 +20,7 @@ func TestChatMentions(t *testing.T) {
 	c := startChat(t, []fakellm.Turn{{Text: "Summarised."}})
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	for p, text := range map[string]string{
-		filepath.Join(c.ws, "notes.txt"): "NOTES-CONTENT line\n",
+		filepath.Join(c.ws, "notes.txt"):  "NOTES-CONTENT line\n",
 		filepath.Join(c.ws, "nothing.md"): "x",
 		outside:                           "OUTSIDE-SECRET\n",
 	} {
@@ -40,7 +40,7 @@ func TestChatMentions(t *testing.T) {
 	c.typed("summarize @no")
 	c.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	c.waitFor("notes.txt  nothing.md") // two match: both listed
-	c.typed("e") // after the common "not"
+	c.typed("e")                       // after the common "not"
 	c.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	c.waitFor("│ summarize @notes.txt")
 	c.prompt(" please", "Summarised.")
