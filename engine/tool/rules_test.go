@@ -98,3 +98,38 @@ func TestGateRules(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestRule: the rule a prompt offers allows exactly the call it
+// was offered for, and none is offered where a rule would allow more.
+func TestSuggestRule(t *testing.T) {
+	ws := t.TempDir()
+	for _, c := range []struct {
+		tool, field, subject, want string
+	}{
+		{"shell", "command", "go test ./...", "shell(go test ./...)"},
+		{"shell", "command", "make && make install", ""},
+		{"shell", "command", "ls *.go", ""},
+		{"fs_write", "path", "docs/a.md", "fs_write(docs/a.md)"},
+		{"fs_edit", "path", filepath.Join(ws, "x/../b.go"), "fs_edit(b.go)"},
+		{"fs_write", "path", "../out.txt", ""},
+		{"fs_write", "path", "a[1].txt", ""},
+		{"fs_read", "path", "a.txt", ""},
+		{"web_fetch", "url", "https://x", ""},
+	} {
+		got, ok := SuggestRule(c.tool, ruleInput(t, c.field, c.subject), ws)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("SuggestRule(%s %q) = %q, %v; want %q", c.tool, c.subject, got, ok, c.want)
+			continue
+		}
+		if ok {
+			rs, err := ParseRules([]string{got}, nil, "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs.Workspace = ws
+			if _, allowed := rs.Allows(c.tool, ruleInput(t, c.field, c.subject)); !allowed {
+				t.Errorf("%s does not allow the call it was offered for", got)
+			}
+		}
+	}
+}

@@ -48,8 +48,8 @@ func (s Store) Put(data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() == int64(len(data)) {
-		return sum, nil // stored already
+	if old, err := safeopen.ReadFile(p, MaxBlob); err == nil && Sum(old) == sum {
+		return sum, nil // stored already (and whole)
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return "", fmt.Errorf("blobs: %w", err)
