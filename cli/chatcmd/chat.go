@@ -95,6 +95,13 @@ compaction record, so a resume or a replay sees what the model saw; with
 prompts too. /clear (or /new) starts a new session: nothing of the one
 before is carried.
 
+/rewind N puts back the files fs_write and fs_edit changed since prompt N
+(byte for byte, or removed if they created them) and continues from before
+that prompt in a new session forked from this one; it names the commands
+and other calls it cannot undo, and refuses, touching nothing, when a file
+changed outside mecha since (mecha rewind --help has the details). /rewind
+alone lists the prompts.
+
 What you send while tools run is steering: it goes to the model beside
 those tools' results, in the same message (a replay of the session notes
 it). Text sent while the model writes and no call follows becomes the next
