@@ -468,6 +468,9 @@ func (r *textRenderer) attach(a *Attach) {
 	}
 	fmt.Fprintf(r.w, "permission %s · trifecta %s · sandbox %s (network %s)\n",
 		vis(c.PermissionMode), vis(c.Trifecta), vis(c.Sandbox), onOff(c.SandboxNetwork))
+	for _, pr := range c.PermissionRules {
+		fmt.Fprintf(r.w, "rule: %s %s (%s)\n", vis(pr.Effect), vis(pr.Rule), vis(pr.Source))
+	}
 	switch {
 	case c.SystemPrompt == nil:
 		r.line("system prompt: none")
