@@ -85,9 +85,6 @@ type Door struct {
 	ref  session.Ref      // the session, once it has one
 
 	replay *replaying // what a door opened by OpenReplay re-drives
-	// contextTokens is the context's size at the last model call of the
-	// door's last prompt in this session (agent.History.ContextTokens).
-	contextTokens uint64
 	// unsentNoted are the settings (by provider and flag) already said
 	// to be not sent: the note is said once per door.
 	unsentNoted map[string]bool
@@ -239,7 +236,6 @@ func (d *Door) Switch(ref session.Ref) error {
 		}
 	}
 	oldLock.Release()
-	d.contextTokens = 0
 	return nil
 }
 
@@ -329,9 +325,6 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	if rec != nil && rec.Writer() != nil {
 		out.Session = d.ref
 	}
-	if res != nil {
-		d.contextTokens = res.ContextTokens
-	}
 	if res == nil && errors.Is(runErr, agent.ErrCostBudgetUnpriced) {
 		runErr = fmt.Errorf("--max-cost-usd needs a price for %s/%s: mecha's table has none; set one in config.toml", rc.Provider, rc.Model)
 	}
@@ -365,7 +358,6 @@ func (d *Door) history(rc transcript.Config) agent.History {
 	var h agent.History
 	if d.prev != nil {
 		h = agent.HistoryOf(d.prev)
-		h.ContextTokens = d.contextTokens
 	}
 	return learnedTaint(h, rc)
 }

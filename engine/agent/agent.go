@@ -61,9 +61,9 @@ type History struct {
 	// sum), which the run's summary adds its own to as session_turns.
 	Turns int
 	// ContextTokens is the size of the context at the last model call
-	// before this run, when the caller knows it (Result.ContextTokens of
-	// the run before, in a chat): the run compacts before its first call
-	// when it passes compact_at_tokens, as it would between two calls.
+	// before this run (HistoryOf takes it from the last summary): the run
+	// compacts before its first call when it passes compact_at_tokens, as
+	// it would between two calls.
 	ContextTokens uint64
 }
 
@@ -82,8 +82,10 @@ func HistoryOf(s *session.Session) History {
 		switch r := r.(type) {
 		case *transcript.Compaction:
 			h.Compacted = true
+			h.ContextTokens = 0
 		case *transcript.Summary:
 			h.Turns = transcript.AddTurns(h.Turns, r.Turns)
+			h.ContextTokens = r.ContextTokens
 		}
 	}
 	return h
@@ -218,7 +220,7 @@ func (r *run) close(err error) (*Result, error) {
 		taint = taint.Merge(opts.Tracker.Taint())
 	}
 	sum := &transcript.Summary{Usage: r.res.Usage, Turns: r.res.Turns, Provider: r.cfg.Provider, Model: r.cfg.Model,
-		StopReason: r.res.StopReason, At: r.now()}
+		StopReason: r.res.StopReason, At: r.now(), ContextTokens: r.lastCtx}
 	total := transcript.AddTurns(opts.History.Turns, r.res.Turns)
 	sum.SessionTurns = &total
 	if err != nil {

@@ -236,6 +236,9 @@
 // and absent from summaries written before it existed, which readers
 // then count the long way. An import's one summary and an MCP server's or
 // proxy's closing summary (0: no model turns) carry it too.
+// context_tokens, optional, is the size of the context at the run's last
+// model call (prompt and answer tokens, 0 after a compaction): a resumed
+// run compacts before its first call when it is past compact_at_tokens.
 //
 //	{"record":"summary","usage":{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":0,"cache_write_tokens":0},"turns":3,"provider":"anthropic","model":"claude-opus-5","stop_reason":"end_turn","session_turns":5}
 //

@@ -326,6 +326,13 @@ type Summary struct {
 	StopReason string    `json:"stop_reason,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	At         time.Time `json:"at,omitzero"`
+	// ContextTokens is the size of the context at the run's last model
+	// call (its prompt and answer tokens; 0 right after a compaction; the
+	// run before's when it made none), so that a run resumed later
+	// compacts before its first call when the context is past
+	// compact_at_tokens. Absent when nothing is known (0), and in
+	// transcripts that predate it.
+	ContextTokens uint64 `json:"context_tokens,omitempty"`
 	// SessionTurns is the session's turns up to and including this run
 	// (the earlier summaries' Turns plus this one's), so that a reader
 	// can take a session's total from its last summary alone. Nil in
