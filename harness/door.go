@@ -54,6 +54,17 @@ type Prompt struct {
 	Steer func() []string
 	// Log receives the loop's lines of tool activity (nil: none).
 	Log io.Writer
+	// Files are the workspace's files the prompt mentions (the chat's
+	// @file): their content is sent after Text, read inside the workspace
+	// as the file tools read, and the conversation is private from then
+	// on, as after an fs_read.
+	Files []string
+	// Compact makes the prompt a compaction asked for (the chat's
+	// /compact): Text is the person's instructions for the summary, and
+	// the run replaces the session's conversation before its last answer
+	// with the summary, recorded as an automatic compaction is
+	// (agent.Options.CompactOnly).
+	Compact bool
 }
 
 // Door is an attach opened: its session held, its MCP servers started,
@@ -124,7 +135,14 @@ func LoadConfig(w *World) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return config.Load(home + "/config.toml")
+	cfg, err := config.Load(home + "/config.toml")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tool.ParseRules(cfg.Permissions.Allow, cfg.Permissions.Deny, "[permissions]"); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", cfg.Path, err)
+	}
+	return cfg, nil
 }
 
 // workspace is the directory the MCP servers start in: the -w given, else
@@ -193,6 +211,15 @@ func (d *Door) Update(f func(s *Settings)) error {
 	return nil
 }
 
+// Retitle sets the title of the next new session the door records (""
+// for the first prompt's first line): the chat's --title names its first
+// session, not the ones /new starts.
+func (d *Door) Retitle(title string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.attach.Meta.Title = title
+}
+
 // Switch leaves the session the door holds and takes the one ref names
 // (zero for a new session, created by the next prompt). A session another
 // process writes is refused and the door stays where it was.
@@ -242,6 +269,9 @@ type Attached struct {
 func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	w, settings := d.world, d.Settings()
 	s := &settings
+	if p.Compact && d.prev == nil {
+		return nil, agent.ErrNothingToCompact
+	}
 	rc, err := Resolve(w, s, d.cfg, d.prev)
 	if err != nil {
 		return nil, err
@@ -252,13 +282,23 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		return nil, err
 	}
 	ledger := &agent.Ledger{}
-	rec := d.record(&rc, p.Text)
+	title := p.Text
+	if p.Compact {
+		title = ""
+	}
+	rec := d.record(&rc, title)
 	tools, tracker, err := surfaceOn(w, &d.wss, d.mcp, &rc, ToolSetup{Only: s.Tools, Asker: d.attach.Asker,
 		Subagent: d.children(prov, ledger, rec), Subagents: d.cfg.Subagents, Config: d.cfg})
 	if err != nil {
 		return nil, err
 	}
 	history := d.history(rc)
+	text := p.Text
+	if !p.Compact {
+		if text, err = attachFiles(rc.Workspace, p.Text, p.Files, !trusted(rc), &history); err != nil {
+			return nil, err
+		}
+	}
 	var recorder agent.Recorder
 	if rec != nil {
 		recorder = rec
@@ -273,7 +313,8 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	res, runErr := agent.Run(ctx, agent.Options{
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder, Prices: d.cfg.Prices,
 		History: history, Now: w.clock(), Log: p.Log, Ledger: ledger, OnEvent: watch, Steer: p.Steer,
-	}, p.Text)
+		CompactOnly: p.Compact, CompactInstructions: compactInstructions(p),
+	}, prompt(p, text))
 	out := &Attached{Config: rc, Result: res, Provider: prov}
 	if rec != nil {
 		if cerr := rec.Close(); cerr != nil && runErr == nil {
@@ -291,6 +332,22 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		return nil, runErr
 	}
 	return out, runErr
+}
+
+// prompt is the text a prompt sends (none for a compaction).
+func prompt(p Prompt, text string) string {
+	if p.Compact {
+		return ""
+	}
+	return text
+}
+
+// compactInstructions are the instructions of a compaction asked for.
+func compactInstructions(p Prompt) string {
+	if p.Compact {
+		return p.Text
+	}
+	return ""
 }
 
 // history is what the attach continues from: the session's conversation

@@ -74,7 +74,9 @@ func (d *Door) create(rc *transcript.Config, text string) (*session.Writer, erro
 	if err != nil {
 		return nil, err
 	}
+	d.mu.Lock()
 	m := d.attach.Meta
+	d.mu.Unlock()
 	m.Provider, m.Model = rc.Provider, rc.Model
 	if m.Workspace == "" {
 		m.Workspace = rc.Workspace

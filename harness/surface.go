@@ -201,6 +201,12 @@ func surfaceOn(w *World, wss *Workspaces, set *mcpclient.Set, rc *transcript.Con
 	if err := egressDomains(w, cfg, rc); err != nil {
 		return nil, nil, err
 	}
+	if setup.Rules == nil {
+		if setup.Rules, err = PermissionRules(w, cfg, rc.Workspace, func(s string) { fmt.Fprintln(w.errw(), s) }); err != nil {
+			return nil, nil, err
+		}
+	}
+	rc.PermissionRules = RecordRules(setup.Rules)
 	reg, tracker, err := BuildTools(w, wss, *rc, setup)
 	if err != nil {
 		return nil, nil, err

@@ -53,6 +53,9 @@ type ToolSetup struct {
 	// interactive mode's inline prompt); nil asks on the terminal when In
 	// is one, else nobody.
 	Asker tool.Asker
+	// Rules are the saved permission rules; nil reads them for the
+	// workspace (PermissionRules), so every surface holds them.
+	Rules *tool.Rules
 	// Config is config.toml as the caller read it; nil reads it
 	// (LoadConfig), so every door builds its tools by the same settings
 	// ([web_fetch] refuse_private).
@@ -150,10 +153,11 @@ type decoration struct {
 	mode    tool.Mode
 	policy  tool.Trifecta
 	asker   tool.Asker
+	rules   *tool.Rules
 }
 
 func (d decoration) decorate(t tool.Tool, tr *tool.Tracker) tool.Tool {
-	return tool.Policy{Mode: d.mode, Trifecta: d.policy, Asker: d.asker, Secrets: d.secrets}.Wrap(t, tr)
+	return tool.Policy{Mode: d.mode, Trifecta: d.policy, Asker: d.asker, Secrets: d.secrets, Rules: d.rules}.Wrap(t, tr)
 }
 
 // registry decorates base for tr and restricts it to only (nil: all).
@@ -199,10 +203,19 @@ func baseTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup)
 			return d, nil, err
 		}
 	}
+	d.rules = setup.Rules
+	if d.rules == nil {
+		if d.rules, err = PermissionRules(w, cfg, rc.Workspace, nil); err != nil {
+			return d, nil, err
+		}
+	}
 	// A workspace not trusted (or a record that does not say) makes what
 	// the tools read there untrusted as well as private.
 	opts := builtin.Options{Env: credential.Scrub(w.environ()), Secrets: d.secrets, RefusePrivate: cfg.WebFetch.RefusePrivate,
 		UntrustedWorkspace: !trusted(rc)}
+	if store, err := Blobs(w); err == nil {
+		opts.Keep = store.Put
+	}
 	var note string
 	opts.Sandbox, note = w.Sandbox(rc.Sandbox, rc.SandboxNetwork, len(rc.SandboxAllowDomains) > 0)
 	if opts.Sandbox.Egress {

@@ -22,13 +22,20 @@ const (
 	answerDeny answer = iota
 	answerOnce
 	answerAlways // this tool, for the rest of the session
+	answerRule   // a saved rule for calls like this one in this workspace
 )
 
 // askMsg puts a call to the person; the answer goes back on reply.
 type askMsg struct {
 	req    tool.Request
 	detail string // what the call would do: a diff, a command, the arguments
-	reply  chan answer
+	// rule is the allow rule [r] would save for calls like this one in
+	// this workspace ("shell(go test ./...)"), "" when none can be written.
+	rule  string
+	reply chan answer
+	// reason carries, before a denial on reply, what the person said to
+	// the model about it ("" for nothing).
+	reason chan string
 	// trust, when set, makes this the question about the workspace the
 	// chat opened in (that directory): y trusts it, n goes on untrusted.
 	// It is answered by the same rules as a permission prompt.
@@ -40,8 +47,13 @@ type askMsg struct {
 type asker struct {
 	send func(tea.Msg)
 
+	// save writes an allow rule for a workspace
+	// ($MECHA_HOME/permissions.toml, harness.SaveAllowRule).
+	save func(workspace, rule string) error
+
 	mu        sync.Mutex
 	always    map[string]bool
+	rules     map[string]bool // rules saved from this chat's prompts
 	workspace string
 }
 
@@ -58,20 +70,56 @@ func (a *asker) reset() {
 	a.always = nil
 }
 
-// Confirm asks the person, unless the tool was allowed for the session. An
-// interlock's question (req.Reason set) is always asked: allowing a tool
-// once it could send private data out is a decision about this call.
+// Confirm asks the person (see Answer).
 func (a *asker) Confirm(ctx context.Context, req tool.Request) (bool, error) {
+	ans, err := a.Answer(ctx, req)
+	return ans.Allow, err
+}
+
+// Answer asks the person, unless the tool was allowed for the session. An
+// interlock's question (req.Reason set) is always asked: allowing a tool
+// once it could send private data out is a decision about this call. A
+// denial carries what the person then wrote for the model, if anything.
+func (a *asker) Answer(ctx context.Context, req tool.Request) (tool.Answer, error) {
 	a.mu.Lock()
 	ok, ws := a.always[req.Tool], a.workspace
 	a.mu.Unlock()
 	if ok && req.Reason == "" {
-		return true, nil
+		return tool.Answer{Allow: true}, nil
 	}
-	reply := make(chan answer, 1)
-	a.send(askMsg{req: req, detail: describeCall(ws, req), reply: reply})
+	var rule string
+	if req.Reason == "" && a.save != nil {
+		rule, _ = tool.SuggestRule(req.Tool, req.Input, ws)
+	}
+	a.mu.Lock()
+	saved := a.rules[rule]
+	a.mu.Unlock()
+	if saved {
+		return tool.Answer{Allow: true}, nil // saved from an earlier prompt of this run
+	}
+	reply, reason := make(chan answer, 1), make(chan string, 1)
+	a.send(askMsg{req: req, detail: describeCall(ws, req), rule: rule, reply: reply, reason: reason})
 	select {
 	case ans := <-reply:
+		if ans == answerDeny {
+			var why string
+			select {
+			case why = <-reason:
+			default:
+			}
+			return tool.Answer{Reason: why}, nil
+		}
+		if ans == answerRule {
+			if err := a.save(ws, rule); err != nil {
+				return tool.Answer{}, fmt.Errorf("saving the rule %s: %w", rule, err)
+			}
+			a.mu.Lock()
+			if a.rules == nil {
+				a.rules = map[string]bool{}
+			}
+			a.rules[rule] = true
+			a.mu.Unlock()
+		}
 		if ans == answerAlways {
 			a.mu.Lock()
 			if a.always == nil {
@@ -80,9 +128,9 @@ func (a *asker) Confirm(ctx context.Context, req tool.Request) (bool, error) {
 			a.always[req.Tool] = true
 			a.mu.Unlock()
 		}
-		return ans != answerDeny, nil
+		return tool.Answer{Allow: true}, nil
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return tool.Answer{}, ctx.Err()
 	}
 }
 

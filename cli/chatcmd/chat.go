@@ -21,6 +21,7 @@ import (
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // Options are the options of "mecha chat".
@@ -32,6 +33,9 @@ type Options struct {
 	Settings harness.Settings
 	Resume   string
 	Continue bool
+	// Title is --title: the title of the session the chat starts (not of
+	// those /new starts after it).
+	Title string
 	// Prompt, when given, is sent as the chat opens.
 	Prompt string
 	Given  func(name string) bool
@@ -58,8 +62,14 @@ like any session. The chat holds the session's one-writer lock while it is
 open, and when it ends prints the session id and how to resume it.
 
 Calls that need permission are put to you inline: y allows the call once,
-n denies it, a allows the tool for the rest of the session; a write or an
-edit shows its diff, a command its text. With --trifecta ask the
+n denies it (then type why and press Enter: the sentence goes to the model
+with the denial; Enter alone gives no reason), a allows the tool for the
+rest of the session, and r, offered for a command or a file write, allows
+it and saves the rule (allow "shell(go test ./...)") for this workspace in
+$MECHA_HOME/permissions.toml, so later sessions here run it unasked
+(mecha config --help has the rules). A write or an edit shows its diff, a
+command its text. A call's time leaves out the time its question waited
+for you. With --trifecta ask the
 interlock's question comes the same way, with its reason, each time. A
 prompt takes its answer only once it shows its choices, when it has been
 on the screen for a second with no key pressed; until then, and for any
@@ -70,6 +80,27 @@ a paste.
 A paste goes into the input box whole, newlines and all, and is sent when
 you press Enter. Terminals mark a paste (bracketed paste); where one does
 not, lines that arrive together are taken as one paste all the same.
+
+@FILE in a prompt (Tab completes it from the workspace's files) sends the
+file's content after the prompt: read inside the workspace as fs_read
+reads (a path or link leading out of it is refused, and the prompt stays
+in the box), text only, at most 256 KiB, and the conversation is private
+from then on, as after fs_read. An @word that names no file is left as
+text.
+
+/compact [INSTRUCTIONS] replaces the conversation before the last answer
+with a summary the model writes (following INSTRUCTIONS), recorded as a
+compaction record, so a resume or a replay sees what the model saw; with
+--compact-at-tokens the chat compacts by itself as mecha run does, between
+prompts too. /clear (or /new) starts a new session: nothing of the one
+before is carried.
+
+/rewind N puts back the files fs_write and fs_edit changed since prompt N
+(byte for byte, or removed if they created them) and continues from before
+that prompt in a new session forked from this one; it names the commands
+and other calls it cannot undo, and refuses, touching nothing, when a file
+changed outside mecha since (mecha rewind --help has the details). /rewind
+alone lists the prompts.
 
 What you send while tools run is steering: it goes to the model beside
 those tools' results, in the same message (a replay of the session notes
@@ -107,6 +138,7 @@ scripts, use mecha run.`,
 	}
 	f := cmd.Flags()
 	attach.Flags(cmd, &opts.Settings)
+	f.StringVar(&opts.Title, "title", "", "the session's title (default: the first prompt's first line)")
 	f.StringVar(&opts.Resume, "resume", "", "continue the session `ID` (an id, a prefix or last)")
 	f.BoolVarP(&opts.Continue, "continue", "c", false, "continue the newest session of this workspace that is not a replay, rerun or reflection")
 	return cmd
@@ -119,6 +151,8 @@ func (o *Options) validate() error {
 		return cmdkit.Usagef("--resume and -c both name the session to continue; give one")
 	case o.Resume == "" && o.Given != nil && o.Given("resume"):
 		return cmdkit.Usagef("--resume needs a session id (or %s)", session.Last)
+	case o.Title != "" && (o.Resume != "" || o.Continue):
+		return cmdkit.Usagef("--title names a new session; --resume and -c continue one")
 	}
 	return attach.Usage(o.Settings.Validate())
 }
@@ -179,12 +213,15 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	chatEnv := *opts.Env
 	chatEnv.Err = &noteWriter{send: send}
 	eng := &engine{env: &chatEnv, base: ctx, given: opts.Given, overrides: map[string]bool{},
-		asker: &asker{send: send}, send: send}
+		asker: &asker{send: send, save: func(ws, rule string) error {
+			return harness.SaveAllowRule(attach.World(&chatEnv), ws, rule)
+		}}, send: send}
 	settings := opts.Settings
 	settings.Given = eng.isGiven
 	// The door opens on a new session; the one to resume is switched to
 	// below, as /resume switches, so that it is shown.
-	door, err := harness.Open(ctx, attach.World(&chatEnv), harness.Attach{Settings: settings, Asker: eng.asker, Quiet: true})
+	door, err := harness.Open(ctx, attach.World(&chatEnv), harness.Attach{Settings: settings, Asker: eng.asker, Quiet: true,
+		Meta: transcript.Meta{Title: opts.Title}})
 	if err != nil {
 		return nil, nil, err
 	}

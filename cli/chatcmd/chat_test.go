@@ -54,6 +54,7 @@ type chatTest struct {
 	home   string
 	ws     string
 	env    *cmdkit.Env
+	srv    *fakellm.Server
 }
 
 // startChat opens a chat through the anthropic wire against a fakellm
@@ -125,7 +126,7 @@ func startChatWith(t *testing.T, home string, clock func() time.Time, trusted bo
 			}
 		}
 	})
-	return &chatTest{t: t, tm: tm, frames: frames, rec: rec, eng: eng, home: home, ws: ws, env: env}
+	return &chatTest{t: t, tm: tm, frames: frames, rec: rec, eng: eng, home: home, ws: ws, env: env, srv: srv}
 }
 
 // recorder is the chat's model, keeping each screen it draws: Bubble Tea
@@ -491,6 +492,7 @@ func TestChatInterlockAsks(t *testing.T) {
 	c.waitFor("lethal trifecta")
 	c.waitFor("$ echo two")
 	c.answer("n")
+	c.enter("") // no reason
 	c.waitFor("Stopped.")
 	c.waitFor("ready · ")
 	c.quit()
@@ -515,6 +517,7 @@ func TestChatFlags(t *testing.T) {
 		{[]string{"--yes", "--read-only"}, "contradict"},
 		{[]string{"--sandbox", "jail"}, "--sandbox must be"},
 		{[]string{"one", "two"}, "the first prompt"},
+		{[]string{"--title", "t", "-c"}, "--title names a new session"},
 	} {
 		cmd := NewCmdChat(env, func(context.Context, *Options) error { return nil })
 		err := cmdtest.Execute(cmd, tc.args...)

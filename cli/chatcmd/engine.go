@@ -61,7 +61,13 @@ func (e *engine) isGiven(name string) bool {
 }
 
 // start runs text as the next prompt of the session, in the background.
-func (e *engine) start(text string) {
+func (e *engine) start(text string) { e.startRun(text, false) }
+
+// startCompact compacts the session's conversation (/compact), in the
+// background, with the person's instructions for the summary.
+func (e *engine) startCompact(instructions string) { e.startRun(instructions, true) }
+
+func (e *engine) startRun(text string, compact bool) {
 	ctx, cancel := context.WithCancel(e.base)
 	done := make(chan struct{})
 	e.mu.Lock()
@@ -70,7 +76,7 @@ func (e *engine) start(text string) {
 	go func() {
 		defer close(done)
 		defer cancel()
-		res, err := e.prompt(ctx, text)
+		res, err := e.prompt(ctx, text, compact)
 		e.send(runDoneMsg{res, err})
 	}()
 }
@@ -125,8 +131,15 @@ func (e *engine) settings() harness.Settings { return e.door.Settings() }
 
 // prompt runs one prompt over the session through the door: the history
 // loaded as a resume loads it, the records appended as a run appends them.
-func (e *engine) prompt(ctx context.Context, text string) (*agent.Result, error) {
-	att, err := e.door.Run(ctx, harness.Prompt{Text: text, Steer: e.takeSteering,
+func (e *engine) prompt(ctx context.Context, text string, compact bool) (*agent.Result, error) {
+	var files []string
+	if !compact {
+		var err error
+		if files, err = e.mentions(text); err != nil {
+			return nil, err
+		}
+	}
+	att, err := e.door.Run(ctx, harness.Prompt{Text: text, Files: files, Compact: compact, Steer: e.takeSteering,
 		Configured: func(rc transcript.Config) {
 			e.asker.setWorkspace(rc.Workspace)
 			e.send(configMsg{rc})
@@ -153,6 +166,7 @@ func (e *engine) switchTo(ref session.Ref) (*session.Session, error) {
 	if err := e.door.Switch(ref); err != nil {
 		return nil, err
 	}
+	e.door.Retitle("") // --title named the chat's first session only
 	s := e.door.Resumed()
 	if s != nil {
 		e.env.NoteForeignID(ref, s.HeaderID)
@@ -183,4 +197,4 @@ func taintState(t transcript.Taint) string {
 	return "clean"
 }
 
-var _ tool.Asker = (*asker)(nil)
+var _ tool.Answerer = (*asker)(nil)

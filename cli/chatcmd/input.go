@@ -162,7 +162,7 @@ func (m *model) insert(text string) {
 
 func isAnswer(k tea.KeyPressMsg) bool {
 	switch strings.ToLower(k.String()) {
-	case "y", "n", "a":
+	case "y", "n", "a", "r":
 		return true
 	}
 	return false
@@ -239,7 +239,7 @@ func (m *model) readyLater() tea.Cmd {
 // checkReady shows the prompt's choices once the keyboard has been quiet.
 func (m *model) checkReady() tea.Cmd {
 	m.in.ticking = false
-	if len(m.asks) == 0 || m.in.ready {
+	if len(m.asks) == 0 || m.in.ready || m.denying {
 		return nil
 	}
 	if m.now().Before(m.readyAt()) {

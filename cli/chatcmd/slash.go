@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/replaycmd"
 	"github.com/mecha-agent/mecha/cli/scriptcmd"
 	"github.com/mecha-agent/mecha/harness"
@@ -19,15 +21,21 @@ import (
 )
 
 const slashHelp = `/resume [ID]  switch to session ID (an id, a prefix or last); alone, list this workspace's sessions
-/new          start a new session with the next prompt
+/new, /clear  start a new session with the next prompt: nothing of this one is carried
+/compact [INSTRUCTIONS]  replace the conversation before the last answer with a summary
+              the model writes (following INSTRUCTIONS), recorded as a compaction
 /model NAME   use model NAME from the next prompt on (alone: say which)
+/rewind [N]   put back the files the file tools changed since prompt N and continue from
+              before it, in a new session (alone: list the prompts)
 /cost         tokens and cost of this session so far
 /replay       replay this session so far against the current model, and report
 /script       write the script that redoes this session's tool calls, and say where
 /help         this list
+@FILE attaches a workspace file's content to the prompt (Tab completes it).
 Enter sends; Alt-Enter, Shift-Enter or Ctrl-J starts a new line; a paste stays in the box
 until Enter; text sent while tools run steers them (it goes beside their results); a
-permission prompt takes y, n or a once it shows them (a second after it appears with no
+permission prompt takes y, n (then a reason for the model and Enter), a or r (a rule
+saved for this workspace) once it shows them (a second after it appears with no
 key pressed; before that, keys go to the box); Esc interrupts a run; PgUp/PgDn scroll;
 Ctrl-C twice quits.`
 
@@ -42,7 +50,7 @@ func (m *model) slash(line string) tea.Cmd {
 		m.note(m.cost())
 	case "/model":
 		m.model(arg)
-	case "/new", "/resume", "/replay", "/script":
+	case "/new", "/clear", "/resume", "/replay", "/script", "/compact", "/rewind":
 		if m.running {
 			m.note(name + " waits for the run to end (Esc interrupts it)")
 			break
@@ -61,7 +69,18 @@ func (m *model) note(text string) { m.add(entry{kind: kNote, text: text}) }
 func (m *model) sessionCommand(name, arg string) tea.Cmd {
 	cur := m.eng.current()
 	switch name {
-	case "/new":
+	case "/rewind":
+		m.rewind(arg)
+	case "/compact":
+		if cur.IsZero() {
+			m.note("nothing to compact yet: send a prompt first")
+			break
+		}
+		m.note("compacting the conversation…")
+		m.running = true
+		m.status.run = transcript.Usage{}
+		m.eng.startCompact(arg)
+	case "/new", "/clear":
 		if _, err := m.eng.switchTo(session.Ref{}); err != nil {
 			m.add(entry{kind: kError, text: textfmt.Visible(err.Error())})
 			break
@@ -82,6 +101,73 @@ func (m *model) sessionCommand(name, arg string) tea.Cmd {
 	}
 	m.refresh()
 	return nil
+}
+
+// rewind goes back to before a prompt of the session (or lists them).
+func (m *model) rewind(arg string) {
+	cur := m.eng.current()
+	if cur.IsZero() {
+		m.note("nothing is recorded yet: send a prompt first")
+		return
+	}
+	s := m.eng.door.Resumed()
+	if arg == "" {
+		if s == nil {
+			m.note("nothing is recorded yet: send a prompt first")
+			return
+		}
+		var b strings.Builder
+		b.WriteString("prompts of this session (/rewind N goes back to before prompt N):")
+		for _, t := range harness.Turns(s) {
+			fmt.Fprintf(&b, "\n%4d  %s", t.N, textfmt.Visible(textfmt.Clip(textfmt.OneLine(t.Text), 90)))
+		}
+		m.note(b.String())
+		return
+	}
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 1 {
+		m.note("/rewind N: N is a prompt's number (/rewind alone lists them)")
+		return
+	}
+	r, fork, err := m.eng.rewind(n)
+	if err != nil {
+		m.add(entry{kind: kError, text: textfmt.Visible(textfmt.OneLine(err.Error()))})
+		return
+	}
+	m.showSession(fork)
+	var b strings.Builder
+	fmt.Fprintf(&b, "rewound to before prompt %d of %s: this is %s, forked from it", n, cur.ID, r.Session.ID)
+	for _, p := range r.Restored {
+		fmt.Fprintf(&b, "\nrestored %s", textfmt.Visible(p))
+	}
+	for _, p := range r.Removed {
+		fmt.Fprintf(&b, "\nremoved %s (created since)", textfmt.Visible(p))
+	}
+	if len(r.NotUndone) > 0 {
+		fmt.Fprintf(&b, "\nnot undone (their effects stay):")
+		for _, c := range r.NotUndone {
+			fmt.Fprintf(&b, "\n  %s", c)
+		}
+	}
+	m.note(b.String())
+}
+
+// rewind lets go of the session, rewinds it to before prompt n, and
+// takes the fork; on failure it takes the session back.
+func (e *engine) rewind(n int) (*harness.Rewound, *session.Session, error) {
+	cur := e.current()
+	if _, err := e.switchTo(session.Ref{}); err != nil {
+		return nil, nil, err
+	}
+	r, err := harness.Rewind(attach.World(e.env), cur, n, "")
+	if err != nil {
+		if _, berr := e.switchTo(cur); berr != nil {
+			err = fmt.Errorf("%w; and taking the session back: %v", err, berr)
+		}
+		return nil, nil, err
+	}
+	s, err := e.switchTo(r.Session)
+	return r, s, err
 }
 
 // model changes the model of the next prompts' attaches.

@@ -36,6 +36,12 @@ type model struct {
 	calls     map[string]int // call id → its entry
 	asks      []askMsg       // permission prompts waiting, the first shown
 
+	// denying is true while the person writes the reason of the denial
+	// of asks[0] (n pressed): Enter sends it; stash is what the input box
+	// held before, put back then.
+	denying bool
+	stash   string
+
 	running  bool
 	quitting bool
 	ctrlC    bool   // Ctrl-C pressed once: the next one quits
@@ -171,12 +177,24 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "pgdown":
 		m.vp.PageDown()
 		return nil
+	case "tab":
+		if m.completeMention() {
+			m.layout()
+			m.refresh()
+			return nil
+		}
 	}
 	return m.input(k)
 }
 
 // dropAsks forgets the prompts waiting: their run has ended or is ending.
 func (m *model) dropAsks() {
+	if m.denying {
+		m.denying = false
+		m.ta.Reset()
+		m.insert(m.stash)
+		m.stash = ""
+	}
 	m.asks = nil
 	m.in.ready = false
 	m.in.heldFor = nil
@@ -215,7 +233,20 @@ func (m *model) answer(k string) tea.Cmd {
 	case "a":
 		ans, said = answerAlways, "allowed for the rest of the session"
 	case "n":
-		ans, said = answerDeny, "denied"
+		// The call is denied now, whatever comes next; what the person
+		// writes until Enter goes to the model with the denial.
+		m.denying, m.stash = true, m.ta.Value()
+		m.ta.Reset()
+		m.in.ready = false
+		m.add(entry{kind: kNote, text: fmt.Sprintf("%s: denied; say why for the model and press Enter (Enter alone: no reason)", textfmt.Visible(a.req.Tool))})
+		m.layout()
+		m.refresh()
+		return nil
+	case "r":
+		if a.rule == "" {
+			return nil
+		}
+		ans, said = answerRule, "allowed, and always here: the rule allow "+textfmt.Visible(a.rule)+" is saved in $MECHA_HOME/permissions.toml"
 	default:
 		return nil
 	}
@@ -230,10 +261,37 @@ func (m *model) answer(k string) tea.Cmd {
 	return nil
 }
 
-// submit sends what was typed: a slash command, steering while a run
-// works, or the next prompt.
+// denied sends the denial of the prompt shown, with reason, and puts
+// back what the input box held before n.
+func (m *model) denied(reason string) tea.Cmd {
+	a := m.asks[0]
+	a.reason <- reason
+	a.reply <- answerDeny
+	m.asks = m.asks[1:]
+	m.denying = false
+	m.ta.Reset()
+	m.insert(m.stash)
+	m.stash = ""
+	said := "denied"
+	if reason != "" {
+		said += ", with your reason"
+	}
+	m.add(entry{kind: kNote, text: fmt.Sprintf("%s: %s", textfmt.Visible(a.req.Tool), said)})
+	m.layout()
+	m.refresh()
+	if len(m.asks) > 0 {
+		return m.promptShown()
+	}
+	return nil
+}
+
+// submit sends what was typed: a denial's reason, a slash command,
+// steering while a run works, or the next prompt.
 func (m *model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.ta.Value())
+	if m.denying && len(m.asks) > 0 {
+		return m.denied(text)
+	}
 	if text == "" {
 		return nil
 	}
@@ -242,11 +300,21 @@ func (m *model) submit() tea.Cmd {
 		m.refresh()
 		return nil
 	}
-	m.ta.Reset()
-	m.layout()
 	if strings.HasPrefix(text, "/") {
+		m.ta.Reset()
+		m.layout()
 		return m.slash(text)
 	}
+	if !m.running {
+		if _, err := m.eng.mentions(text); err != nil {
+			// The prompt stays in the box, to be fixed.
+			m.add(entry{kind: kError, text: textfmt.Visible(err.Error()) + " (nothing was sent)"})
+			m.refresh()
+			return nil
+		}
+	}
+	m.ta.Reset()
+	m.layout()
 	if m.running {
 		m.eng.queueSteering(text)
 		m.add(entry{kind: kSteer, text: "(queued; sent with the results of the calls running now) " + textfmt.Visible(text)})
@@ -292,6 +360,10 @@ func (m *model) event(msg eventMsg) {
 		}
 	case agent.EventTurn:
 		m.status.run = ev.Usage
+	case agent.EventCompaction:
+		m.status.run = ev.Usage
+		m.add(entry{kind: kNote, text: fmt.Sprintf("compacted: %d earlier %s replaced by a summary of %d bytes (the model sees it from now on; the transcript keeps them all)",
+			ev.Replaced, textfmt.Plural(ev.Replaced, "message", "messages"), len(ev.Compaction.Summary))})
 	}
 }
 
@@ -344,11 +416,13 @@ func (m *model) runDone(msg runDoneMsg) tea.Cmd {
 	m.status.run = transcript.Usage{}
 	m.status.id = m.eng.current().ID
 	switch {
+	case errors.Is(msg.err, agent.ErrNothingToCompact):
+		m.add(entry{kind: kNote, text: msg.err.Error()})
 	case errors.Is(msg.err, context.Canceled):
 		m.add(entry{kind: kNote, text: "interrupted; the transcript keeps everything up to here"})
 	case msg.err != nil:
 		m.add(entry{kind: kError, text: textfmt.Visible(textfmt.OneLine(msg.err.Error()))})
-	case msg.res != nil && msg.res.StopReason != agent.StopEndTurn:
+	case msg.res != nil && msg.res.StopReason != agent.StopEndTurn && msg.res.StopReason != agent.StopCompacted:
 		m.add(entry{kind: kNote, text: "stopped: " + msg.res.StopReason})
 	}
 	if m.quitting {

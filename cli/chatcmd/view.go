@@ -231,8 +231,13 @@ func (m *model) askView() string {
 		fmt.Fprintf(&b, " (%s)", textfmt.Visible(a.req.Reason))
 	}
 	fmt.Fprintf(&b, ":\n%s\n", a.detail)
-	if m.in.ready {
+	if m.denying {
+		b.WriteString("denied: type why, for the model, and press Enter (Enter alone: no reason)  [esc] interrupt")
+	} else if m.in.ready {
 		b.WriteString("[y] allow once  [n] deny  [a] allow " + textfmt.Visible(a.req.Tool) + " for the rest of the session  [esc] interrupt")
+		if a.rule != "" {
+			b.WriteString("\n[r] always allow " + textfmt.Visible(a.rule) + " here (a rule saved for this workspace)")
+		}
 	} else {
 		b.WriteString(m.st.dim.Render("(keys go to the input box; the choices show once the keyboard has been still for a second)  [esc] interrupt"))
 	}

@@ -70,6 +70,18 @@ it and its line. Its keys:
                                    hold tools both as the list of tools
                                    offered and as a table
 
+  [permissions]                    saved permission rules, for every workspace
+  allow = ["shell(go test ./...)", "shell(git status*)", "fs_write(docs/**)"]
+                                   calls that run without asking (the ask
+                                   mode; --read-only still refuses them)
+  deny = ["shell(rm *)", "fs_read(**/.env)", "web_fetch"]
+                                   calls never run, whatever the mode, an
+                                   allow rule or an answer: deny wins; a
+                                   workspace's own .mecha/permissions.toml
+                                   (allow = [...], deny = [...]) may deny
+                                   calls, and allow them once the workspace
+                                   is trusted (trusted_workspaces above)
+
   [web_fetch]
   refuse_private = true            web_fetch refuses private addresses too:
                                    loopback, 10/8, 172.16/12, 192.168/16,
@@ -106,6 +118,20 @@ it and its line. Its keys:
                                    allowed hosts able to receive data: with
                                    one, the shell counts as able to send
                                    data out (see SECURITY.md)
+
+A rule is a tool's name (all its calls; mcp__SERVER: all of a server's
+tools) or TOOL(PATTERN): a shell command or a web_fetch URL matched whole,
+* standing for any text; a file tool's path, relative to the workspace,
+as a glob (* within a directory, ** across; a path reaching elsewhere
+through a link must match too). An allow rule never matches a shell
+command holding ; & | < > ` + "`" + ` $ ( ) or a line break: those are asked
+about. A repository is someone else's text, so the allow rules of its
+.mecha/permissions.toml hold only once the workspace is trusted
+(mecha trust) (a
+note says they were ignored). The chat's prompt offers [r] to always allow
+a command or a file write here: the rule is saved for the workspace in
+$MECHA_HOME/permissions.toml, a file of yours like this one. Each attach's
+config record lists the rules it applied (permission_rules).
 
 The three timeouts shown are their defaults. Durations are strings with a
 unit. Only a part of the answer counts as progress: response headers, SSE

@@ -32,6 +32,15 @@ type Effective struct {
 	MCP       MCP                 `toml:"mcp" json:"mcp"`
 	WebFetch  WebFetch            `toml:"web_fetch" json:"web_fetch"`
 	Remotes   map[string]Remote   `toml:"remotes" json:"remotes"`
+	// Permissions are config.toml's saved permission rules (a
+	// workspace's own and those saved from prompts are not shown here).
+	Permissions Permissions `toml:"permissions" json:"permissions"`
+}
+
+// Permissions is config.toml's [permissions].
+type Permissions struct {
+	Allow []string `toml:"allow" json:"allow"`
+	Deny  []string `toml:"deny" json:"deny"`
 }
 
 // Remote is one remote's settings and whether its credentials are set
@@ -101,7 +110,8 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 	e := &Effective{Home: home, SessionsDir: store.Dir, ConfigFile: path, ConfigFileExists: statErr == nil,
 		LearnedRules: home + "/learned_rules.md", DefaultProvider: cfg.DefaultProvider,
 		Providers: providers(env, cfg), Prices: cfg.Prices, MCP: MCP{Servers: map[string]Server{}},
-		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}, TrustedWorkspaces: cfg.TrustedWorkspaces}
+		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}, TrustedWorkspaces: cfg.TrustedWorkspaces,
+		Permissions: Permissions{Allow: orEmpty(cfg.Permissions.Allow), Deny: orEmpty(cfg.Permissions.Deny)}}
 	if e.TrustedWorkspaces == nil {
 		e.TrustedWorkspaces = []string{}
 	}
@@ -189,4 +199,12 @@ func redactValues(m map[string]string) map[string]string {
 		out[k] = cmdkit.Redacted
 	}
 	return out
+}
+
+// orEmpty is l, or an empty list for nil (shown as [] rather than null).
+func orEmpty(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }

@@ -43,7 +43,7 @@ func TestChatTakesRunsAttachFlags(t *testing.T) {
 		t.Fatalf("attach.Flags declares %d flags; the attach is shaped by more", n)
 	}
 	runOnly, chatOnly := difference(run, chat), difference(chat, run)
-	if want := []string{"file", "json", "no-session", "reflect", "stream-json", "title"}; !slices.Equal(runOnly, want) {
+	if want := []string{"file", "json", "no-session", "reflect", "stream-json"}; !slices.Equal(runOnly, want) {
 		t.Errorf("flags of run alone: %q, want %q", runOnly, want)
 	}
 	if len(chatOnly) != 0 {

@@ -41,6 +41,7 @@ var entrances = map[string]entrance{
 	"mecha tool call":                   {kind: "tools"},
 	"mecha tool list":                   {kind: "tools"}, // builds the surface to show it
 	"mecha rerun":                       {kind: "tools"},
+	"mecha rewind":                      {kind: "tools"}, // puts files back, through the harness
 	"mecha mcp serve":                   {kind: "tools"},
 	"mecha mcp call":                    {kind: "tools"},
 	"mecha script":                      {kind: "none"}, // writes a script; its calls are "mecha tool call"

@@ -102,6 +102,10 @@ var printers = map[string]struct {
 		{args: []string{"tool", "list", "--mcp-config", "{DIR}/mcp.json"}, want: []string{"note " + shown}},
 		{args: []string{"tool", "list", "--json", "--mcp-config", "{DIR}/mcp.json"}, want: []string{`note \u001b]0;pwned`}},
 	}},
+	"mecha rewind": {cases: []escapeCase{
+		// Refused: the file mecha wrote is not in {DIR}; the refusal names it.
+		{args: []string{"rewind", "--to", "1", "-w", "{DIR}", "{ID}"}, want: []string{`evil\x1b]0;pwned`}},
+	}},
 	"mecha rerun": {cases: []escapeCase{
 		{args: []string{"rerun", "--yes", "--diff", "--no-session", "-w", "{WS}", "{ID}"}, want: []string{`clip\x1b]52`}},
 		{args: []string{"rerun", "--yes", "--json", "--no-session", "-w", "{WS}", "{ID}"}, want: []string{`clip\u001b]52`}},

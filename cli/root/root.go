@@ -14,6 +14,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/regresscmd"
 	"github.com/mecha-agent/mecha/cli/replaycmd"
 	"github.com/mecha-agent/mecha/cli/reruncmd"
+	"github.com/mecha-agent/mecha/cli/rewindcmd"
 	"github.com/mecha-agent/mecha/cli/runcmd"
 	"github.com/mecha-agent/mecha/cli/scriptcmd"
 	"github.com/mecha-agent/mecha/cli/sessionscmd"
@@ -75,7 +76,7 @@ func NewCmdRoot(env *cmdkit.Env) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(cmdkit.FlagError)
 	root.AddCommand(chatcmd.NewCmdChat(env, nil), runcmd.NewCmdRun(env, nil), replaycmd.NewCmdReplay(env, nil), regresscmd.NewCmdRegress(env, nil), sessionscmd.NewCmdSessions(env),
-		toolcmd.NewCmdTool(env), scriptcmd.NewCmdScript(env, nil), reruncmd.NewCmdRerun(env, nil), mcpcmd.NewCmdMCP(env),
+		toolcmd.NewCmdTool(env), scriptcmd.NewCmdScript(env, nil), reruncmd.NewCmdRerun(env, nil), rewindcmd.NewCmdRewind(env, nil), mcpcmd.NewCmdMCP(env),
 		importcmd.NewCmdImport(env, nil), reflectcmd.NewCmdReflect(env, nil),
 		learncmd.NewCmdDistill(env, nil), learncmd.NewCmdLearn(env, nil), configcmd.NewCmdConfig(env), doctorcmd.NewCmdDoctor(env, nil), trustcmd.NewCmdTrust(env, nil))
 	addCompletion(root, env)

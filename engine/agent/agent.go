@@ -26,6 +26,7 @@ const (
 	StopInterrupted     = "interrupted"       // the context was cancelled (SIGINT)
 	StopError           = "error"             // the provider failed
 	StopPaused          = "pause_turn"        // the model paused its turn more than MaxPauses times in a row
+	StopCompacted       = "compacted"         // a run that only compacted the conversation (Options.CompactOnly)
 )
 
 // MaxPauses bounds the continuations of a paused turn in a row: a model
@@ -59,6 +60,11 @@ type History struct {
 	// Turns is the turns of the session's earlier runs (its summaries'
 	// sum), which the run's summary adds its own to as session_turns.
 	Turns int
+	// ContextTokens is the size of the context at the last model call
+	// before this run (HistoryOf takes it from the last summary): the run
+	// compacts before its first call when it passes compact_at_tokens, as
+	// it would between two calls.
+	ContextTokens uint64
 }
 
 // HistoryOf is what a run resumed from s starts from: the conversation as
@@ -76,8 +82,10 @@ func HistoryOf(s *session.Session) History {
 		switch r := r.(type) {
 		case *transcript.Compaction:
 			h.Compacted = true
+			h.ContextTokens = 0
 		case *transcript.Summary:
 			h.Turns = transcript.AddTurns(h.Turns, r.Turns)
+			h.ContextTokens = r.ContextTokens
 		}
 	}
 	return h
@@ -120,6 +128,14 @@ type Options struct {
 	// cost) are judged by the ledger's totals, so what a child spent counts
 	// against them. The summary still records the run's own usage.
 	Ledger *Ledger
+	// CompactOnly makes the run a compaction asked for (the chat's
+	// /compact) instead of a prompt: every message before the last answer
+	// is replaced by a summary the model writes, following
+	// CompactInstructions when set, whatever the context's size; no tool
+	// runs and the run ends with StopCompacted. A conversation with
+	// nothing to compact fails with ErrNothingToCompact, recording nothing.
+	CompactOnly         bool
+	CompactInstructions string
 }
 
 // Result is how a run ended.
@@ -130,6 +146,10 @@ type Result struct {
 	StopReason string
 	// Err is the provider or recording error that ended the run, if any.
 	Err error
+	// ContextTokens is the size of the context at the run's last model
+	// call (prompt and answer tokens; 0 after a compaction), for the next
+	// run's History.ContextTokens.
+	ContextTokens uint64
 }
 
 type run struct {
@@ -161,7 +181,8 @@ func Run(ctx context.Context, opts Options, prompt string) (*Result, error) {
 	if opts.Provider == nil || opts.Tools == nil {
 		return nil, errors.New("agent: a provider and tools are required")
 	}
-	r := &run{opts: opts, cfg: opts.Config, count: opts.History.Count, recorded: opts.History.Taint}
+	r := &run{opts: opts, cfg: opts.Config, count: opts.History.Count, recorded: opts.History.Taint,
+		lastCtx: opts.History.ContextTokens}
 	if r.cfg.MaxCostUSD != nil {
 		if _, ok := opts.Prices.Lookup(r.cfg.Provider, r.cfg.Model); !ok {
 			return nil, fmt.Errorf("%w: %s/%s has no price", ErrCostBudgetUnpriced, r.cfg.Provider, r.cfg.Model)
@@ -177,14 +198,29 @@ func Run(ctx context.Context, opts Options, prompt string) (*Result, error) {
 	if opts.History.Compacted && len(r.origin) > 0 {
 		r.origin[0] = -1
 	}
-	err := r.loop(ctx, prompt)
-	// The closing records are written whatever happened, interrupts included.
+	if opts.CompactOnly {
+		if r.lastAnswer() <= 0 {
+			return nil, ErrNothingToCompact
+		}
+		err := r.repairDangling()
+		if err == nil {
+			err = r.compactNow(ctx)
+		}
+		return r.close(err)
+	}
+	return r.close(r.loop(ctx, prompt))
+}
+
+// close records the closing records of a run that ended with err: the
+// taint checkpoint and the summary, whatever happened, interrupts included.
+func (r *run) close(err error) (*Result, error) {
+	opts := r.opts
 	taint := opts.History.Taint
 	if opts.Tracker != nil {
 		taint = taint.Merge(opts.Tracker.Taint())
 	}
 	sum := &transcript.Summary{Usage: r.res.Usage, Turns: r.res.Turns, Provider: r.cfg.Provider, Model: r.cfg.Model,
-		StopReason: r.res.StopReason, At: r.now()}
+		StopReason: r.res.StopReason, At: r.now(), ContextTokens: r.lastCtx}
 	total := transcript.AddTurns(opts.History.Turns, r.res.Turns)
 	sum.SessionTurns = &total
 	if err != nil {
@@ -199,6 +235,7 @@ func Run(ctx context.Context, opts Options, prompt string) (*Result, error) {
 		}
 	}
 	r.res.Err = err
+	r.res.ContextTokens = r.lastCtx
 	return &r.res, err
 }
 

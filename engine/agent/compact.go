@@ -31,9 +31,55 @@ func (r *run) maybeCompact(ctx context.Context) error {
 	if cut <= 0 || r.origin[cut] < 0 {
 		return nil // nothing old enough to compact
 	}
+	return r.compact(ctx, cut, "")
+}
+
+// ErrNothingToCompact is what a compaction asked for (Options.CompactOnly)
+// says of a conversation with nothing before its last answer.
+var ErrNothingToCompact = errors.New("nothing to compact yet: the conversation has no earlier messages than its last answer")
+
+// compactNow is a compaction asked for (the chat's /compact): every
+// message before the last answer is summarised, whatever the context's
+// size, with the person's instructions for the summary. The last answer
+// and what follows it are kept, so that the summary and the next prompt
+// alternate with them as maybeCompact's do.
+func (r *run) compactNow(ctx context.Context) error {
+	cut := r.lastAnswer()
+	if cut <= 0 {
+		return ErrNothingToCompact
+	}
+	if err := r.compact(ctx, cut, r.opts.CompactInstructions); err != nil {
+		return r.failed(ctx, err)
+	}
+	r.res.StopReason = StopCompacted
+	return nil
+}
+
+// lastAnswer is the index in the context of the last answer, when a
+// compaction asked for may cut there (0 when there is nothing before it,
+// or only a summary).
+func (r *run) lastAnswer() int {
+	cut := len(r.ctx) - 1
+	for cut > 0 && r.ctx[cut].Role != transcript.RoleAssistant {
+		cut--
+	}
+	if cut <= 0 || r.origin[cut] < 0 {
+		return 0
+	}
+	return cut
+}
+
+// compact replaces the messages of the context before cut with a summary
+// the model writes, following instructions when there are some, and
+// records the compaction.
+func (r *run) compact(ctx context.Context, cut int, instructions string) error {
 	old := append([]transcript.Message(nil), r.ctx[:cut]...)
 	last := old[len(old)-1]
-	last.Content = append(append([]transcript.Block(nil), last.Content...), transcript.TextBlock(CompactionInstruction))
+	ask := CompactionInstruction
+	if instructions != "" {
+		ask += "\n\nThe user asked for this summary: " + instructions
+	}
+	last.Content = append(append([]transcript.Block(nil), last.Content...), transcript.TextBlock(ask))
 	old[len(old)-1] = last
 	req := r.request(old, r.opts.Tools.Specs())
 	// The summary is not the conversation: a watcher sees the summary's
@@ -56,6 +102,7 @@ func (r *run) maybeCompact(ctx context.Context) error {
 		return err
 	}
 	r.logf("· compacted %d messages into a summary of %d bytes\n", cut, len(summary))
+	r.emit(Event{Kind: EventCompaction, Compaction: rec, Replaced: cut, Usage: r.res.Usage})
 	head := transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{transcript.TextBlock(session.CompactedPrefix + summary)}}
 	r.ctx = append([]transcript.Message{head}, r.ctx[cut:]...)
 	r.origin = append([]int{-1}, r.origin[cut:]...)

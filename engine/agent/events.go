@@ -22,6 +22,10 @@ const (
 	// EventTurn is a model answer received: Usage is the run's so far,
 	// StopReason the answer's own.
 	EventTurn = "turn"
+	// EventCompaction is a compaction just recorded: Compaction is its
+	// record, Replaced the messages of the context it replaced, Usage the
+	// run's so far (the summary's included).
+	EventCompaction = "compaction"
 )
 
 // Event is something a run did, for whoever watches it as it happens: the
@@ -42,6 +46,9 @@ type Event struct {
 	// Usage and StopReason for EventTurn.
 	Usage      transcript.Usage
 	StopReason string
+	// Compaction and Replaced for EventCompaction.
+	Compaction *transcript.Compaction
+	Replaced   int
 }
 
 // emit hands e to Options.OnEvent, one event at a time: tool events come

@@ -46,6 +46,7 @@ func (r *run) answer(ctx context.Context, calls []transcript.Block) ([]transcrip
 			out = tool.Result{Content: "not run: the dispatcher gave no result for this call", IsError: true}
 		}
 		blocks[i] = transcript.ToolResultBlock(c.ID, out.Content, out.IsError)
+		blocks[i].FileChanges = out.Files
 	}
 	return blocks, stop
 }
@@ -66,9 +67,12 @@ func (r *run) runTools(ctx context.Context, calls []transcript.Block) []tool.Res
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			start := time.Now()
+			// The time a person took to answer a question about the call
+			// is theirs, not the call's.
+			ctx, waited := tool.WithWaitMeter(ctx, r.now)
+			start := r.now()
 			results[i] = r.call(ctx, c)
-			took := time.Since(start)
+			took := max(r.now().Sub(start)-waited.Waited(), 0)
 			r.logResult(c.Name, results[i], took)
 			r.emit(Event{Kind: EventToolDone, Call: &c, Result: &results[i], Took: took})
 		}()

@@ -102,6 +102,8 @@ type gated struct {
 	inner Tool
 	mode  Mode
 	asker Asker
+	// rules are the saved permission rules (Policy.Rules); nil: none.
+	rules *Rules
 }
 
 func (g *gated) Spec() Spec                 { return g.inner.Spec() }
@@ -128,8 +130,13 @@ const (
 	verdictDeny                // it does not run, whatever anyone answers
 )
 
-// decide is what g does with c, judged by c's capabilities.
+// decide is what g does with c, judged by c's capabilities and the saved
+// rules: a deny rule first, whatever the call can do, then an allow rule
+// in the ask mode.
 func (g *gated) decide(c *call) verdict {
+	if _, ok := g.rules.Denies(c.name, c.input); ok {
+		return verdictDeny
+	}
 	if !NeedsPermission(c.caps) {
 		return verdictRun
 	}
@@ -137,6 +144,9 @@ func (g *gated) decide(c *call) verdict {
 	case ModeYes:
 		return verdictRun
 	case ModeAsk:
+		if _, ok := g.rules.Allows(c.name, c.input); ok {
+			return verdictRun
+		}
 		if g.asker == nil {
 			return verdictDeny
 		}
@@ -153,14 +163,17 @@ func (g *gated) runCall(ctx context.Context, c *call) (Result, error) {
 		if c.allowedBy == g {
 			return runJudged(ctx, g.inner, c) // asked already, in the interlock's question
 		}
-		ok, err := g.asker.Confirm(ctx, permissionRequest(c))
+		ans, err := ask(ctx, g.asker, permissionRequest(c))
 		if err != nil {
 			return Result{}, fmt.Errorf("tool: asking permission for %s: %w", c.name, err)
 		}
-		if !ok {
-			return denied(msgDeniedByUser), nil
+		if !ans.Allow {
+			return denied(withReason(msgDeniedByUser, ans.Reason)), nil
 		}
 		return runJudged(ctx, g.inner, c)
+	}
+	if r, ok := g.rules.Denies(c.name, c.input); ok {
+		return denied(fmt.Sprintf("denied by the permission rule deny %s (%s)", r, r.Source)), nil
 	}
 	switch g.mode {
 	case ModeReadOnly:

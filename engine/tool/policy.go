@@ -13,6 +13,9 @@ type Policy struct {
 	Asker Asker
 	// Secrets are the values no result may carry (see Redact).
 	Secrets []Secret
+	// Rules are the saved permission rules the gate applies (see Rules);
+	// nil: none.
+	Rules *Rules
 }
 
 // Wrap returns t under p, its calls counted by tr. From the tool outwards:
@@ -44,6 +47,7 @@ type Policy struct {
 // capabilities (CallCapabilities).
 func (p Policy) Wrap(t Tool, tr *Tracker) Tool {
 	g := newGate(tr.Wrap(Redact(t, p.Secrets)), p.Mode, p.Asker)
+	g.rules = p.Rules
 	l := newInterlock(g, p.Trifecta, tr, p.Asker)
 	l.gate = g
 	return l

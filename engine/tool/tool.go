@@ -3,6 +3,8 @@ package tool
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // Capabilities is what a tool may do. The permission gate and the taint
@@ -37,6 +39,9 @@ type Spec struct {
 type Result struct {
 	Content string
 	IsError bool
+	// Files are the files the call wrote, with their content before (see
+	// transcript.FileChange), recorded on the call's result for a rewind.
+	Files []transcript.FileChange
 }
 
 // Tool is one callable tool.

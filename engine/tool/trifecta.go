@@ -147,12 +147,12 @@ func (l *interlocked) runCall(ctx context.Context, c *call) (Result, error) {
 				req.Permission = permissionRequest(c).Permission
 			}
 		}
-		ok, err := l.asker.Confirm(ctx, req)
+		ans, err := ask(ctx, l.asker, req)
 		if err != nil {
 			return Result{}, fmt.Errorf("tool: asking about the trifecta for %s: %w", c.name, err)
 		}
-		if !ok {
-			return refused(why + " The call was not run: the user said no (--trifecta ask)."), nil
+		if !ans.Allow {
+			return refused(withReason(why+" The call was not run: the user said no (--trifecta ask)", ans.Reason) + "."), nil
 		}
 		if req.Permission != "" {
 			c.allowedBy = l.gate // the gate's question was this one

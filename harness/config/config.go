@@ -86,6 +86,8 @@ type Config struct {
 	// trust.
 	TrustedWorkspaces []string `toml:"trusted_workspaces"`
 	Sandbox           Sandbox  `toml:"sandbox"`
+	// Permissions are the saved permission rules.
+	Permissions Permissions `toml:"permissions"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }
@@ -131,6 +133,15 @@ type Sandbox struct {
 	// able to send data out, and the interlock judges it so.
 	AllowDomains []string `toml:"allow_domains"`
 	SendDomains  []string `toml:"send_domains"`
+}
+
+// Permissions is the [permissions] table: rules (tool.Rule) that allow
+// calls without asking or deny them whatever the mode, in every
+// workspace. A workspace's own .mecha/permissions.toml may deny calls, and
+// allow them only once the workspace is trusted (TrustedWorkspaces).
+type Permissions struct {
+	Allow []string `toml:"allow"`
+	Deny  []string `toml:"deny"`
 }
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.

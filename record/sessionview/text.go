@@ -489,6 +489,9 @@ func (r *textRenderer) attach(a *Attach) {
 		}
 		fmt.Fprintf(r.w, "workspace %s (%s)\n", state, vis(why))
 	}
+	for _, pr := range c.PermissionRules {
+		fmt.Fprintf(r.w, "rule: %s %s (%s)\n", vis(pr.Effect), vis(pr.Rule), vis(pr.Source))
+	}
 	switch {
 	case c.SystemPrompt == nil:
 		r.line("system prompt: none")

@@ -44,9 +44,13 @@ type Block struct {
 	// effects may be in place. Content then says so; it is not the call's
 	// output.
 	OutcomeUnknown bool
-	Thinking       string
-	Signature      string
-	Raw            json.RawMessage
+	// FileChanges, on a tool result, are the files the call wrote (fs_write,
+	// fs_edit), each with the content it had before, kept by hash in the
+	// blob store: what a rewind restores.
+	FileChanges []FileChange
+	Thinking    string
+	Signature   string
+	Raw         json.RawMessage
 }
 
 // TextOf is the text of a content. Text blocks that follow one another
@@ -106,11 +110,22 @@ type toolUseJSON struct {
 }
 
 type toolResultJSON struct {
-	Type           string `json:"type"`
-	ToolUseID      string `json:"tool_use_id"`
-	Content        string `json:"content"`
-	IsError        bool   `json:"is_error"`
-	OutcomeUnknown bool   `json:"outcome_unknown,omitempty"`
+	Type           string       `json:"type"`
+	ToolUseID      string       `json:"tool_use_id"`
+	Content        string       `json:"content"`
+	IsError        bool         `json:"is_error"`
+	OutcomeUnknown bool         `json:"outcome_unknown,omitempty"`
+	FileChanges    []FileChange `json:"file_changes,omitempty"`
+}
+
+// FileChange is one file a tool call wrote: its path relative to the
+// workspace, the SHA-256 (hex) of its content before the call ("" when it
+// did not exist), kept whole in the blob store under that hash, and of
+// the content the call left.
+type FileChange struct {
+	Path   string `json:"path"`
+	Before string `json:"before"`
+	After  string `json:"after"`
 }
 
 type thinkingJSON struct {
@@ -145,7 +160,7 @@ func (b Block) wire() (any, error) {
 		}
 		return toolUseJSON{b.Type, b.ID, b.Name, in}, nil
 	case BlockToolResult:
-		return toolResultJSON{b.Type, b.ToolUseID, b.Content, b.IsError, b.OutcomeUnknown}, nil
+		return toolResultJSON{b.Type, b.ToolUseID, b.Content, b.IsError, b.OutcomeUnknown, b.FileChanges}, nil
 	case BlockThinking:
 		return thinkingJSON{b.Type, b.Thinking, b.Signature}, nil
 	}

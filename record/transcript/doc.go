@@ -75,6 +75,12 @@
 // a session that distilled reflections into rules has distill set to true;
 // a subagent's child run names its parent in parent: session (the parent
 // session's id) and call_id (the id of the parent's tool_use it answers).
+// A session a rewind forked ("mecha rewind", the chat's /rewind) names
+// where it came from in fork_of: session (the id of the session rewound)
+// and turn (the prompt it went back to before, 1-based); it holds the
+// records of that session before that prompt, copied, and then its own.
+//
+//	{"record":"meta","format":1,"id":"20260805T101500-9c8d7e6f","created_at":"2026-08-05T10:15:00Z","provider":"anthropic","model":"claude-opus-5","workspace":"/home/you/project","title":"summarize what changed","fork_of":{"session":"20260805T091500-3f2a1b7c","turn":2}}
 //
 //	{"record":"meta","format":1,"id":"20250710T100000-5be1c2d3","created_at":"2025-07-10T10:00:00Z","provider":"anthropic","model":"claude-sonnet-4-20250514","workspace":"/home/you/project","title":"fix the failing test","imported_from":{"harness":"claude-code","path":"/home/you/.claude/projects/-home-you-project/0b6c….jsonl","approximate":["toolu_03"],"entries":1906,"skipped":{"bookkeeping":1412,"injected":3,"off_branch":12}}}
 //
@@ -129,6 +135,15 @@
 // attach: effort and seed sent, thinking and cache_prompt not.
 //
 //	{"record":"config","mecha_version":"0.3.0","provider":"openai","model":"gpt-5","workspace":"/w","system_prompt":"You are ...","tools":["fs_read"],"effort":"high","temperature":null,"seed":7,"thinking":null,"cache_prompt":null,"max_tokens":4096,"max_turns":20,"max_output_tokens":null,"max_cost_usd":null,"compact_at_tokens":null,"compact_keep_recent":6,"permission_mode":"ask","trifecta":"refuse","sandbox":"landlock","sandbox_network":false}
+//
+// permission_rules, optional, are the saved permission rules the attach's
+// permission gate applied, each with its effect and the file it came from
+// (config.toml, $MECHA_HOME/permissions.toml, the workspace's
+// .mecha/permissions.toml): what a replay or a reader needs to know why a
+// call ran unasked or was denied. Absent when there were none, and in
+// records written before rules existed.
+//
+//	"permission_rules":[{"rule":"shell(go test ./...)","effect":"allow","source":"config.toml"},{"rule":"fs_read(**/.env)","effect":"deny","source":".mecha/permissions.toml"}]
 //
 // tool_specs, optional, is what the model was told about each tool it was
 // offered, in registry order (the order of tools): the name, the
@@ -202,6 +217,18 @@
 //
 //	{"type":"tool_result","tool_use_id":"toolu_2","content":"outcome unknown: ...","is_error":true,"outcome_unknown":true}
 //
+// file_changes, optional in a tool_result, names each file the call wrote
+// (fs_write, fs_edit) so that a rewind can put it back: path, relative to
+// the workspace (the file a link led to); before, the SHA-256 (lowercase
+// hex) of its content before the call, "" when the call created it; after,
+// the SHA-256 of the content the call left. The content before is kept
+// whole, once per content, in $MECHA_HOME/blobs/sha256/XX/REST (XX the
+// hash's first two characters, REST the others); a write whose content
+// before could not be kept is not made. Results written before the field
+// existed have none, and a rewind names such calls as not undone.
+//
+//	{"type":"tool_result","tool_use_id":"toolu_3","content":"overwrote a.txt (3 bytes written)","is_error":false,"file_changes":[{"path":"a.txt","before":"5f3c…","after":"9e1d…"}]}
+//
 //	{"record":"message","role":"user","content":[{"type":"text","text":"what changed?"}],"at":"2026-08-05T09:15:00Z"}
 //
 // stop_reason, optional on an assistant message, is why the model stopped
@@ -237,11 +264,17 @@
 // and absent from summaries written before it existed, which readers
 // then count the long way. An import's one summary and an MCP server's or
 // proxy's closing summary (0: no model turns) carry it too.
+// context_tokens, optional, is the size of the context at the run's last
+// model call (prompt and answer tokens, 0 after a compaction): a resumed
+// run compacts before its first call when it is past compact_at_tokens.
 //
 //	{"record":"summary","usage":{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":0,"cache_write_tokens":0},"turns":3,"provider":"anthropic","model":"claude-opus-5","stop_reason":"end_turn","session_turns":5}
 //
 // compaction, written when the conversation grew past the configured size
-// and older messages were summarised by the model. From that point the model
+// and older messages were summarised by the model, or when a person asked
+// for it (the chat's /compact: everything before the last answer is
+// summarised, in an attach of its own whose summary has stop_reason
+// "compacted" and no message). From that point the model
 // sees one user message holding summary in place of the first replaces
 // messages of the session (every message record counts, in file order);
 // the replaced messages stay in the file. usage is what summarising cost.

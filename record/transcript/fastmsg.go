@@ -37,6 +37,7 @@ type blockWire[C ~string] struct {
 	Thinking       string          `json:"thinking"`
 	Signature      string          `json:"signature"`
 	OutcomeUnknown bool            `json:"outcome_unknown"`
+	FileChanges    []FileChange    `json:"file_changes"`
 }
 
 // block maps the decoded fields to a Block. known is false for a type this
@@ -58,7 +59,7 @@ func (b blockWire[C]) block() (out Block, known bool, err error) {
 			out.Input = emptyObject
 		}
 	case BlockToolResult:
-		out.ToolUseID, out.IsError, out.OutcomeUnknown = b.ToolUseID, b.IsError, b.OutcomeUnknown
+		out.ToolUseID, out.IsError, out.OutcomeUnknown, out.FileChanges = b.ToolUseID, b.IsError, b.OutcomeUnknown, b.FileChanges
 		out.Content = string(b.Content)
 	case BlockThinking:
 		out.Thinking, out.Signature = b.Thinking, b.Signature

@@ -82,7 +82,17 @@ type Meta struct {
 	// Parent names the session and the call that started this one, for a
 	// subagent's child run; nil for every other session.
 	Parent *ParentCall `json:"parent,omitempty"`
-	At     time.Time   `json:"at,omitzero"`
+	// ForkOf names the session and the turn a rewind went back to: this
+	// session continues that one from before its prompt Turn ("mecha
+	// rewind"); nil for every other session.
+	ForkOf *Fork     `json:"fork_of,omitempty"`
+	At     time.Time `json:"at,omitzero"`
+}
+
+// Fork is where a rewound session was forked from.
+type Fork struct {
+	Session string `json:"session"`
+	Turn    int    `json:"turn"`
 }
 
 // ParentCall is the call of a parent session that a child session answers.
@@ -166,9 +176,13 @@ type Config struct {
 	CompactAtTokens   *uint64  `json:"compact_at_tokens"`
 	CompactKeepRecent int      `json:"compact_keep_recent"`
 	PermissionMode    string   `json:"permission_mode"`
-	Trifecta          string   `json:"trifecta"`
-	Sandbox           string   `json:"sandbox"`
-	SandboxNetwork    bool     `json:"sandbox_network"`
+	// PermissionRules are the saved permission rules the attach's gate
+	// applied; absent when there were none (and in records written before
+	// they existed).
+	PermissionRules []PermissionRule `json:"permission_rules,omitempty"`
+	Trifecta        string           `json:"trifecta"`
+	Sandbox         string           `json:"sandbox"`
+	SandboxNetwork  bool             `json:"sandbox_network"`
 	// WorkspaceTrust is whether the workspace was trusted for this attach,
 	// and why. Nil in transcripts that predate it (see doc.go: such an
 	// attach is judged by the configuration of today).
@@ -360,6 +374,13 @@ type Summary struct {
 	StopReason string    `json:"stop_reason,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	At         time.Time `json:"at,omitzero"`
+	// ContextTokens is the size of the context at the run's last model
+	// call (its prompt and answer tokens; 0 right after a compaction; the
+	// run before's when it made none), so that a run resumed later
+	// compacts before its first call when the context is past
+	// compact_at_tokens. Absent when nothing is known (0), and in
+	// transcripts that predate it.
+	ContextTokens uint64 `json:"context_tokens,omitempty"`
 	// SessionTurns is the session's turns up to and including this run
 	// (the earlier summaries' Turns plus this one's), so that a reader
 	// can take a session's total from its last summary alone. Nil in
@@ -450,3 +471,12 @@ func (r *Compaction) Time() time.Time    { return r.At }
 func (r *ToolCall) Time() time.Time      { return r.At }
 func (r *ToolCallStart) Time() time.Time { return r.At }
 func (r *Unknown) Time() time.Time       { return r.At }
+
+// PermissionRule is one saved permission rule a config record names:
+// the rule as written ("shell(go test ./...)"), allow or deny, and the
+// file it came from.
+type PermissionRule struct {
+	Rule   string `json:"rule"`
+	Effect string `json:"effect"`
+	Source string `json:"source"`
+}

@@ -38,6 +38,11 @@ const (
 // Options tune the built-in tools. The zero value is usable: every zero
 // field takes its default.
 type Options struct {
+	// Keep, when set, stores a file's content before fs_write or fs_edit
+	// replaces it (the blob store) and returns its name, the SHA-256 the
+	// call's result names (tool.Result.Files); a call whose content
+	// cannot be kept does not write. Nil: nothing is kept or named.
+	Keep func(content []byte) (string, error)
 	// MaxResultBytes bounds the content of a result (about: truncation
 	// markers and status lines come on top). Default DefaultMaxResultBytes.
 	MaxResultBytes int

@@ -106,10 +106,15 @@ func (t *fsEdit) Run(ctx context.Context, input json.RawMessage) (tool.Result, e
 	} else {
 		text = strings.Replace(text, old, repl, 1)
 	}
+	change, err := t.ws.keep(t.opts.Keep, file, data)
+	if err != nil {
+		return failure(p.Path, "cannot keep the content it replaces, so did not write ", err), nil
+	}
 	if _, err := t.ws.writeAtomic(file, []byte(text)); err != nil {
 		return failure(p.Path, "cannot write ", err), nil
 	}
-	return tool.Result{Content: fmt.Sprintf("replaced %s in %s", plural(n, "occurrence"), display(file))}, nil
+	return tool.Result{Content: fmt.Sprintf("replaced %s in %s", plural(n, "occurrence"), display(file)),
+		Files: change.after([]byte(text))}, nil
 }
 
 func plural(n int, noun string) string {

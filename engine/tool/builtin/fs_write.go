@@ -68,6 +68,10 @@ func (t *fsWrite) Run(ctx context.Context, input json.RawMessage) (tool.Result, 
 	if err != nil {
 		return failure(p.Path, "cannot write ", err), nil
 	}
+	change, err := t.ws.keep(t.opts.Keep, file, nil)
+	if err != nil {
+		return failure(p.Path, "cannot keep the content it replaces, so did not write ", err), nil
+	}
 	existed, err := t.ws.writeAtomic(file, []byte(*p.Content))
 	if err != nil {
 		return failure(p.Path, "cannot write ", err), nil
@@ -76,5 +80,6 @@ func (t *fsWrite) Run(ctx context.Context, input json.RawMessage) (tool.Result, 
 	if existed {
 		verb = "overwrote"
 	}
-	return tool.Result{Content: fmt.Sprintf("%s %s (%d bytes written)", verb, display(file), len(*p.Content))}, nil
+	return tool.Result{Content: fmt.Sprintf("%s %s (%d bytes written)", verb, display(file), len(*p.Content)),
+		Files: change.after([]byte(*p.Content))}, nil
 }
