@@ -20,6 +20,7 @@ import (
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/record/session"
 )
 
@@ -192,6 +193,7 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 		m.status.model = harness.DefaultModel(cfg, m.status.provider)
 	}
 	m.first = strings.TrimSpace(opts.Prompt)
+	m.hist = openHistory(opts.Env, settings.Workspace)
 	if !ref.IsZero() {
 		s, err := eng.switchTo(ref)
 		if err != nil {
@@ -225,6 +227,17 @@ func canBuild(env *cmdkit.Env, cfg *config.Config, s harness.Settings, provider 
 
 // notSet finds the variable in the error of a provider whose key is unset.
 var notSet = regexp.MustCompile(`\b([A-Z][A-Z0-9_]*) is not set\b`)
+
+// openHistory is the prompt history of the workspace, in memory only
+// when $MECHA_HOME or the workspace cannot be named.
+func openHistory(env *cmdkit.Env, workspace string) *history {
+	home, err := env.Home()
+	ws, werr := workdir.Dir(workspace)
+	if err != nil || werr != nil {
+		return &history{}
+	}
+	return loadHistory(historyPath(home, workdir.Canonical(ws)))
+}
 
 // sessionToResume is the session --resume or -c names (zero for a new one).
 func sessionToResume(opts *Options) (session.Ref, error) {

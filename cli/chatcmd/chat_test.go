@@ -433,7 +433,33 @@ func TestChatSlashCommands(t *testing.T) {
 	c.waitFor("> again") // the session's conversation, shown again
 	c.waitFor("resumed " + first)
 	c.enter("/resume")
-	c.waitFor("(/resume ID)")
+	c.waitFor("resume a session of this workspace")
+	c.waitFor("fresh") // the titles, with their dates
+	c.typed("fre")
+	c.waitFor("filter: fre")
+	c.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	c.waitFor("resumed " + second)
+	c.enter("/resume hello")
+	c.waitFor("filter: hello") // words that name no session filter the picker
+	c.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	c.waitFor("resumed " + first)
+
+	c.enter("/resum")
+	c.waitFor(`unknown command /resum; did you mean "/resume"?`)
+	c.typed("/sc")
+	c.waitFor("/script write the script") // the menu, as the command is typed
+	c.send(tea.KeyPressMsg{Code: tea.KeyTab})
+	c.settled()
+	c.waitFor("│ /script ")
+
+	c.send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}) // clear the box
+	c.enter("/model")
+	c.waitFor("model for anthropic")
+	c.waitFor("anthropic lists 1 models") // fakellm's GET /v1/models
+	c.typed("fakellm")
+	c.waitFor("fakellm  (listed by anthropic)")
+	c.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	c.waitFor("model: fakellm from the next prompt on")
 	c.quit()
 
 	if bytes.Contains(c.screen, []byte("\x1b]0;pwned")) {

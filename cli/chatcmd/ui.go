@@ -42,6 +42,10 @@ type model struct {
 	noted    map[string]bool
 	status   status
 	in       typing
+	hist     *history
+	search   *rsearch // a Ctrl-R search in progress
+	pick     *picker  // a list to choose from (/model, /resume)
+	pasted   bool     // the input box holds a paste (kept out of the history file)
 	now      func() time.Time
 }
 
@@ -63,7 +67,7 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
 	vp := viewport.New(viewport.WithWidth(80), viewport.WithHeight(20))
 	return &model{eng: eng, st: st, md: md, ta: ta, sp: sp, vp: vp, streaming: -1,
-		calls: map[string]int{}, noted: map[string]bool{}, width: 80, high: 24, now: eng.env.Clock.Now}
+		calls: map[string]int{}, noted: map[string]bool{}, hist: &history{}, width: 80, high: 24, now: eng.env.Clock.Now}
 }
 
 // maxInputLines bounds the lines of the input box (the textarea's own
@@ -123,6 +127,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case configMsg:
 		m.status.provider, m.status.model = msg.rc.Provider, msg.rc.Model
+	case modelsMsg:
+		m.modelsDone(msg)
+		m.layout()
+	case editorDoneMsg:
+		m.editorDone(msg)
 	case firstMsg:
 		m.startPrompt(string(msg))
 	case noteMsg:
@@ -142,11 +151,33 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key handles a key press: the keys of the chat, then the input box and
 // the prompt shown (input.go has their rules).
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
+	if m.search != nil {
+		return m.searchKey(k)
+	}
+	if m.pick != nil {
+		return m.pickerKey(k)
+	}
 	if k.String() == "ctrl+c" {
 		return m.ctrlc()
 	}
 	m.ctrlC = false
+	if m.historyKey(k.String()) {
+		return nil
+	}
 	switch k.String() {
+	case "ctrl+r":
+		m.startSearch()
+		return nil
+	case "tab":
+		if m.completeSlash() {
+			return nil
+		}
+	case "ctrl+g":
+		return m.editor()
+	case "ctrl+d":
+		if m.ta.Value() == "" {
+			return m.quit()
+		}
 	case "esc":
 		if m.running {
 			m.eng.interrupt()
@@ -181,6 +212,12 @@ func (m *model) ctrlc() tea.Cmd {
 		m.refresh()
 		return nil
 	}
+	return m.quit()
+}
+
+// quit ends the chat; a run in progress is interrupted first and its
+// records closed before the program ends.
+func (m *model) quit() tea.Cmd {
 	m.quitting = true
 	if m.running {
 		m.eng.interrupt()
@@ -226,6 +263,11 @@ func (m *model) submit() tea.Cmd {
 	}
 	m.ta.Reset()
 	m.layout()
+	pasted := m.pasted
+	m.pasted = false
+	if err := m.hist.add(text, !pasted); err != nil {
+		m.note("history not saved: " + textfmt.Visible(textfmt.OneLine(err.Error())))
+	}
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
 	}

@@ -246,6 +246,11 @@ func (m *model) askView() string {
 // layout sizes the viewport to what the other parts leave.
 func (m *model) layout() {
 	h := m.high - m.ta.Height() - 1
+	for _, extra := range []string{m.searchView(), m.pickerView(), m.slashMenuView()} {
+		if extra != "" {
+			h -= lipgloss.Height(extra)
+		}
+	}
 	if a := m.askView(); a != "" {
 		h -= lipgloss.Height(a)
 	}
@@ -291,7 +296,13 @@ func (m *model) View() tea.View {
 	} else {
 		line = m.status.line(m.eng.door.Config().Prices, m.running, m.width)
 	}
-	parts = append(parts, m.st.status.Render(line), m.ta.View())
+	parts = append(parts, m.st.status.Render(line))
+	for _, extra := range []string{m.searchView(), m.pickerView(), m.slashMenuView()} {
+		if extra != "" {
+			parts = append(parts, extra)
+		}
+	}
+	parts = append(parts, m.ta.View())
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true
 	m.drawn() // the program draws after each message
