@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"io"
 	"os"
 	"sort"
@@ -150,6 +151,8 @@ func (r *renderer) item(it sessionview.Item) error {
 // sidecar), or neither (Omitted: past the budget with no sidecar).
 type long struct {
 	Shown, Full, Size string
+	// Markdown is the text rendered (an assistant's text, whole).
+	Markdown          template.HTML
 	Href              string
 	Cut               bool
 	Omitted           bool
@@ -351,6 +354,12 @@ func (r *renderer) reply(rp *sessionview.Reply) any {
 		case transcript.BlockText:
 			if b.Text != "" {
 				l := r.long(b.Text)
+				if !l.Cut {
+					if h, ok := renderMarkdown(b.Text); ok {
+						l.Markdown = h
+						r.pending += len(h)
+					}
+				}
 				parts = append(parts, part{Text: &l})
 			}
 		case transcript.BlockThinking:
