@@ -152,11 +152,11 @@ func (r *renderer) item(it sessionview.Item) error {
 type long struct {
 	Shown, Full, Size string
 	// Markdown is the text rendered (an assistant's text, whole).
-	Markdown          template.HTML
-	Href              string
-	Cut               bool
-	Omitted           bool
-	Empty             bool
+	Markdown template.HTML
+	Href     string
+	Cut      bool
+	Omitted  bool
+	Empty    bool
 }
 
 // long cuts s to what the page shows. A text longer than the cut shows
