@@ -45,8 +45,10 @@ type model struct {
 	hist     *history
 	search   *rsearch // a Ctrl-R search in progress
 	pick     *picker  // a list to choose from (/model, /resume)
-	pasted   bool     // the input box holds a paste (kept out of the history file)
-	now      func() time.Time
+	// showThinking unfolds the model's thinking under its answers (Ctrl-T).
+	showThinking bool
+	pasted       bool // the input box holds a paste (kept out of the history file)
+	now          func() time.Time
 }
 
 func newModel(eng *engine, st styles, md *markdown) *model {
@@ -186,6 +188,10 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.refresh()
 		}
 		return nil
+	case "ctrl+t":
+		m.showThinking = !m.showThinking
+		m.refresh()
+		return nil
 	case "pgup":
 		m.vp.PageUp()
 		return nil
@@ -324,19 +330,22 @@ func (m *model) event(msg eventMsg) {
 func (m *model) message(msg *transcript.Message) {
 	switch msg.Role {
 	case "assistant":
-		var text []string
+		var text, thinking []string
 		for _, b := range msg.Content {
-			if b.Type == transcript.BlockText && b.Text != "" {
+			switch {
+			case b.Type == transcript.BlockText && b.Text != "":
 				text = append(text, b.Text)
+			case b.Type == transcript.BlockThinking && b.Thinking != "":
+				thinking = append(thinking, b.Thinking)
 			}
 		}
-		answer := entry{kind: kAssistant, text: strings.Join(text, "\n\n")}
+		answer := entry{kind: kAssistant, text: strings.Join(text, "\n\n"), thinking: strings.Join(thinking, "\n\n")}
 		switch {
-		case m.streaming >= 0 && len(text) > 0: // in place, before anything said meanwhile
+		case m.streaming >= 0 && (len(text) > 0 || len(thinking) > 0): // in place, before anything said meanwhile
 			m.entries[m.streaming] = answer
 		case m.streaming >= 0:
 			m.entries[m.streaming] = entry{kind: kNote} // only calls: nothing to show
-		case len(text) > 0:
+		case len(text) > 0 || len(thinking) > 0:
 			m.add(answer)
 		}
 		m.streaming = -1

@@ -38,6 +38,8 @@ type entry struct {
 	failed bool
 	size   int
 	took   time.Duration
+	// thinking is an answer's thinking, shown folded under it.
+	thinking string
 	// rendered caches an answer's Markdown at width.
 	rendered string
 	width    int
@@ -171,7 +173,7 @@ func (m *model) renderEntry(e *entry) string {
 		if e.rendered == "" || e.width != m.md.width {
 			e.rendered, e.width = m.md.render(e.text), m.md.width
 		}
-		return e.rendered
+		return strings.TrimPrefix(e.rendered+m.thinkingView(e), "\n")
 	case kStream:
 		return textfmt.Visible(e.text)
 	case kTool:
@@ -182,6 +184,28 @@ func (m *model) renderEntry(e *entry) string {
 		return m.st.bad.Render("error: " + e.text)
 	}
 	return m.st.dim.Render(e.text)
+}
+
+// thinkingView is an answer's thinking: a folded line saying how long it
+// is, or with Ctrl-T its text, dim, after "┆ ".
+func (m *model) thinkingView(e *entry) string {
+	if e.thinking == "" {
+		return ""
+	}
+	text := textfmt.Visible(e.thinking)
+	if !m.showThinking {
+		n := strings.Count(text, "\n") + 1
+		return "\n" + m.st.dim.Render(fmt.Sprintf("▸ thinking, %s line%s (Ctrl-T shows it)", textfmt.Count(n), plural(n)))
+	}
+	wrapped := lipgloss.NewStyle().Width(max(m.md.width-2, 10)).Render(text)
+	return "\n" + m.st.dim.Render("▾ thinking (Ctrl-T folds it)") + "\n" + m.st.dim.Render(prefixLines(wrapped, "┆ ", "┆ "))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // toolLine is a call as one line: a spinner while it runs, then ✓ or ✗,
