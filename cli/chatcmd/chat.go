@@ -138,6 +138,11 @@ func chatRun(ctx context.Context, opts *Options) error {
 	eng.interrupt()
 	eng.wait()
 	eng.close()
+	// The chat drew on the alternate screen, gone now: the conversation
+	// is printed to the terminal's own screen, to stay in its scrollback.
+	if text := m.scrollback(); text != "" {
+		fmt.Fprintln(opts.Env.Out, text)
+	}
 	if id := eng.current().ID; id != "" {
 		fmt.Fprintf(opts.Env.Err, "session: %s (mecha chat --resume %s)\n", id, id)
 	}

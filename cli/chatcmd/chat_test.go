@@ -126,7 +126,7 @@ func (r *recorder) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	_, cmd := r.model.Update(msg)
 	switch msg.(type) {
-	case tea.KeyPressMsg, tea.PasteMsg:
+	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseWheelMsg:
 		r.input = true
 	}
 	return r, cmd

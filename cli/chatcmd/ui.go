@@ -47,8 +47,11 @@ type model struct {
 	pick     *picker  // a list to choose from (/model, /resume)
 	// showThinking unfolds the model's thinking under its answers (Ctrl-T).
 	showThinking bool
-	pasted       bool // the input box holds a paste (kept out of the history file)
-	now          func() time.Time
+	// below is set when the conversation grew while scrolled up: a marker
+	// says so until its end is in view again.
+	below  bool
+	pasted bool // the input box holds a paste (kept out of the history file)
+	now    func() time.Time
 }
 
 func newModel(eng *engine, st styles, md *markdown) *model {
@@ -102,6 +105,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.key(msg)
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.vp.ScrollUp(3)
+		case tea.MouseWheelDown:
+			m.vp.ScrollDown(3)
+		}
+		m.refresh()
+		return m, nil
 	case settleMsg:
 		return m, m.settle(msg)
 	case readyMsg:
@@ -194,10 +206,15 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "pgup":
 		m.vp.PageUp()
+		m.refresh()
 		return nil
 	case "pgdown":
 		m.vp.PageDown()
+		m.refresh()
 		return nil
+	case "end":
+		m.vp.GotoBottom()
+		m.refresh() // and the cursor goes to the end of its line
 	}
 	return m.input(k)
 }

@@ -270,7 +270,7 @@ func (m *model) askView() string {
 // layout sizes the viewport to what the other parts leave.
 func (m *model) layout() {
 	h := m.high - m.ta.Height() - 1
-	for _, extra := range []string{m.searchView(), m.pickerView(), m.slashMenuView()} {
+	for _, extra := range []string{m.searchView(), m.pickerView(), m.slashMenuView(), m.belowView()} {
 		if extra != "" {
 			h -= lipgloss.Height(extra)
 		}
@@ -287,9 +287,29 @@ func (m *model) layout() {
 
 // refresh lays the conversation out again, following its end unless the
 // person scrolled up.
+// Whether it follows is judged before the screen is laid out again, so
+// that a chat at its end stays there when the window is resized or the
+// input box grows; one scrolled up that gets more output below shows a
+// marker until the end is in view (End, PgDn, the wheel).
 func (m *model) refresh() {
-	m.layout()
 	follow := m.vp.AtBottom() || m.vp.TotalLineCount() <= m.vp.Height()
+	lines := m.vp.TotalLineCount()
+	m.layout()
+	m.vp.SetContent(m.conversation())
+	switch {
+	case follow:
+		m.vp.GotoBottom()
+		m.below = false
+	case m.vp.AtBottom():
+		m.below = false
+	case m.vp.TotalLineCount() > lines && lines > 0:
+		m.below = true
+	}
+	m.layout() // with the marker's line, or without it
+}
+
+// conversation is the conversation as the screen shows it, at its width.
+func (m *model) conversation() string {
 	parts := make([]string, 0, len(m.entries))
 	for i := range m.entries {
 		e := &m.entries[i]
@@ -301,15 +321,33 @@ func (m *model) refresh() {
 		}
 		parts = append(parts, m.renderEntry(e))
 	}
-	m.vp.SetContent(lipgloss.NewStyle().Width(m.width).Render(strings.Join(parts, "\n")))
-	if follow {
-		m.vp.GotoBottom()
+	return lipgloss.NewStyle().Width(m.width).Render(strings.Join(parts, "\n"))
+}
+
+// scrollback is the conversation for the terminal's own screen, its
+// lines without the padding that fills the chat's window.
+func (m *model) scrollback() string {
+	lines := strings.Split(m.conversation(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
 	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// belowView is the marker of output below while scrolled up.
+func (m *model) belowView() string {
+	if !m.below {
+		return ""
+	}
+	return m.st.ok.Render("↓ new output below (End goes there)")
 }
 
 // View is the screen, on the alternate screen as a full-window program.
 func (m *model) View() tea.View {
 	parts := []string{m.vp.View()}
+	if b := m.belowView(); b != "" {
+		parts = append(parts, b)
+	}
 	if a := m.askView(); a != "" {
 		parts = append(parts, a)
 	}
@@ -329,6 +367,7 @@ func (m *model) View() tea.View {
 	parts = append(parts, m.ta.View())
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true
-	m.drawn() // the program draws after each message
+	v.MouseMode = tea.MouseModeCellMotion // the wheel scrolls the conversation
+	m.drawn()                             // the program draws after each message
 	return v
 }

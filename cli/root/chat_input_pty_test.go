@@ -117,3 +117,34 @@ func onlySessionNewest(t *testing.T, home string) *session.Session {
 	}
 	return s
 }
+
+// TestChatScrollbackOnATerminal: the chat draws on the alternate screen;
+// when it ends, the conversation is printed on the terminal's own screen
+// (so it stays in the scrollback), above the line naming the session.
+func TestChatScrollbackOnATerminal(t *testing.T) {
+	srv := fakellm.New(t, &fakellm.Script{Turns: []fakellm.Turn{{Text: "Hello from the model."}}}, fakellm.Options{})
+	s, _, _ := chatOnPTY(t, srv.URL(), "--sandbox", "none")
+	s.enter("hi there")
+	s.waitFor("Hello from the model.")
+	s.ptmx.WriteString("/exit")
+	s.waitFor("│ /exit")
+	time.Sleep(100 * time.Millisecond)
+	s.ptmx.WriteString("\r")
+	select {
+	case code := <-s.done:
+		if code != 0 {
+			t.Fatalf("/exit: mecha chat exited %d: %s", code, s.err.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("/exit did not end the chat")
+	}
+	s.waitFor("\x1b[?1049l") // the alternate screen left
+	s.waitFor("> hi there")  // then, on the terminal's own screen
+	s.waitFor("Hello from the model.")
+	s.mu.Lock()
+	after := string(s.buf.Bytes()[s.seen:])
+	s.mu.Unlock()
+	if !strings.Contains(after, "Hello from the model.") {
+		t.Errorf("the conversation was not written after the alternate screen was left: %q", after)
+	}
+}
