@@ -199,6 +199,7 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 	}
 	m.first = strings.TrimSpace(opts.Prompt)
 	m.hist = openHistory(opts.Env, settings.Workspace)
+	m.notifyMode = cfg.Chat.Notify
 	if !ref.IsZero() {
 		s, err := eng.switchTo(ref)
 		if err != nil {

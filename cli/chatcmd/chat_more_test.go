@@ -2,6 +2,8 @@ package chatcmd
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,4 +75,57 @@ func TestChatScrolling(t *testing.T) {
 		t.Errorf("not at the end after a resize:\n%s", c.lastScreen())
 	}
 	c.quit()
+}
+
+// TestChatNotifies: with [chat] notify = "osc9" a run's end and a
+// permission question each send a desktop notification while the window
+// is not focused, with the chat's own text only: an answer and a tool
+// name that carry their own OSC 9 never reach the terminal raw. Once the
+// terminal reports focus, nothing is sent.
+func TestChatNotifies(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("[chat]\nnotify = \"osc9\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startChatIn(t, home, []fakellm.Turn{
+		{Text: "done \x1b]9;pwned by the model\x07"},
+		{ToolCalls: []fakellm.ToolCall{{Name: "shell", Input: input(t, map[string]string{"command": "echo '\x1b]9;pwned by the tool\x07'"})}}},
+		{Text: "ran it"},
+		{Text: "quiet"},
+	}, "--trifecta", "off")
+	c.prompt("one", "done")
+	c.enter("two")
+	c.answer("y")
+	c.waitFor("ran it")
+	c.waitFor("ready · ")
+	c.tm.Send(tea.FocusMsg{})
+	c.prompt("three", "quiet")
+	c.quit()
+	screen := string(c.screen)
+	if strings.Contains(screen, "\x1b]9;pwned") {
+		t.Errorf("a model's or a tool's OSC 9 reached the terminal")
+	}
+	if n := strings.Count(screen, "\x1b]9;mecha: the run ended\x07"); n != 2 {
+		t.Errorf("%d run-end notifications, want 2 (none once focused)", n)
+	}
+	if n := strings.Count(screen, "\x1b]9;mecha: a permission question waits\x07"); n != 1 {
+		t.Errorf("%d question notifications, want 1", n)
+	}
+	if n := strings.Count(screen, "\x1b]9;"); n != 3 {
+		t.Errorf("%d OSC 9 sequences in all, want 3", n)
+	}
+}
+
+// TestNotification: each mode's sequence; the text keeps nothing that
+// could end or extend it.
+func TestNotification(t *testing.T) {
+	for mode, want := range map[string]string{
+		"": "\a", "bell": "\a", "off": "",
+		"osc9":   "\x1b]9;mecha: hi there\x07",
+		"osc777": "\x1b]777;notify;mecha;mecha: hi there\x07",
+	} {
+		if got := notification(mode, "mecha: hi\x07\x1b; there"); got != want {
+			t.Errorf("%q: %q, want %q", mode, got, want)
+		}
+	}
 }

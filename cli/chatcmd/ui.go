@@ -49,9 +49,12 @@ type model struct {
 	showThinking bool
 	// below is set when the conversation grew while scrolled up: a marker
 	// says so until its end is in view again.
-	below  bool
-	pasted bool // the input box holds a paste (kept out of the history file)
-	now    func() time.Time
+	below bool
+	// notifyMode is [chat] notify; focus what the terminal reported.
+	notifyMode string
+	focus      focus
+	pasted     bool // the input box holds a paste (kept out of the history file)
+	now        func() time.Time
 }
 
 func newModel(eng *engine, st styles, md *markdown) *model {
@@ -105,6 +108,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.key(msg)
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
+	case tea.FocusMsg:
+		m.focus = focusIn
+		return m, nil
+	case tea.BlurMsg:
+		m.focus = focusOut
+		return m, nil
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:
@@ -135,7 +144,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.asks = append(m.asks, msg)
 		var cmd tea.Cmd
 		if len(m.asks) == 1 {
-			cmd = m.promptShown()
+			cmd = tea.Batch(m.promptShown(), m.notify(notifyAsk))
 		}
 		m.refresh()
 		return m, cmd
@@ -406,9 +415,14 @@ func (m *model) runDone(msg runDoneMsg) tea.Cmd {
 	}
 	if left := m.eng.takeSteering(); len(left) > 0 {
 		m.startPrompt(strings.Join(left, "\n\n"))
+		m.refresh()
+		return nil
 	}
 	m.refresh()
-	return nil
+	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+		return m.notify(notifyError)
+	}
+	return m.notify(notifyDone)
 }
 
 // add appends an entry and returns its index.

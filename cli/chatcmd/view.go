@@ -368,6 +368,7 @@ func (m *model) View() tea.View {
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion // the wheel scrolls the conversation
+	v.ReportFocus = true                  // notifications only when not focused
 	m.drawn()                             // the program draws after each message
 	return v
 }

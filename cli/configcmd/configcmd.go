@@ -76,6 +76,14 @@ it and its line. Its keys:
                                    cloud-metadata addresses are refused either
                                    way, see SECURITY.md)
 
+  [chat]
+  notify = "bell"                  how mecha chat calls you when a permission
+                                   question waits or a run ends while its
+                                   window is not focused: "bell" (default),
+                                   "osc9" or "osc777" (a desktop
+                                   notification, for terminals that take
+                                   them), or "off"
+
 The three timeouts shown are their defaults. Durations are strings with a
 unit. Only a part of the answer counts as progress: response headers, SSE
 comments and Anthropic's ping events do not, so a server that sends nothing

@@ -74,6 +74,7 @@ type Config struct {
 	// beside every other tool when mecha run is not given --tool.
 	Subagents bool     `toml:"subagents"`
 	WebFetch  WebFetch `toml:"web_fetch"`
+	Chat      Chat     `toml:"chat"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }
@@ -87,6 +88,19 @@ type WebFetch struct {
 	// mecha's own tests fetch from loopback servers).
 	RefusePrivate bool `toml:"refuse_private"`
 }
+
+// Chat is the [chat] table: the interactive mode's settings.
+type Chat struct {
+	// Notify is how the chat calls for attention when a permission
+	// question waits or a run ends while its window is not focused: "bell"
+	// (the default), "osc9" (a desktop notification: iTerm2, WezTerm,
+	// Windows Terminal, ...), "osc777" (rxvt-unicode, foot, VTE terminals)
+	// or "off".
+	Notify string `toml:"notify"`
+}
+
+// NotifyModes are the values of [chat] notify.
+var NotifyModes = []string{"bell", "osc9", "osc777", "off"}
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.
 type MCP struct {
@@ -188,6 +202,9 @@ func Load(path string) (*Config, error) {
 	// as an unknown key is, rather than an unknown -p nobody typed.
 	if c.DefaultProvider != "" && !slices.Contains(Providers, c.DefaultProvider) {
 		return nil, fmt.Errorf("config: %s: default_provider = %q is not a provider (want one of %s)", path, c.DefaultProvider, strings.Join(Providers, ", "))
+	}
+	if c.Chat.Notify != "" && !slices.Contains(NotifyModes, c.Chat.Notify) {
+		return nil, fmt.Errorf("config: %s: [chat] notify = %q is not a way to notify (want one of %s)", path, c.Chat.Notify, strings.Join(NotifyModes, ", "))
 	}
 	c.FilePrices, c.Prices = c.Prices, pricing.Merge(pricing.Builtin().Table, c.Prices)
 	c.Path = path
