@@ -1,21 +1,14 @@
 package chatcmd
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/mecha-agent/mecha/engine/provider/anthropic"
-	"github.com/mecha-agent/mecha/engine/provider/openai"
+	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 )
@@ -23,12 +16,9 @@ import (
 // /model's picker offers the models mecha knows for the chat's provider:
 // its default and config.toml's model for it, the models of the built-in
 // price table (and config.toml's [prices]), and the models the provider
-// itself lists (GET /v1/models, which Anthropic, OpenAI, llama-server and
-// Ollama answer), asked in the background when the picker opens, within
-// modelsTimeout; a provider that does not answer leaves the list as it is,
+// itself lists (harness.ListModels), asked in the background when the
+// picker opens; a provider that does not answer leaves the list as it is,
 // with a note saying why.
-
-const modelsTimeout = 5 * time.Second
 
 // modelsMsg is the provider's list of models, or why there is none.
 type modelsMsg struct {
@@ -60,18 +50,9 @@ func (m *model) openModelPicker() tea.Cmd {
 		return nil
 	}, note: "asking " + textfmt.Visible(prov) + " for its models…"}
 	m.pick.items = modelItems(known)
-	base, header := m.modelsEndpoint(prov)
-	if base == "" {
-		m.pick.note = ""
-		return nil
-	}
-	client := m.eng.env.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-	}
-	ctx := m.eng.base
+	world, ctx := attach.World(m.eng.env), m.eng.base
 	return func() tea.Msg {
-		ids, err := listModels(ctx, client, base+"/v1/models", header)
+		ids, err := harness.ListModels(ctx, world, prov)
 		return modelsMsg{prov, ids, err}
 	}
 }
@@ -104,8 +85,12 @@ func (m *model) modelsDone(msg modelsMsg) {
 	if p == nil || !strings.HasPrefix(p.title, "model for ") {
 		return
 	}
+	if errors.Is(msg.err, harness.ErrNoModelList) {
+		p.note = ""
+		return
+	}
 	if msg.err != nil {
-		p.note = textfmt.Visible(msg.provider) + " did not list its models: " + textfmt.Visible(textfmt.OneLine(msg.err.Error()))
+		p.note = "the provider did not list its models: " + textfmt.Visible(textfmt.OneLine(msg.err.Error()))
 		return
 	}
 	known := map[string]string{}
@@ -119,68 +104,4 @@ func (m *model) modelsDone(msg modelsMsg) {
 	}
 	p.items = modelItems(known)
 	p.note = fmt.Sprintf("%s lists %d models", textfmt.Visible(msg.provider), len(msg.ids))
-}
-
-// modelsEndpoint is where prov lists its models and the header it needs;
-// "" for a provider with no list (mock).
-func (m *model) modelsEndpoint(prov string) (string, http.Header) {
-	get := m.eng.env.Vars.Get
-	h := http.Header{}
-	base := ""
-	switch prov {
-	case anthropic.Name:
-		base = or(get("ANTHROPIC_BASE_URL"), anthropic.DefaultBaseURL)
-		h.Set("x-api-key", get("ANTHROPIC_API_KEY"))
-		h.Set("anthropic-version", "2023-06-01")
-	case openai.NameOpenAI:
-		base = or(get("OPENAI_BASE_URL"), openai.DefaultBaseURL)
-		h.Set("Authorization", "Bearer "+get("OPENAI_API_KEY"))
-	case openai.NameLocal:
-		base = or(get("MECHA_LOCAL_URL"), openai.LocalDefaultBaseURL)
-	}
-	return strings.TrimSuffix(strings.TrimRight(base, "/"), "/v1"), h
-}
-
-func or(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// listModels is GET url: the ids of the list Anthropic's and OpenAI's
-// APIs answer alike ({"data":[{"id":...}]}), at most 1 MiB of it.
-func listModels(ctx context.Context, client *http.Client, addr string, h http.Header) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, addr, nil)
-	if err != nil {
-		return nil, fmt.Errorf("not a URL: %v", err)
-	}
-	req.Header = h
-	resp, err := client.Do(req)
-	if ue := (*url.Error)(nil); errors.As(err, &ue) {
-		return nil, ue.Err // its URL may hold a password
-	} else if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /v1/models answered %s", resp.Status)
-	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list); err != nil {
-		return nil, fmt.Errorf("GET /v1/models did not answer a model list")
-	}
-	var ids []string
-	for _, d := range list.Data {
-		if d.ID != "" {
-			ids = append(ids, d.ID)
-		}
-	}
-	return ids, nil
 }

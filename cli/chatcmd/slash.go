@@ -22,7 +22,7 @@ import (
 // slashCommands are the chat's commands, in the order /help and the menu
 // list them.
 var slashCommands = []struct{ name, args, what string }{
-	{"/resume", "[ID | WORDS]", "switch to session ID (an id, a prefix or last); alone or with words, choose from this workspace's sessions"},
+	{"/resume", "[ID|WORDS]", "switch to session ID (an id, a prefix or last); alone or with words, choose from this workspace's sessions"},
 	{"/new", "", "start a new session with the next prompt"},
 	{"/model", "[NAME]", "use model NAME from the next prompt on; alone, choose from the known models"},
 	{"/cost", "", "tokens and cost of this session so far"},
@@ -50,12 +50,15 @@ Ctrl-D              leave, on an empty input box (as /exit)
 Ctrl-C              twice: leave`
 
 // slashHelp is what /help says.
-func slashHelp() string {
+func slashHelp() string { return slashList() + Keys }
+
+// slashList is the commands, one a line.
+func slashList() string {
 	var b strings.Builder
 	for _, c := range slashCommands {
-		fmt.Fprintf(&b, "%-21s %s\n", strings.TrimSpace(c.name+" "+c.args), c.what)
+		fmt.Fprintf(&b, "%-19s %s\n", strings.TrimSpace(c.name+" "+c.args), c.what)
 	}
-	return b.String() + Keys
+	return b.String()
 }
 
 // slashNames are the commands' names.

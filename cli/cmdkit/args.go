@@ -37,8 +37,7 @@ func didYouMean(names []string) string {
 }
 
 // DidYouMean is "; did you mean "x"?" naming the names nearest to typed
-// (within two edits, or starting with it), as an unknown command or flag
-// is answered; "" when none is near. The chat's slash commands use it.
+// (within two edits, or starting with it); "" when none is near.
 func DidYouMean(typed string, names []string) string {
 	var near []string
 	for _, n := range names {

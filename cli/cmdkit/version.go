@@ -2,17 +2,14 @@ package cmdkit
 
 import "runtime/debug"
 
-// Version is mecha's version, from the build information the Go command
-// stamps into the binary: the module's version for a "go install
-// ...@version" (a tag, or a pseudo-version naming the commit); for a
-// build in a checkout, "devel" and the commit it was built at (with
-// "+dirty" when the tree had changes); "dev" when the binary says nothing.
+// Version is mecha's version from the binary's build information: the
+// module's for a "go install ...@version"; for a build in a checkout,
+// "devel-" and its commit ("+dirty" with changes); else "dev".
 func Version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		return versionOf(info)
 	}
-	return versionOf(info)
+	return "dev"
 }
 
 func versionOf(info *debug.BuildInfo) string {
