@@ -129,3 +129,23 @@ func TestNotification(t *testing.T) {
 		}
 	}
 }
+
+// TestChatInputGrows: the input box grows with its text, line by line,
+// up to a third of the window, then scrolls.
+func TestChatInputGrows(t *testing.T) {
+	for _, tc := range []struct{ lines, height int }{{2, 3}, {6, 6}, {40, 16}} {
+		c := startChat(t, nil)
+		var text []string
+		for i := 1; i <= tc.lines; i++ {
+			text = append(text, fmt.Sprintf("line %d", i))
+		}
+		c.send(tea.PasteMsg{Content: strings.Join(text, "\n")})
+		c.settled()
+		c.waitFor(fmt.Sprintf("│ line %d", tc.lines))
+		c.quit()
+		ta := c.tm.FinalModel(t).(*recorder).ta
+		if ta.Height() != tc.height || ta.LineCount() != tc.lines {
+			t.Errorf("%d lines: the box is %d high holding %d lines, want %d high", tc.lines, ta.Height(), ta.LineCount(), tc.height)
+		}
+	}
+}
