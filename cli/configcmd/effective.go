@@ -29,6 +29,12 @@ type Effective struct {
 	Prices    pricing.Table       `toml:"prices" json:"prices"`
 	MCP       MCP                 `toml:"mcp" json:"mcp"`
 	WebFetch  WebFetch            `toml:"web_fetch" json:"web_fetch"`
+	Chat      Chat                `toml:"chat" json:"chat"`
+}
+
+// Chat is the interactive mode's settings.
+type Chat struct {
+	Notify string `toml:"notify" json:"notify"`
 }
 
 // WebFetch is what web_fetch refuses beyond link-local and metadata
@@ -87,7 +93,10 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 	e := &Effective{Home: home, SessionsDir: store.Dir, ConfigFile: path, ConfigFileExists: statErr == nil,
 		LearnedRules: home + "/learned_rules.md", DefaultProvider: cfg.DefaultProvider,
 		Providers: providers(env, cfg), Prices: cfg.Prices, MCP: MCP{Servers: map[string]Server{}},
-		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}}
+		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}, Chat: Chat{Notify: cfg.Chat.Notify}}
+	if e.Chat.Notify == "" {
+		e.Chat.Notify = "bell"
+	}
 	if e.DefaultProvider == "" {
 		e.DefaultProvider = mock.Name
 	}
