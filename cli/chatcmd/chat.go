@@ -172,6 +172,9 @@ func chatRun(ctx context.Context, opts *Options) error {
 	eng.interrupt()
 	eng.wait()
 	eng.close()
+	if err := m.hist.flush(); err != nil { // a write the program's end cut short
+		fmt.Fprintf(opts.Env.Err, "mecha: the prompt history was not saved: %s\n", opts.Env.ForErr(err.Error()))
+	}
 	// The chat drew on the alternate screen, gone now: the conversation
 	// is printed to the terminal's own screen, to stay in its scrollback.
 	if text := m.scrollback(); text != "" {

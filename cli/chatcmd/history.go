@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/mecha-agent/mecha/internal/atomicfile"
 	"github.com/mecha-agent/mecha/internal/safeopen"
@@ -27,8 +28,10 @@ import (
 // in it); it stays in this chat's history, in memory, and is never
 // written. Typed prompts are kept as typed.
 type history struct {
-	path    string   // "" when the history is not kept on disk
-	entries []string // oldest first
+	mu      sync.Mutex // over pending and the file
+	pending []string   // prompts to write, in order
+	path    string     // "" when the history is not kept on disk
+	entries []string   // oldest first
 	// At browsing: pos is the entry shown (len(entries) for the draft),
 	// draft what the box held when browsing began.
 	pos   int
@@ -85,23 +88,40 @@ func trimHistory(e []string) []string {
 }
 
 // add records a prompt sent; keep says whether it may be written to disk.
-// What other chats of the workspace added meanwhile is kept too. A write
-// that fails loses the entry on disk, not in this chat.
-func (h *history) add(text string, keep bool) error {
-	h.pos, h.draft = 0, ""
+// It returns the write, to run off the screen's goroutine (nil when there
+// is nothing to write): it writes every prompt added and not yet written,
+// in order, after what other chats of the workspace added meanwhile. A
+// write that fails loses the entries on disk, not in this chat.
+func (h *history) add(text string, keep bool) func() error {
 	if n := len(h.entries); n == 0 || h.entries[n-1] != text {
 		h.entries = trimHistory(append(h.entries, text))
 	}
-	h.pos = len(h.entries)
+	h.reset()
 	if !keep || h.path == "" {
 		return nil
 	}
-	disk := readHistory(h.path)
-	if n := len(disk); n == 0 || disk[n-1] != text {
-		disk = trimHistory(append(disk, text))
+	h.mu.Lock()
+	h.pending = append(h.pending, text)
+	h.mu.Unlock()
+	return h.flush
+}
+
+// flush writes the prompts pending.
+func (h *history) flush() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.pending) == 0 {
+		return nil
 	}
+	disk := readHistory(h.path)
+	for _, text := range h.pending {
+		if n := len(disk); n == 0 || disk[n-1] != text {
+			disk = append(disk, text)
+		}
+	}
+	h.pending = nil
 	var buf bytes.Buffer
-	for _, s := range disk {
+	for _, s := range trimHistory(disk) {
 		line, _ := json.Marshal(s)
 		buf.Write(append(line, '\n'))
 	}

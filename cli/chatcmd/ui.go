@@ -297,20 +297,31 @@ func (m *model) submit() tea.Cmd {
 	m.layout()
 	pasted := m.pasted
 	m.pasted = false
-	if err := m.hist.add(text, !pasted); err != nil {
-		m.note("history not saved: " + textfmt.Visible(textfmt.OneLine(err.Error())))
-	}
+	save := saveHistory(m.hist.add(text, !pasted))
 	if strings.HasPrefix(text, "/") {
-		return m.slash(text)
+		return tea.Batch(save, m.slash(text))
 	}
 	if m.running {
 		m.eng.queueSteering(text)
 		m.add(entry{kind: kSteer, text: "(queued; sent with the results of the calls running now) " + textfmt.Visible(text)})
 		m.refresh()
-		return nil
+		return save
 	}
 	m.startPrompt(text)
-	return nil
+	return save
+}
+
+// saveHistory runs a history write in the background; a failure is a note.
+func saveHistory(write func() error) tea.Cmd {
+	if write == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := write(); err != nil {
+			return noteMsg("the prompt history was not saved: " + textfmt.Visible(textfmt.OneLine(err.Error())))
+		}
+		return nil
+	}
 }
 
 func (m *model) startPrompt(text string) {
