@@ -452,7 +452,9 @@ func TestChatSlashCommands(t *testing.T) {
 	c.settled()
 	c.waitFor("│ /script ")
 
-	c.send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}) // clear the box
+	c.send(tea.KeyPressMsg{Code: tea.KeyEscape}) // closes the menu, the box emptied
+	c.settled()
+	c.waitFor("Ask mecha to do something")
 	c.enter("/model")
 	c.waitFor("model for anthropic")
 	c.waitFor("anthropic lists 1 models") // fakellm's GET /v1/models

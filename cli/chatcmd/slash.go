@@ -43,7 +43,7 @@ Ctrl-R              search the prompt history (Ctrl-R again: older; Enter takes 
 Ctrl-G              edit the input box in $VISUAL or $EDITOR (vi if neither is set)
 Tab                 complete the slash command the menu shows
 y, n, a             answer a permission prompt, once it shows its choices
-Esc                 interrupt a run (or close a menu, a search)
+Esc                 interrupt a run; close a picker, a search; drop a command being typed
 Ctrl-T              show or fold the model's thinking
 PgUp, PgDn, wheel   scroll the conversation; End jumps to its end
 Ctrl-D              leave, on an empty input box (as /exit)

@@ -202,6 +202,11 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.quit()
 		}
 	case "esc":
+		if v := m.ta.Value(); !m.running && strings.HasPrefix(v, "/") && !strings.Contains(v, "\n") { // a command being typed
+			m.setInput("")
+			m.refresh()
+			return nil
+		}
 		if m.running {
 			m.eng.interrupt()
 			m.dropAsks()
