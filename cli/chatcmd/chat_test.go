@@ -447,7 +447,7 @@ func TestChatSlashCommands(t *testing.T) {
 	c.enter("/resum")
 	c.waitFor(`unknown command /resum; did you mean "/resume"?`)
 	c.typed("/sc")
-	c.waitFor("/script write the script") // the menu, as the command is typed
+	c.waitFor("/script  write the script") // the menu, as the command is typed
 	c.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	c.settled()
 	c.waitFor("│ /script ")
@@ -457,7 +457,7 @@ func TestChatSlashCommands(t *testing.T) {
 	c.waitFor("Ask mecha to do something")
 	c.enter("/model")
 	c.waitFor("model for anthropic")
-	c.waitFor("anthropic lists 1 models") // fakellm's GET /v1/models
+	c.waitFor("anthropic lists 1 model") // fakellm's GET /v1/models
 	c.typed("fakellm")
 	c.waitFor("fakellm  (listed by anthropic)")
 	c.send(tea.KeyPressMsg{Code: tea.KeyEnter})

@@ -103,5 +103,5 @@ func (m *model) modelsDone(msg modelsMsg) {
 		}
 	}
 	p.items = modelItems(known)
-	p.note = fmt.Sprintf("%s lists %d models", textfmt.Visible(msg.provider), len(msg.ids))
+	p.note = fmt.Sprintf("%s lists %d model%s", textfmt.Visible(msg.provider), len(msg.ids), plural(len(msg.ids)))
 }

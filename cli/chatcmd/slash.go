@@ -91,7 +91,7 @@ func (m *model) slashMenuView() string {
 	var lines []string
 	for _, i := range m.slashMenu() {
 		c := slashCommands[i]
-		lines = append(lines, "  "+m.st.user.Render(c.name)+" "+m.st.dim.Render(textfmt.Clip(strings.TrimSpace(c.args+"  "+c.what), max(m.width-12, 20))))
+		lines = append(lines, "  "+m.st.user.Render(fmt.Sprintf("%-8s", c.name))+" "+m.st.dim.Render(textfmt.Clip(strings.TrimSpace(c.args+"  "+c.what), max(m.width-13, 20))))
 	}
 	if len(lines) == 0 {
 		return ""
