@@ -34,14 +34,15 @@ func TestChatHistoryOnATerminal(t *testing.T) {
 
 	s := onPTY(t, vars, "chat", "--sandbox", "none")
 	s.waitFor("ready · ")
-	s.enter("first prompt")
+	s.send("first prompt")
 	s.waitFor("One.")
-	s.enter("second prompt")
+	s.send("second prompt")
 	s.waitFor("Two.")
 	s.ptmx.WriteString("\x1b[200~pasted sk-SECRET-0123\x1b[201~")
 	s.waitFor("│ pasted sk-SECRET-0123")
 	time.Sleep(100 * time.Millisecond)
 	s.ptmx.WriteString("\r")
+	s.sent("pasted")
 	s.waitFor("Three.")
 	if code := s.quit(); code != 0 {
 		t.Fatalf("mecha chat exited %d: %s", code, s.err.String())
@@ -80,6 +81,7 @@ func TestChatHistoryOnATerminal(t *testing.T) {
 	s.waitFor("│ edited: first prompt")
 	time.Sleep(100 * time.Millisecond)
 	s.ptmx.WriteString("\r")
+	s.sent("edited: first prompt")
 	s.waitFor("Four.")
 	s.waitFor("ready · ")
 
@@ -124,7 +126,7 @@ func onlySessionNewest(t *testing.T, home string) *session.Session {
 func TestChatScrollbackOnATerminal(t *testing.T) {
 	srv := fakellm.New(t, &fakellm.Script{Turns: []fakellm.Turn{{Text: "Hello from the model."}}}, fakellm.Options{})
 	s, _, _ := chatOnPTY(t, srv.URL(), "--sandbox", "none")
-	s.enter("hi there")
+	s.send("hi there")
 	s.waitFor("Hello from the model.")
 	s.ptmx.WriteString("/exit")
 	s.waitFor("│ /exit")
@@ -147,4 +149,38 @@ func TestChatScrollbackOnATerminal(t *testing.T) {
 	if !strings.Contains(after, "Hello from the model.") {
 		t.Errorf("the conversation was not written after the alternate screen was left: %q", after)
 	}
+}
+
+// send types text and presses Enter as enter does; on a machine so loaded
+// that the chat takes the Enter as part of the text (a newline: input.go
+// errs that way), it takes the newline back and presses Enter again, as a
+// person would, until the input box is empty.
+func (s *ptyScreen) send(text string) {
+	s.t.Helper()
+	s.enter(text)
+	s.sent(text)
+}
+
+// sent makes sure the Enter just pressed sent the input box's text.
+func (s *ptyScreen) sent(text string) {
+	s.t.Helper()
+	for range 20 {
+		if s.showsWithin("Ask mecha to do something", time.Second) {
+			return
+		}
+		s.ptmx.WriteString("\x7f")
+		time.Sleep(100 * time.Millisecond)
+		s.ptmx.WriteString("\r")
+	}
+	s.t.Fatalf("Enter never sent %q", text)
+}
+
+// showsWithin says whether the screen shows text within d.
+func (s *ptyScreen) showsWithin(text string, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if s.shows(text) {
+			return true
+		}
+	}
+	return false
 }
