@@ -20,6 +20,7 @@ import (
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -107,8 +108,31 @@ those tools' results, in the same message (a replay of the session notes
 it). Text sent while the model writes and no call follows becomes the next
 prompt. Esc interrupts a run (the calls it cut are recorded with their
 results and the run with its summary, so the session can be resumed);
-Ctrl-C once says how to quit, twice quits. Type /help in the chat for its
-commands and keys.
+Ctrl-C once says how to quit, twice quits; Ctrl-D on an empty input box,
+/exit and /quit leave at once.
+
+The prompts you send are kept per workspace, across chats, in
+$MECHA_HOME/history (the last 500, readable by you only): Up and Down bring
+them back, Ctrl-R searches them. A prompt that holds a paste stays in this
+chat's history but is never written there: a paste is where keys and
+tokens arrive. Ctrl-G opens the input box in $VISUAL or $EDITOR and takes
+back what you save. Typing / shows the commands that match (Tab
+completes); an unknown one is answered with the nearest. /model alone
+offers the models mecha knows for the provider (config.toml's, the price
+table's, and those the provider lists); /resume alone, or with words that
+name no session, offers this workspace's sessions with their dates and
+titles, filtered as you type.
+
+Answers are rendered as Markdown (headings, bold, italics, lists, tables,
+links with their address, code); the model's thinking is folded under its
+answer (Ctrl-T shows it). The wheel and PgUp/PgDn scroll; when output
+arrives below while you read above, a marker says so, and End goes there
+(hold Shift to select text with the mouse). When the chat ends, the
+conversation is printed to the terminal's own screen, so it stays in its
+scrollback. When a permission question waits or a run ends while the
+terminal's window is not focused, the chat rings the bell, or sends a
+desktop notification: [chat] notify in config.toml ("bell", "osc9",
+"osc777" or "off"; mecha config --help).
 
 When the chat opens in a workspace you have not trusted (mecha trust --help),
 it asks once, before any prompt runs, by the same rule as a permission
@@ -119,7 +143,13 @@ tools that can send data out are refused after the first read, and the
 workspace's AGENTS.md or CLAUDE.md is left out of the system prompt.
 
 The chat needs a terminal on stdin and stdout; off one it exits 2. In
-scripts, use mecha run.`,
+scripts, use mecha run.
+
+Keys:
+` + indent(Keys) + `
+
+Slash commands:
+` + indent(strings.TrimRight(slashList(), "\n")),
 		Args: cmdkit.RangeArgs(0, 1, "the first prompt, if any (quote it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -142,6 +172,11 @@ scripts, use mecha run.`,
 	f.StringVar(&opts.Resume, "resume", "", "continue the session `ID` (an id, a prefix or last)")
 	f.BoolVarP(&opts.Continue, "continue", "c", false, "continue the newest session of this workspace that is not a replay, rerun or reflection")
 	return cmd
+}
+
+// indent indents each line of s two spaces.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 }
 
 // validate checks the flags before anything is opened.
@@ -179,6 +214,14 @@ func chatRun(ctx context.Context, opts *Options) error {
 	eng.interrupt()
 	eng.wait()
 	eng.close()
+	if err := m.hist.flush(); err != nil { // a write the program's end cut short
+		fmt.Fprintf(opts.Env.Err, "mecha: the prompt history was not saved: %s\n", opts.Env.ForErr(err.Error()))
+	}
+	// The chat drew on the alternate screen, gone now: the conversation
+	// is printed to the terminal's own screen, to stay in its scrollback.
+	if text := m.scrollback(); text != "" {
+		fmt.Fprintln(opts.Env.Out, text)
+	}
 	if id := eng.current().ID; id != "" {
 		fmt.Fprintf(opts.Env.Err, "session: %s (mecha chat --resume %s)\n", id, id)
 	}
@@ -237,6 +280,8 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 		m.status.model = harness.DefaultModel(cfg, m.status.provider)
 	}
 	m.first = strings.TrimSpace(opts.Prompt)
+	m.hist = openHistory(opts.Env, settings.Workspace)
+	m.notifyMode = cfg.Chat.Notify
 	if !ref.IsZero() {
 		s, err := eng.switchTo(ref)
 		if err != nil {
@@ -275,6 +320,17 @@ func canBuild(env *cmdkit.Env, cfg *config.Config, s harness.Settings, provider 
 
 // notSet finds the variable in the error of a provider whose key is unset.
 var notSet = regexp.MustCompile(`\b([A-Z][A-Z0-9_]*) is not set\b`)
+
+// openHistory is the prompt history of the workspace, in memory only
+// when $MECHA_HOME or the workspace cannot be named.
+func openHistory(env *cmdkit.Env, workspace string) *history {
+	home, err := env.Home()
+	ws, werr := workdir.Dir(workspace)
+	if err != nil || werr != nil {
+		return &history{}
+	}
+	return loadHistory(historyPath(home, workdir.Canonical(ws)))
+}
 
 // sessionToResume is the session --resume or -c names (zero for a new one).
 func sessionToResume(opts *Options) (session.Ref, error) {

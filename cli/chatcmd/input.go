@@ -92,6 +92,7 @@ func (m *model) input(k tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	switch {
 	case k.String() == "enter" && burst:
+		m.pasted = true // keys in a burst: a paste without brackets
 		m.insert("\n")
 	case k.String() == "enter":
 		cmd = m.hold(k)
@@ -102,6 +103,9 @@ func (m *model) input(k tea.KeyPressMsg) tea.Cmd {
 		var c tea.Cmd
 		m.ta, c = m.ta.Update(k)
 		cmd = c
+		if m.ta.Value() == "" {
+			m.pasted = false
+		}
 	}
 	m.in.ready = false
 	m.layout()
@@ -139,6 +143,7 @@ func (m *model) paste(text string) tea.Cmd {
 	m.release()
 	m.in.last = m.now()
 	m.in.ready = false
+	m.pasted = true
 	text = normalizeNewlines(text)
 	before := m.ta.LineCount()
 	m.insert(text)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/cli/attach"
+	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/cli/replaycmd"
 	"github.com/mecha-agent/mecha/cli/scriptcmd"
 	"github.com/mecha-agent/mecha/harness"
@@ -20,24 +21,113 @@ import (
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
-const slashHelp = `/resume [ID]  switch to session ID (an id, a prefix or last); alone, list this workspace's sessions
-/new, /clear  start a new session with the next prompt: nothing of this one is carried
-/compact [INSTRUCTIONS]  replace the conversation before the last answer with a summary
-              the model writes (following INSTRUCTIONS), recorded as a compaction
-/model NAME   use model NAME from the next prompt on (alone: say which)
-/rewind [N]   put back the files the file tools changed since prompt N and continue from
-              before it, in a new session (alone: list the prompts)
-/cost         tokens and cost of this session so far
-/replay       replay this session so far against the current model, and report
-/script       write the script that redoes this session's tool calls, and say where
-/help         this list
-@FILE attaches a workspace file's content to the prompt (Tab completes it).
-Enter sends; Alt-Enter, Shift-Enter or Ctrl-J starts a new line; a paste stays in the box
-until Enter; text sent while tools run steers them (it goes beside their results); a
-permission prompt takes y, n (then a reason for the model and Enter), a or r (a rule
-saved for this workspace) once it shows them (a second after it appears with no
-key pressed; before that, keys go to the box); Esc interrupts a run; PgUp/PgDn scroll;
-Ctrl-C twice quits.`
+// slashCommands are the chat's commands, in the order /help and the menu
+// list them.
+var slashCommands = []struct{ name, args, what string }{
+	{"/resume", "[ID|WORDS]", "switch to session ID (an id, a prefix or last); alone or with words, choose from this workspace's sessions"},
+	{"/new", "", "start a new session with the next prompt: nothing of this one is carried"},
+	{"/clear", "", "the same as /new"},
+	{"/compact", "[INSTRUCTIONS]", "replace the conversation before the last answer with a summary the model writes (following INSTRUCTIONS), recorded as a compaction"},
+	{"/model", "[NAME]", "use model NAME from the next prompt on; alone, choose from the known models"},
+	{"/rewind", "[N]", "put back the files the file tools changed since prompt N and continue from before it, in a new session; alone, list the prompts"},
+	{"/cost", "", "tokens and cost of this session so far"},
+	{"/replay", "", "replay this session so far against the current model, and report"},
+	{"/script", "", "write the script that redoes this session's tool calls, and say where"},
+	{"/help", "", "the commands and keys"},
+	{"/exit", "", "leave the chat (also /quit, or Ctrl-D on an empty input box)"},
+	{"/quit", "", "leave the chat"},
+}
+
+// Keys is the chat's keys, as /help and "mecha chat --help" show them.
+const Keys = `Enter               send (a slash command runs; while tools run, text steers them)
+Alt-Enter, Shift-Enter, Ctrl-J
+                    a new line in the input box (a paste stays in the box until Enter)
+Up, Down            on the box's first or last row: the previous or next prompt
+                    of this workspace (kept across chats; a paste is never saved)
+Ctrl-R              search the prompt history (Ctrl-R again: older; Enter takes it)
+Ctrl-G              edit the input box in $VISUAL or $EDITOR (vi if neither is set)
+Tab                 complete the slash command the menu shows, or an @FILE mention
+                    (@FILE attaches a workspace file's content to the prompt)
+y, n, a, r          answer a permission prompt, once it shows its choices (a second
+                    after it appears with no key pressed; before that, keys go to the
+                    box): y yes; n no, then a reason for the model and Enter; a the
+                    tool for this session; r always, a rule saved for this workspace
+Esc                 interrupt a run; close a picker, a search; drop a command being typed
+Ctrl-T              show or fold the model's thinking
+PgUp, PgDn, wheel   scroll the conversation; End jumps to its end
+Ctrl-D              leave, on an empty input box (as /exit)
+Ctrl-C              twice: leave`
+
+// slashHelp is what /help says.
+func slashHelp() string { return slashList() + Keys }
+
+// slashList is the commands, one a line.
+func slashList() string {
+	var b strings.Builder
+	for _, c := range slashCommands {
+		fmt.Fprintf(&b, "%-19s %s\n", strings.TrimSpace(c.name+" "+c.args), c.what)
+	}
+	return b.String()
+}
+
+// slashNames are the commands' names.
+func slashNames() []string {
+	out := make([]string, len(slashCommands))
+	for i, c := range slashCommands {
+		out[i] = c.name
+	}
+	return out
+}
+
+// slashMenu is the commands the input box's text may be the start of,
+// while it is a slash and a word with nothing after it.
+func (m *model) slashMenu() []int {
+	v := m.ta.Value()
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") || m.pick != nil || len(m.asks) > 0 {
+		return nil
+	}
+	var out []int
+	for i, c := range slashCommands {
+		if strings.HasPrefix(c.name, v) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// slashMenuView is the menu of commands while one is being typed.
+func (m *model) slashMenuView() string {
+	var lines []string
+	for _, i := range m.slashMenu() {
+		c := slashCommands[i]
+		lines = append(lines, "  "+m.st.user.Render(fmt.Sprintf("%-8s", c.name))+" "+m.st.dim.Render(textfmt.Clip(strings.TrimSpace(c.args+"  "+c.what), max(m.width-13, 20))))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n" + m.st.dim.Render("  (Tab completes)")
+}
+
+// completeSlash completes the command being typed: to the one command it
+// starts, else to what the commands it starts share.
+func (m *model) completeSlash() bool {
+	menu := m.slashMenu()
+	if len(menu) == 0 {
+		return false
+	}
+	common := slashCommands[menu[0]].name
+	for _, i := range menu[1:] {
+		n := slashCommands[i].name
+		for !strings.HasPrefix(n, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	if len(menu) == 1 {
+		common += " "
+	}
+	m.setInput(common)
+	return true
+}
 
 // slash runs a slash command.
 func (m *model) slash(line string) tea.Cmd {
@@ -45,10 +135,15 @@ func (m *model) slash(line string) tea.Cmd {
 	arg = strings.TrimSpace(arg)
 	switch name {
 	case "/help":
-		m.note(slashHelp)
+		m.note(slashHelp())
+	case "/exit", "/quit":
+		return m.quit()
 	case "/cost":
 		m.note(m.cost())
 	case "/model":
+		if arg == "" && !m.running {
+			return m.openModelPicker()
+		}
 		m.model(arg)
 	case "/new", "/clear", "/resume", "/replay", "/script", "/compact", "/rewind":
 		if m.running {
@@ -57,7 +152,7 @@ func (m *model) slash(line string) tea.Cmd {
 		}
 		return m.sessionCommand(name, arg)
 	default:
-		m.note(fmt.Sprintf("unknown command %s; /help lists the commands", textfmt.Visible(textfmt.Clip(name, 40))))
+		m.note(fmt.Sprintf("unknown command %s%s; /help lists the commands", textfmt.Visible(textfmt.Clip(name, 40)), cmdkit.DidYouMean(name, slashNames())))
 	}
 	m.refresh()
 	return nil
@@ -176,6 +271,10 @@ func (m *model) model(name string) {
 		m.note(fmt.Sprintf("model: %s/%s", textfmt.Visible(m.status.provider), textfmt.Visible(m.status.model)))
 		return
 	}
+	if m.running {
+		m.note("/model waits for the run to end (Esc interrupts it)")
+		return
+	}
 	m.eng.setModel(name)
 	m.status.model = name
 	m.note("model: " + textfmt.Visible(name) + " from the next prompt on")
@@ -192,13 +291,18 @@ func (m *model) cost() string {
 		textfmt.Count(u.CacheWriteTokens), cost)
 }
 
-// resume switches to another session, or lists this workspace's.
+// resume switches to the session arg names; alone, or with words that
+// name no session, it opens the picker of this workspace's sessions
+// (filtered by the words).
 func (m *model) resume(arg string) {
 	if arg == "" {
-		m.note(m.eng.listSessions())
+		m.sessionPicker("")
 		return
 	}
 	ref, err := m.eng.env.ResolveSession(arg)
+	if err != nil && !strings.ContainsAny(arg, "/") && m.sessionPicker(arg) {
+		return
+	}
 	if cur := m.eng.current(); err == nil && !cur.IsZero() && ref == cur {
 		m.note("this chat is in that session already")
 		return
@@ -212,6 +316,28 @@ func (m *model) resume(arg string) {
 		return
 	}
 	m.showSession(s)
+}
+
+// sessionPicker opens the picker of this workspace's sessions, newest
+// first, each with its date, id and title, filtered by filter; false when
+// the workspace has none (said in the conversation).
+func (m *model) sessionPicker(filter string) bool {
+	items, err := m.eng.sessionItems()
+	if err != nil {
+		m.add(entry{kind: kError, text: textfmt.Visible(textfmt.OneLine(err.Error()))})
+		return true
+	}
+	if len(items) == 0 {
+		if filter == "" {
+			m.note("no sessions of this workspace yet")
+			return true
+		}
+		return false
+	}
+	m.pick = &picker{title: "resume a session of this workspace", items: items, filter: filter,
+		choose: func(it pickItem) tea.Cmd { m.resume(it.value); return nil }}
+	m.layout()
+	return true
 }
 
 // showSession replaces the conversation with a session's.
@@ -306,33 +432,39 @@ func (m *model) background(name, id string) tea.Cmd {
 	}
 }
 
-// listSessions lists the newest sessions of the chat's workspace.
-func (e *engine) listSessions() string {
+// sessionItems are the newest sessions of the chat's workspace (at most
+// 500), for /resume's picker: those -c would continue (no replay, rerun
+// or reflection).
+func (e *engine) sessionItems() ([]pickItem, error) {
 	ws, err := workdir.Dir(e.settings().Workspace)
 	if err != nil {
-		return err.Error()
+		return nil, err
 	}
 	store, err := e.env.Store()
 	if err != nil {
-		return err.Error()
+		return nil, err
 	}
 	l, err := store.List()
 	if err != nil {
-		return err.Error()
+		return nil, err
 	}
-	var b strings.Builder
-	n := 0
+	ws = workdir.Canonical(ws)
+	var out []pickItem
 	for _, s := range l.Sessions {
-		if s.Meta.Workspace != ws || n == 10 {
+		if !cmdkit.Continuable(s.Meta) || workdir.Canonical(s.Meta.Workspace) != ws || len(out) == 500 {
 			continue
 		}
-		n++
-		fmt.Fprintf(&b, "%s  %s\n", textfmt.Visible(s.Meta.ID), textfmt.Visible(textfmt.Clip(textfmt.OneLine(s.Meta.Title), 70)))
+		title := s.Meta.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		out = append(out, pickItem{
+			label:  s.Meta.CreatedAt.In(e.env.Zone()).Format("2006-01-02 15:04") + "  " + textfmt.Visible(s.Meta.ID),
+			detail: textfmt.Visible(textfmt.Clip(textfmt.OneLine(title), 80)),
+			value:  s.Meta.ID,
+		})
 	}
-	if n == 0 {
-		return "no sessions of " + textfmt.Visible(ws) + " yet"
-	}
-	return "sessions of " + textfmt.Visible(ws) + " (/resume ID):\n" + strings.TrimRight(b.String(), "\n")
+	return out, nil
 }
 
 // setModel makes name the model of the next attaches.

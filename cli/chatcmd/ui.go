@@ -49,7 +49,19 @@ type model struct {
 	noted    map[string]bool
 	status   status
 	in       typing
-	now      func() time.Time
+	hist     *history
+	search   *rsearch // a Ctrl-R search in progress
+	pick     *picker  // a list to choose from (/model, /resume)
+	// showThinking unfolds the model's thinking under its answers (Ctrl-T).
+	showThinking bool
+	// below is set when the conversation grew while scrolled up: a marker
+	// says so until its end is in view again.
+	below bool
+	// notifyMode is [chat] notify; focus what the terminal reported.
+	notifyMode string
+	focus      focus
+	pasted     bool // the input box holds a paste (kept out of the history file)
+	now        func() time.Time
 }
 
 func newModel(eng *engine, st styles, md *markdown) *model {
@@ -70,7 +82,7 @@ func newModel(eng *engine, st styles, md *markdown) *model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
 	vp := viewport.New(viewport.WithWidth(80), viewport.WithHeight(20))
 	return &model{eng: eng, st: st, md: md, ta: ta, sp: sp, vp: vp, streaming: -1,
-		calls: map[string]int{}, noted: map[string]bool{}, width: 80, high: 24, now: eng.env.Clock.Now}
+		calls: map[string]int{}, noted: map[string]bool{}, hist: &history{}, width: 80, high: 24, now: eng.env.Clock.Now}
 }
 
 // maxInputLines bounds the lines of the input box (the textarea's own
@@ -107,6 +119,21 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.key(msg)
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
+	case tea.FocusMsg:
+		m.focus = focusIn
+		return m, nil
+	case tea.BlurMsg:
+		m.focus = focusOut
+		return m, nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.vp.ScrollUp(3)
+		case tea.MouseWheelDown:
+			m.vp.ScrollDown(3)
+		}
+		m.refresh()
+		return m, nil
 	case settleMsg:
 		return m, m.settle(msg)
 	case readyMsg:
@@ -128,12 +155,17 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.asks = append(m.asks, msg)
 		var cmd tea.Cmd
 		if len(m.asks) == 1 {
-			cmd = m.promptShown()
+			cmd = tea.Batch(m.promptShown(), m.notify(notifyAsk))
 		}
 		m.refresh()
 		return m, cmd
 	case configMsg:
 		m.status.provider, m.status.model = msg.rc.Provider, msg.rc.Model
+	case modelsMsg:
+		m.modelsDone(msg)
+		m.layout()
+	case editorDoneMsg:
+		m.editorDone(msg)
 	case firstMsg:
 		if m.trustPending() {
 			m.first = string(msg)
@@ -158,12 +190,44 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key handles a key press: the keys of the chat, then the input box and
 // the prompt shown (input.go has their rules).
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
+	if m.search != nil {
+		return m.searchKey(k)
+	}
+	if m.pick != nil {
+		return m.pickerKey(k)
+	}
 	if k.String() == "ctrl+c" {
 		return m.ctrlc()
 	}
 	m.ctrlC = false
+	if m.historyKey(k.String()) {
+		return nil
+	}
 	switch k.String() {
+	case "ctrl+r":
+		m.startSearch()
+		return nil
+	case "tab":
+		if m.completeSlash() {
+			return nil
+		}
+		if m.completeMention() {
+			m.layout()
+			m.refresh()
+			return nil
+		}
+	case "ctrl+g":
+		return m.editor()
+	case "ctrl+d":
+		if m.ta.Value() == "" {
+			return m.quit()
+		}
 	case "esc":
+		if v := m.ta.Value(); !m.running && strings.HasPrefix(v, "/") && !strings.Contains(v, "\n") { // a command being typed
+			m.setInput("")
+			m.refresh()
+			return nil
+		}
 		if m.running {
 			m.eng.interrupt()
 			m.dropAsks()
@@ -171,18 +235,21 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.refresh()
 		}
 		return nil
+	case "ctrl+t":
+		m.showThinking = !m.showThinking
+		m.refresh()
+		return nil
 	case "pgup":
 		m.vp.PageUp()
+		m.refresh()
 		return nil
 	case "pgdown":
 		m.vp.PageDown()
+		m.refresh()
 		return nil
-	case "tab":
-		if m.completeMention() {
-			m.layout()
-			m.refresh()
-			return nil
-		}
+	case "end":
+		m.vp.GotoBottom()
+		m.refresh() // and the cursor goes to the end of its line
 	}
 	return m.input(k)
 }
@@ -209,6 +276,12 @@ func (m *model) ctrlc() tea.Cmd {
 		m.refresh()
 		return nil
 	}
+	return m.quit()
+}
+
+// quit ends the chat; a run in progress is interrupted first and its
+// records closed before the program ends.
+func (m *model) quit() tea.Cmd {
 	m.quitting = true
 	if m.running {
 		m.eng.interrupt()
@@ -300,12 +373,7 @@ func (m *model) submit() tea.Cmd {
 		m.refresh()
 		return nil
 	}
-	if strings.HasPrefix(text, "/") {
-		m.ta.Reset()
-		m.layout()
-		return m.slash(text)
-	}
-	if !m.running {
+	if !strings.HasPrefix(text, "/") && !m.running {
 		if _, err := m.eng.mentions(text); err != nil {
 			// The prompt stays in the box, to be fixed.
 			m.add(entry{kind: kError, text: textfmt.Visible(err.Error()) + " (nothing was sent)"})
@@ -315,14 +383,33 @@ func (m *model) submit() tea.Cmd {
 	}
 	m.ta.Reset()
 	m.layout()
+	pasted := m.pasted
+	m.pasted = false
+	save := saveHistory(m.hist.add(text, !pasted))
+	if strings.HasPrefix(text, "/") {
+		return tea.Batch(save, m.slash(text))
+	}
 	if m.running {
 		m.eng.queueSteering(text)
 		m.add(entry{kind: kSteer, text: "(queued; sent with the results of the calls running now) " + textfmt.Visible(text)})
 		m.refresh()
-		return nil
+		return save
 	}
 	m.startPrompt(text)
-	return nil
+	return save
+}
+
+// saveHistory runs a history write in the background; a failure is a note.
+func saveHistory(write func() error) tea.Cmd {
+	if write == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := write(); err != nil {
+			return noteMsg("the prompt history was not saved: " + textfmt.Visible(textfmt.OneLine(err.Error())))
+		}
+		return nil
+	}
 }
 
 func (m *model) startPrompt(text string) {
@@ -372,19 +459,22 @@ func (m *model) event(msg eventMsg) {
 func (m *model) message(msg *transcript.Message) {
 	switch msg.Role {
 	case "assistant":
-		var text []string
+		var text, thinking []string
 		for _, b := range msg.Content {
-			if b.Type == transcript.BlockText && b.Text != "" {
+			switch {
+			case b.Type == transcript.BlockText && b.Text != "":
 				text = append(text, b.Text)
+			case b.Type == transcript.BlockThinking && b.Thinking != "":
+				thinking = append(thinking, b.Thinking)
 			}
 		}
-		answer := entry{kind: kAssistant, text: strings.Join(text, "\n\n")}
+		answer := entry{kind: kAssistant, text: strings.Join(text, "\n\n"), thinking: strings.Join(thinking, "\n\n")}
 		switch {
-		case m.streaming >= 0 && len(text) > 0: // in place, before anything said meanwhile
+		case m.streaming >= 0 && (len(text) > 0 || len(thinking) > 0): // in place, before anything said meanwhile
 			m.entries[m.streaming] = answer
 		case m.streaming >= 0:
 			m.entries[m.streaming] = entry{kind: kNote} // only calls: nothing to show
-		case len(text) > 0:
+		case len(text) > 0 || len(thinking) > 0:
 			m.add(answer)
 		}
 		m.streaming = -1
@@ -430,9 +520,14 @@ func (m *model) runDone(msg runDoneMsg) tea.Cmd {
 	}
 	if left := m.eng.takeSteering(); len(left) > 0 {
 		m.startPrompt(strings.Join(left, "\n\n"))
+		m.refresh()
+		return nil
 	}
 	m.refresh()
-	return nil
+	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+		return m.notify(notifyError)
+	}
+	return m.notify(notifyDone)
 }
 
 // add appends an entry and returns its index.

@@ -120,14 +120,16 @@ func TestContinueSession(t *testing.T) {
 // escape sequences inside it made visible.
 func TestMarkdown(t *testing.T) {
 	t.Parallel()
-	in := "# Title\nSome **bold** and `code`.\n- one\n> quoted\n```go\nx := **y**\n\x1b[2J\n```\nafter"
-	want := "Title\nSome bold and code.\n• one\n│ quoted\n  go\n  x := **y**\n  \\x1b[2J\nafter"
+	in := "# Title\nSome **bold**, *italic* and `code`.\n\n- one\n- two\n  1. nested\n\n3. three\n4. four\n\n> quoted\n\n" +
+		"```go\nx := **y**\n\x1b[2J\n```\n\n| a | b |\n|---|---|\n| 1 | 22 |\n\nSee [docs](https://example.com/d) and <b>raw</b>.\n\nafter"
+	want := "Title\n\nSome bold, italic and code.\n\n• one\n• two\n  1. nested\n\n3. three\n4. four\n\n│ quoted\n\n  go\n  x := **y**\n  \\x1b[2J\n\n" +
+		"┌───┬────┐\n│ a │ b  │\n├───┼────┤\n│ 1 │ 22 │\n└───┴────┘\n\nSee docs (https://example.com/d) and <b>raw</b>.\n\nafter"
 	if got := newMarkdown(false).render(in); got != want {
 		t.Errorf("plain:\n%s\nwant:\n%s", got, want)
 	}
-	got := newMarkdown(true).render("Some **bold** text")
-	if !strings.Contains(got, "\x1b[1mbold\x1b[") {
-		t.Errorf("coloured: %q has no bold", got)
+	got := newMarkdown(true).render("Some **bold** and *it* text")
+	if !strings.Contains(got, "\x1b[1mbold\x1b[") || !strings.Contains(got, "\x1b[3mit\x1b[") {
+		t.Errorf("coloured: %q has no bold or no italics", got)
 	}
 	md := newMarkdown(false)
 	md.setWidth(20)

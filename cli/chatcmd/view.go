@@ -38,6 +38,8 @@ type entry struct {
 	failed bool
 	size   int
 	took   time.Duration
+	// thinking is an answer's thinking, shown folded under it.
+	thinking string
 	// rendered caches an answer's Markdown at width.
 	rendered string
 	width    int
@@ -171,7 +173,7 @@ func (m *model) renderEntry(e *entry) string {
 		if e.rendered == "" || e.width != m.md.width {
 			e.rendered, e.width = m.md.render(e.text), m.md.width
 		}
-		return e.rendered
+		return strings.TrimPrefix(e.rendered+m.thinkingView(e), "\n")
 	case kStream:
 		return textfmt.Visible(e.text)
 	case kTool:
@@ -182,6 +184,28 @@ func (m *model) renderEntry(e *entry) string {
 		return m.st.bad.Render("error: " + e.text)
 	}
 	return m.st.dim.Render(e.text)
+}
+
+// thinkingView is an answer's thinking: a folded line saying how long it
+// is, or with Ctrl-T its text, dim, after "┆ ".
+func (m *model) thinkingView(e *entry) string {
+	if e.thinking == "" {
+		return ""
+	}
+	text := textfmt.Visible(e.thinking)
+	if !m.showThinking {
+		n := strings.Count(text, "\n") + 1
+		return "\n" + m.st.dim.Render(fmt.Sprintf("▸ thinking, %s line%s (Ctrl-T shows it)", textfmt.Count(n), plural(n)))
+	}
+	wrapped := lipgloss.NewStyle().Width(max(m.md.width-2, 10)).Render(text)
+	return "\n" + m.st.dim.Render("▾ thinking (Ctrl-T folds it)") + "\n" + m.st.dim.Render(prefixLines(wrapped, "┆ ", "┆ "))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // toolLine is a call as one line: a spinner while it runs, then ✓ or ✗,
@@ -254,6 +278,11 @@ func (m *model) askView() string {
 // layout sizes the viewport to what the other parts leave.
 func (m *model) layout() {
 	h := m.high - m.ta.Height() - 1
+	for _, extra := range []string{m.searchView(), m.pickerView(), m.slashMenuView(), m.belowView()} {
+		if extra != "" {
+			h -= lipgloss.Height(extra)
+		}
+	}
 	if a := m.askView(); a != "" {
 		h -= lipgloss.Height(a)
 	}
@@ -266,9 +295,29 @@ func (m *model) layout() {
 
 // refresh lays the conversation out again, following its end unless the
 // person scrolled up.
+// Whether it follows is judged before the screen is laid out again, so
+// that a chat at its end stays there when the window is resized or the
+// input box grows; one scrolled up that gets more output below shows a
+// marker until the end is in view (End, PgDn, the wheel).
 func (m *model) refresh() {
-	m.layout()
 	follow := m.vp.AtBottom() || m.vp.TotalLineCount() <= m.vp.Height()
+	lines := m.vp.TotalLineCount()
+	m.layout()
+	m.vp.SetContent(m.conversation())
+	switch {
+	case follow:
+		m.vp.GotoBottom()
+		m.below = false
+	case m.vp.AtBottom():
+		m.below = false
+	case m.vp.TotalLineCount() > lines && lines > 0:
+		m.below = true
+	}
+	m.layout() // with the marker's line, or without it
+}
+
+// conversation is the conversation as the screen shows it, at its width.
+func (m *model) conversation() string {
 	parts := make([]string, 0, len(m.entries))
 	for i := range m.entries {
 		e := &m.entries[i]
@@ -280,15 +329,33 @@ func (m *model) refresh() {
 		}
 		parts = append(parts, m.renderEntry(e))
 	}
-	m.vp.SetContent(lipgloss.NewStyle().Width(m.width).Render(strings.Join(parts, "\n")))
-	if follow {
-		m.vp.GotoBottom()
+	return lipgloss.NewStyle().Width(m.width).Render(strings.Join(parts, "\n"))
+}
+
+// scrollback is the conversation for the terminal's own screen, its
+// lines without the padding that fills the chat's window.
+func (m *model) scrollback() string {
+	lines := strings.Split(m.conversation(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
 	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// belowView is the marker of output below while scrolled up.
+func (m *model) belowView() string {
+	if !m.below {
+		return ""
+	}
+	return m.st.ok.Render("↓ new output below (End goes there)")
 }
 
 // View is the screen, on the alternate screen as a full-window program.
 func (m *model) View() tea.View {
 	parts := []string{m.vp.View()}
+	if b := m.belowView(); b != "" {
+		parts = append(parts, b)
+	}
 	if a := m.askView(); a != "" {
 		parts = append(parts, a)
 	}
@@ -299,10 +366,18 @@ func (m *model) View() tea.View {
 	} else {
 		line = m.status.line(m.eng.door.Config().Prices, m.running, m.width)
 	}
-	parts = append(parts, m.st.status.Render(line), m.ta.View())
+	parts = append(parts, m.st.status.Render(line))
+	for _, extra := range []string{m.searchView(), m.pickerView(), m.slashMenuView()} {
+		if extra != "" {
+			parts = append(parts, extra)
+		}
+	}
+	parts = append(parts, m.ta.View())
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true
-	m.drawn() // the program draws after each message
+	v.MouseMode = tea.MouseModeCellMotion // the wheel scrolls the conversation
+	v.ReportFocus = true                  // notifications only when not focused
+	m.drawn()                             // the program draws after each message
 	return v
 }
 

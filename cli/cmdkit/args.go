@@ -36,6 +36,18 @@ func didYouMean(names []string) string {
 	return "; did you mean " + strings.Join(q, " or ") + "?"
 }
 
+// DidYouMean is "; did you mean "x"?" naming the names nearest to typed
+// (within two edits, or starting with it); "" when none is near.
+func DidYouMean(typed string, names []string) string {
+	var near []string
+	for _, n := range names {
+		if d := distance(typed, n); d <= 2 || (len(typed) > 1 && strings.HasPrefix(n, typed)) {
+			near = append(near, n)
+		}
+	}
+	return didYouMean(near)
+}
+
 // FlagError turns a flag parsing error into a usage error, suggesting the
 // nearest flags of cmd when the flag is unknown ("--jsn": "--json").
 func FlagError(cmd *cobra.Command, err error) error {

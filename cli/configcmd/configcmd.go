@@ -90,6 +90,14 @@ it and its line. Its keys:
                                    cloud-metadata addresses are refused either
                                    way, see SECURITY.md)
 
+  [chat]
+  notify = "bell"                  how mecha chat calls you when a permission
+                                   question waits or a run ends while its
+                                   window is not focused: "bell" (default),
+                                   "osc9" or "osc777" (a desktop
+                                   notification, for terminals that take
+                                   them), or "off"
+
   [remotes.team]                   a team's store on S3-compatible storage:
   url = "s3://mecha-team/sessions" bucket and prefix ("mecha sessions push
   endpoint = "http://host:7070"    --help"); endpoint for a server other than
@@ -127,8 +135,7 @@ through a link must match too). An allow rule never matches a shell
 command holding ; & | < > ` + "`" + ` $ ( ) or a line break: those are asked
 about. A repository is someone else's text, so the allow rules of its
 .mecha/permissions.toml hold only once the workspace is trusted
-(mecha trust) (a
-note says they were ignored). The chat's prompt offers [r] to always allow
+(mecha trust; a note says they were ignored). The chat's prompt offers [r] to always allow
 a command or a file write here: the rule is saved for the workspace in
 $MECHA_HOME/permissions.toml, a file of yours like this one. Each attach's
 config record lists the rules it applied (permission_rules).

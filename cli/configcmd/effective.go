@@ -32,9 +32,15 @@ type Effective struct {
 	MCP       MCP                 `toml:"mcp" json:"mcp"`
 	WebFetch  WebFetch            `toml:"web_fetch" json:"web_fetch"`
 	Remotes   map[string]Remote   `toml:"remotes" json:"remotes"`
+	Chat      Chat                `toml:"chat" json:"chat"`
 	// Permissions are config.toml's saved permission rules (a
 	// workspace's own and those saved from prompts are not shown here).
 	Permissions Permissions `toml:"permissions" json:"permissions"`
+}
+
+// Chat is the interactive mode's settings.
+type Chat struct {
+	Notify string `toml:"notify" json:"notify"`
 }
 
 // Permissions is config.toml's [permissions].
@@ -111,9 +117,13 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 		LearnedRules: home + "/learned_rules.md", DefaultProvider: cfg.DefaultProvider,
 		Providers: providers(env, cfg), Prices: cfg.Prices, MCP: MCP{Servers: map[string]Server{}},
 		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}, TrustedWorkspaces: cfg.TrustedWorkspaces,
-		Permissions: Permissions{Allow: orEmpty(cfg.Permissions.Allow), Deny: orEmpty(cfg.Permissions.Deny)}}
+		Permissions: Permissions{Allow: orEmpty(cfg.Permissions.Allow), Deny: orEmpty(cfg.Permissions.Deny)},
+		Chat:        Chat{Notify: cfg.Chat.Notify}}
 	if e.TrustedWorkspaces == nil {
 		e.TrustedWorkspaces = []string{}
+	}
+	if e.Chat.Notify == "" {
+		e.Chat.Notify = "bell"
 	}
 	if e.DefaultProvider == "" {
 		e.DefaultProvider = mock.Name

@@ -283,6 +283,15 @@ func checkSlots(ctx context.Context, env *cmdkit.Env) error {
 	return nil
 }
 
+// shellQuote quotes s for a shell when it holds more than a path's
+// ordinary characters.
+func shellQuote(s string) string {
+	if strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // readPins reads the pin file, saying how to start one when there is none.
 func readPins(env *cmdkit.Env, path string) ([]string, error) {
 	path, err := env.PinsPath(path)
@@ -291,7 +300,7 @@ func readPins(env *cmdkit.Env, path string) ([]string, error) {
 	}
 	ids, err := cmdkit.ReadPins(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("regress: no pin file at %s: record a session with built-in tools only, check it replays clean, then append its id there", path)
+		return nil, fmt.Errorf("regress: no pin file at %s; to pin a session (one recorded with built-in tools only), check it replays clean with mecha replay ID, then add its id: echo ID >> %s (one id a line; # starts a comment)", path, shellQuote(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("regress: %w", err)

@@ -88,6 +88,7 @@ type Config struct {
 	Sandbox           Sandbox  `toml:"sandbox"`
 	// Permissions are the saved permission rules.
 	Permissions Permissions `toml:"permissions"`
+	Chat        Chat        `toml:"chat"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
 }
@@ -143,6 +144,19 @@ type Permissions struct {
 	Allow []string `toml:"allow"`
 	Deny  []string `toml:"deny"`
 }
+
+// Chat is the [chat] table: the interactive mode's settings.
+type Chat struct {
+	// Notify is how the chat calls for attention when a permission
+	// question waits or a run ends while its window is not focused: "bell"
+	// (the default), "osc9" (a desktop notification: iTerm2, WezTerm,
+	// Windows Terminal, ...), "osc777" (rxvt-unicode, foot, VTE terminals)
+	// or "off".
+	Notify string `toml:"notify"`
+}
+
+// NotifyModes are the values of [chat] notify.
+var NotifyModes = []string{"bell", "osc9", "osc777", "off"}
 
 // MCP holds the MCP servers: [mcp.servers.NAME] tables.
 type MCP struct {
@@ -263,6 +277,9 @@ func decode(path string, data []byte) (*Config, error) {
 	}
 	if err := checkTrusted(c.TrustedWorkspaces); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	if c.Chat.Notify != "" && !slices.Contains(NotifyModes, c.Chat.Notify) {
+		return nil, fmt.Errorf("config: %s: [chat] notify = %q is not a way to notify (want one of %s)", path, c.Chat.Notify, strings.Join(NotifyModes, ", "))
 	}
 	return &c, nil
 }

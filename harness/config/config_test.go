@@ -37,6 +37,9 @@ model = "qwen3"
 [web_fetch]
 refuse_private = true
 
+[chat]
+notify = "osc777"
+
 [mcp.servers.mail]
 command = "mail-mcp"
 tools = ["read_inbox", "send_email", "list_folders"]
@@ -52,7 +55,7 @@ list_folders = []
 		t.Fatal(err)
 	}
 	p, ok := c.Prices.Lookup("anthropic", "claude-opus-5")
-	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" || !c.Reflect || !c.WebFetch.RefusePrivate || c.Path != good {
+	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" || !c.Reflect || !c.WebFetch.RefusePrivate || c.Chat.Notify != "osc777" || c.Path != good {
 		t.Errorf("config = %+v", c)
 	}
 	if m := c.MCP.Servers["mail"]; len(m.Tools) != 3 || len(m.Capabilities) != 1 || len(m.ToolCapabilities) != 3 ||
@@ -91,6 +94,7 @@ list_folders = []
 		"typo2.toml":    {"[providers.local]\nrequest_timeot = \"9s\"\n", "line 2: unknown key providers.local.request_timeot"},
 		"webfetch.toml": {"[web_fetch]\nrefuse_privat = true\n", "line 2: unknown key web_fetch.refuse_privat"},
 		"private.toml":  {"[web_fetch]\nrefuse_private = \"yes\"\n", "line 2 column 18: web_fetch.refuse_private: "},
+		"notify.toml":   {"[chat]\nnotify = \"beep\"\n", `[chat] notify = "beep" is not a way to notify (want one of bell, osc9, osc777, off)`},
 		// Per-tool capabilities nested under tools cannot be: TOML has tools
 		// as a list; the error points at the table that holds them.
 		"nested.toml": {"[mcp.servers.m]\ncommand = \"x\"\ntools = [\"a\"]\n[mcp.servers.m.tools.a]\ncapabilities = []\n",

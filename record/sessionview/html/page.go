@@ -74,6 +74,7 @@ h1{font-size:1.3em;margin:.2em 0 .6em}
 table.meta{border-collapse:collapse;margin-bottom:1em}
 table.meta th{text-align:left;color:var(--dim);font-weight:normal;padding:1px 1em 1px 0;vertical-align:top}
 table.meta td{padding:1px 0;word-break:break-all}
+.md table{border-collapse:collapse}.md th,.md td{border:1px solid var(--code);padding:.2em .5em}.md p{margin:.3em 0}.md code{background:var(--code);padding:0 .2em;border-radius:3px}
 pre{background:var(--code);padding:.5em .7em;margin:.3em 0;white-space:pre-wrap;word-break:break-word;border-radius:4px;font:12.5px/1.4 ui-monospace,monospace}
 .user>.body>pre,.assistant>.body>pre{font:14px/1.45 system-ui,sans-serif;background:none;padding:.1em 0}
 .row{position:relative;padding-left:24px;content-visibility:auto;contain-intrinsic-size:auto 3em}

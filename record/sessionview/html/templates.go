@@ -14,7 +14,7 @@ var tmpl = sync.OnceValue(func() *template.Template {
 })
 
 const rowsText = `
-{{define "long"}}{{if .Empty}}<pre class="dim">(empty)</pre>{{else}}<pre>{{.Shown}}</pre>{{if .Cut}}
+{{define "long"}}{{if .Empty}}<pre class="dim">(empty)</pre>{{else if .Markdown}}<div class="md">{{.Markdown}}</div>{{else}}<pre>{{.Shown}}</pre>{{if .Cut}}
 {{if .Href}}<div class="more"><a class="full" href="{{.Href}}" target="_blank" rel="noopener">cut: {{len .Shown}} of {{.Size}} bytes shown · show all (a text file beside this page)</a></div>
 {{else if .Omitted}}<div class="more dim">cut: {{len .Shown}} of {{.Size}} bytes shown · the rest is not in this page (it is at its budget); write the page to a file, with sessions view or export -o FILE, to have every text whole</div>
 {{else}}<details class="more"><summary>cut: {{len .Shown}} of {{.Size}} bytes shown · show all</summary><pre>{{.Full}}</pre></details>{{end}}{{end}}{{end}}{{end}}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"io"
 	"os"
 	"sort"
@@ -150,10 +151,12 @@ func (r *renderer) item(it sessionview.Item) error {
 // sidecar), or neither (Omitted: past the budget with no sidecar).
 type long struct {
 	Shown, Full, Size string
-	Href              string
-	Cut               bool
-	Omitted           bool
-	Empty             bool
+	// Markdown is the text rendered (an assistant's text, whole).
+	Markdown template.HTML
+	Href     string
+	Cut      bool
+	Omitted  bool
+	Empty    bool
 }
 
 // long cuts s to what the page shows. A text longer than the cut shows
@@ -351,6 +354,12 @@ func (r *renderer) reply(rp *sessionview.Reply) any {
 		case transcript.BlockText:
 			if b.Text != "" {
 				l := r.long(b.Text)
+				if !l.Cut {
+					if h, ok := renderMarkdown(b.Text); ok {
+						l.Markdown = h
+						r.pending += len(h)
+					}
+				}
 				parts = append(parts, part{Text: &l})
 			}
 		case transcript.BlockThinking:

@@ -82,6 +82,11 @@ func (w *Client) Post(ctx context.Context, url string, v any, header map[string]
 	if err != nil {
 		return nil, w.Fail(false, "bad base URL: %v", err)
 	}
+	// A base with no http or https scheme, or no host, would fail the
+	// same way on every attempt: it is not retried.
+	if u := req.URL; (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, w.Fail(false, "bad base URL %q: it needs http:// or https:// and a host (as in http://127.0.0.1:8080)", u.Redacted())
+	}
 	reqCtx, dog := w.watch(ctx, req.URL.Redacted())
 	req = req.WithContext(reqCtx)
 	req.Header.Set("Content-Type", "application/json")

@@ -56,6 +56,8 @@ func TestPost(t *testing.T) {
 			"<html> <title>Sign in</title> <p>[redacted]" + strings.Repeat(" la", 19) + "...", true},
 		{"empty HTML", context.Background(), srv.URL + "/empty-html", nil, "prov: HTTP 200: " + srv.URL + "/empty-html answered text/html, not an event stream or JSON: an empty body", true},
 		{"bad URL", context.Background(), "http://bad host/", nil, `prov: bad base URL: parse "http://bad host/": invalid character " " in host name`, true},
+		{"no scheme", context.Background(), "localhost:8080/v1/messages", nil, `prov: bad base URL "localhost:8080/v1/messages": it needs http:// or https:// and a host (as in http://127.0.0.1:8080)`, true},
+		{"no host", context.Background(), "http:///v1/messages", nil, `prov: bad base URL "http:///v1/messages": it needs http:// or https:// and a host (as in http://127.0.0.1:8080)`, true},
 		{"cannot encode", context.Background(), srv.URL + "/ok", func() {}, "prov: encode request: json: unsupported type: func()", true},
 		{"context done", cancelled, srv.URL + "/ok", nil, "prov: context canceled", true},
 	}
