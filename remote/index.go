@@ -55,28 +55,51 @@ const indexName = "index.json"
 const maxJSON = 512 << 20
 
 // getJSON reads a JSON object into v and returns its ETag ("" and
-// ErrNotFound when there is none).
+// ErrNotFound when there is none). A body that does not parse is read
+// again a few times before it is called foreign: a server over a plain
+// file system (Versity's posix backend, a MinIO on NFS) can serve an
+// object that a concurrent PUT is still writing, which S3 itself never
+// does; a corrupt object fails the same after the retries.
 func (r *Remote) getJSON(ctx context.Context, name string, v any) (etag string, err error) {
+	for attempt := 0; ; attempt++ {
+		data, etag, err := r.getObject(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		err = json.Unmarshal(data, v)
+		if err == nil {
+			return etag, nil
+		}
+		if attempt >= 4 {
+			return "", &Error{Remote: r.Name, Op: "reading " + name, Detail: "not mecha's JSON: " + err.Error()}
+		}
+		select {
+		case <-ctx.Done():
+			return "", r.fail("reading "+name, ctx.Err())
+		case <-time.After(time.Duration(20*(attempt+1)) * time.Millisecond):
+		}
+	}
+}
+
+// getObject reads an object of mecha's own whole, with its ETag.
+func (r *Remote) getObject(ctx context.Context, name string) ([]byte, string, error) {
 	obj, err := r.c.GetObject(ctx, r.bucket, r.key(name), minio.GetObjectOptions{})
 	if err != nil {
-		return "", r.fail("reading "+name, err)
+		return nil, "", r.fail("reading "+name, err)
 	}
 	defer obj.Close()
 	st, err := obj.Stat()
 	if err != nil {
 		if isNotFound(err) {
-			return "", ErrNotFound
+			return nil, "", ErrNotFound
 		}
-		return "", r.fail("reading "+name, err)
+		return nil, "", r.fail("reading "+name, err)
 	}
 	data, err := io.ReadAll(io.LimitReader(obj, maxJSON))
 	if err != nil {
-		return "", r.fail("reading "+name, err)
+		return nil, "", r.fail("reading "+name, err)
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return "", &Error{Remote: r.Name, Op: "reading " + name, Detail: "not mecha's JSON: " + err.Error()}
-	}
-	return st.ETag, nil
+	return data, st.ETag, nil
 }
 
 // putJSON writes v as a JSON object: over the object with ETag etag only,

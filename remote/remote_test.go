@@ -284,6 +284,23 @@ func TestIndexConcurrent(t *testing.T) {
 	_ = time.Second
 }
 
+// TestIndexForeign: an index that is not mecha's JSON (written by hand,
+// damaged) is one error naming it once the retries that ride out a read
+// racing a write are spent, never a crash or an empty team.
+func TestIndexForeign(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Bucket("bucket6")
+	ctx := context.Background()
+	junk := []byte("{\"version\": 1, \"sessions\": {")
+	if _, err := srv.Client().PutObject(ctx, "bucket6", "team/sessions/index.json", bytes.NewReader(junk), int64(len(junk)), minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := open(t, srv, "bucket6", "", nil).ReadIndex(ctx)
+	if err == nil || !strings.Contains(err.Error(), "index.json") || !strings.Contains(err.Error(), "not mecha's JSON") {
+		t.Fatalf("a damaged index read as %v", err)
+	}
+}
+
 // TestServerHonoursConditions: the guards push and the index rely on are
 // enforced by the server: a PUT with If-None-Match: * over an object, and
 // one with If-Match of a stale ETag, are refused (412); the control, the
