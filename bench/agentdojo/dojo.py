@@ -304,7 +304,9 @@ def cases_of(suite_name: str, attack: str, limit: int | None) -> tuple[list[Case
         task = suite.get_injection_task_by_id(i)
         env = suite.load_and_inject_default_environment({})
         if not task.ground_truth(env):
-            empty.append({"suite": suite_name, "injection_task": i, "why": "empty ground truth (ethz-spylab/agentdojo#213)"})
+            why = ("empty ground truth (ethz-spylab/agentdojo#213)" if suite_name == "workspace" else
+                   "empty ground truth: the goal is only what the model says")
+            empty.append({"suite": suite_name, "injection_task": i, "why": why})
     skip = {e["injection_task"] for e in empty}
     cases = [Case(suite_name, "benign", u) for u in uts]
     for u in uts:
@@ -535,7 +537,8 @@ def text_report(reps: list[dict]) -> str:
                          f"{pct(d['attack_success_rate_inside']):>8} {d['attack_cases_inside']:>4}")
         for name, d in rep["suites"].items():
             if d["no_ground_truth"]:
-                lines.append(f"  {name}: no compromised run for {', '.join(d['no_ground_truth'])}: empty ground truth (ethz-spylab/agentdojo#213)")
+                lines.append(f"  {name}: no compromised run for {', '.join(d['no_ground_truth'])}: empty ground truth"
+                             + (" (ethz-spylab/agentdojo#213)" if name == "workspace" else ": the goal is only what the model says"))
             for b in d["blocked_benign"]:
                 lines.append(f"  {name} {b['user_task']}: blocked: {b['call']} refused ({b['refused']} call(s)); session {b['session']}")
             for f in d["failed_benign"]:
@@ -610,7 +613,8 @@ def doc_table(out: Path) -> str:
             lines.append("Inside-goal injection tasks that succeeded (out of the interlock's scope): " + ", ".join(inside) + ".")
         empty = sorted({f"{e['suite']} {e['injection_task']}" for e in meta.get("no_ground_truth", [])}, key=lambda x: (x.split()[0], task_no(x)))
         if empty:
-            lines.append("Not played by the compromised oracle (empty ground truth, ethz-spylab/agentdojo#213): " + ", ".join(empty) + ".")
+            lines.append("Not played by the compromised oracle (empty ground truth: workspace's ethz-spylab/agentdojo#213; "
+                         "travel's injection_task_6 asks only for words in the answer): " + ", ".join(empty) + ".")
     lines.append(f"Sessions: `MECHA_HOME={meta['mecha_home']}`.")
     lines.append(f"<!-- agentdojo {a} end -->")
     return "\n".join(lines)
