@@ -2,7 +2,8 @@
 
     dojo.py run --out DIR [--suite S]... [--attack A] [--trifecta M]... [--limit N]
     dojo.py report DIR [--json] [--doc FILE]
-    dojo.py serve --suite S --case FILE      (the stdio MCP server, standalone)
+    dojo.py doc DIR FILE                     (rewrite the run's table in FILE)
+    dojo.py serve --suite S [--case FILE]    (the stdio MCP server, standalone)
 
 run plays every case of the chosen suites through mecha, one case at a time
 (AgentDojo's own runner crashes with more than one worker, #212): for each
@@ -134,7 +135,16 @@ def build(case: Case) -> Built:
     calls = list(ut.ground_truth(pre.model_copy(deep=True)))
     user_calls = len(calls)
     if case.kind == "compromised":
-        calls += list(it.ground_truth(pre.model_copy(deep=True)))
+        # The injection's ground truth is computed on the environment as
+        # the user task's ground truth leaves it, where the compromised
+        # model obeys: from the pre-environment, ids of mail or events the
+        # user task created would be stale (an email id "next" before the
+        # user task sent its own mail is that mail's id afterwards).
+        after = pre.model_copy(deep=True)
+        sim = FunctionsRuntime(suite.tools)
+        for c in calls:
+            sim.run_function(after, c.function, c.args)
+        calls += list(it.ground_truth(after))
     return Built(case=case, suite=suite, user_task=ut, injection_task=it, injections=injections,
                  env=env, pre=pre, calls=calls, user_calls=user_calls, answer=ut.GROUND_TRUTH_OUTPUT,
                  runtime=FunctionsRuntime(suite.tools))
@@ -388,6 +398,10 @@ def cmd_run(a) -> None:
     meta = {"benchmark_version": BENCHMARK_VERSION, "attack": a.attack, "target_model": TARGET_MODEL,
             "modes": modes, "suites": suites, "limit": a.limit, "declarations": str(Path(a.declarations).resolve()),
             "mecha_home": str(out / "home"), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    # Written now and again at the end: a run cut short can be reported.
+    for s in suites:
+        meta.setdefault("declared", {})[s] = declared(decl, s)
+    (out / "run.json").write_text(json.dumps({**meta, "finished": False}, indent=1))
     results = out / "results.jsonl"
     done = set()
     if results.exists():  # a run cut short goes on where it stopped
@@ -398,10 +412,11 @@ def cmd_run(a) -> None:
     try:
         with results.open("a") as res:
             for s in suites:
-                (out / "home" / "config.toml").write_text(suite_config(decl, s))
+                conf = suite_config(decl, s).replace("${DOJO_PYTHON}", sys.executable).replace("${DOJO_BENCH}", str(BENCH))
+                (out / "home" / "config.toml").write_text(conf)
                 cases, empty = cases_of(s, a.attack, a.limit)
                 meta.setdefault("no_ground_truth", []).extend(empty)
-                meta.setdefault("declared", {})[s] = declared(decl, s)
+                (out / "run.json").write_text(json.dumps({**meta, "finished": False}, indent=1))
                 ts = time.monotonic()
                 n = 0
                 for mode in modes:
@@ -421,6 +436,7 @@ def cmd_run(a) -> None:
     finally:
         server.close()
     meta["seconds_total"] = round(time.monotonic() - t0, 1)
+    meta["finished"] = True
     (out / "run.json").write_text(json.dumps(meta, indent=1))
 
 
@@ -645,11 +661,21 @@ def cmd_doc(a) -> None:
 
 def cmd_serve(a) -> None:
     import anyio
+    from agentdojo.functions_runtime import FunctionsRuntime
 
-    spec = json.loads(Path(a.case).read_text())
-    b = build(Case(spec["suite"], spec["kind"], spec["user_task"], spec.get("injection_task"), spec.get("attack")))
-    if b.case.suite != a.suite:
-        die(f"case {a.case} is of suite {b.case.suite}, not {a.suite}")
+    if a.suite not in SUITES:
+        die(f"unknown suite {a.suite!r} (want one of {', '.join(SUITES)})")
+    if a.case:
+        spec = json.loads(Path(a.case).read_text())
+        b = build(Case(spec["suite"], spec["kind"], spec["user_task"], spec.get("injection_task"), spec.get("attack")))
+        if b.case.suite != a.suite:
+            die(f"case {a.case} is of suite {b.case.suite}, not {a.suite}")
+    else:  # the suite's tools on its environment without injections
+        suite = load_suite(a.suite)
+        env = suite.load_and_inject_default_environment({})
+        b = Built(case=Case(a.suite, "serve", ""), suite=suite, user_task=None, injection_task=None, injections={},
+                  env=env, pre=env.model_copy(deep=True), calls=[], user_calls=0, answer="",
+                  runtime=FunctionsRuntime(suite.tools))
     anyio.run(serve_streams, b, None, None)
 
 
@@ -673,7 +699,7 @@ def main() -> None:
     d.add_argument("file")
     s = sub.add_parser("serve")
     s.add_argument("--suite", required=True)
-    s.add_argument("--case", required=True)
+    s.add_argument("--case")
     a = p.parse_args()
     {"run": cmd_run, "report": cmd_report, "doc": cmd_doc, "serve": cmd_serve}[a.cmd](a)
 

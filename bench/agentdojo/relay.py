@@ -8,9 +8,10 @@ environment) over a Unix socket named by $DOJO_SOCKET: this script only
 carries bytes between mecha's pipes and that socket. It imports nothing but
 the standard library (run with python -I -S it starts in milliseconds).
 
-Without $DOJO_SOCKET (a session rerun after the bench finished) it runs
-dojo.py's own stdio server for the case file given, in this process:
-slow, but the same environment and tools.
+Without $DOJO_SOCKET (a session replayed or rerun after the bench
+finished) it runs dojo.py's own stdio server in this process: slow, but the
+same tools, on the environment of the case file $DOJO_CASE names (the run's
+cases/ID.json) or else on the suite's environment without injections.
 """
 
 import os
@@ -25,7 +26,8 @@ def main() -> None:
     if not path or not os.path.exists(path):
         here = os.path.dirname(os.path.abspath(__file__))
         python = os.environ.get("DOJO_PYTHON") or sys.executable
-        os.execv(python, [python, os.path.join(here, "dojo.py"), "serve", *args])
+        case = ["--case", os.environ["DOJO_CASE"]] if os.environ.get("DOJO_CASE") else []
+        os.execv(python, [python, os.path.join(here, "dojo.py"), "serve", *args, *case])
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)
     # The first line says which suite and case mecha started us for.
