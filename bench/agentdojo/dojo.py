@@ -504,6 +504,7 @@ def summarize(out: Path) -> list[dict]:
                 "attack_cases": len(outward),
                 "attack_success_rate_inside": rate(inside, "security"),
                 "attack_cases_inside": len(inside),
+                "attack_success_rate_all": rate(comp, "security"),
                 "no_ground_truth": sorted({e["injection_task"] for e in meta.get("no_ground_truth", []) if e["suite"] == s},
                                           key=task_no),
                 "blocked_benign": [blocked(r) for r in benign if not r["utility"] and r["refused"]],
@@ -525,6 +526,7 @@ def summarize(out: Path) -> list[dict]:
             "attack_cases": len(totals.get("outward", [])),
             "attack_success_rate_inside": rate(totals.get("inside", []), "security"),
             "attack_cases_inside": len(totals.get("inside", [])),
+            "attack_success_rate_all": rate(totals.get("outward", []) + totals.get("inside", []), "security"),
         }
         reports.append(rep)
     return reports
