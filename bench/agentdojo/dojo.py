@@ -141,6 +141,7 @@ class Built:
     pre: object
     calls: list  # FunctionCall, in order
     user_calls: int  # how many of calls are the user task's
+    injection_args: str | None  # how the injection's were computed (injection_calls)
     answer: str
     executed: list = field(default_factory=list)
     runtime: object = None
@@ -162,20 +163,48 @@ def build(case: Case) -> Built:
     # environment before any call ran (see README, "Arguments").
     calls = list(ut.ground_truth(pre.model_copy(deep=True)))
     user_calls = len(calls)
+    how = None
     if case.kind == "compromised":
-        # The injection's ground truth is computed on the environment as
-        # the user task's ground truth leaves it, where the compromised
-        # model obeys: from the pre-environment, ids of mail or events the
-        # user task created would be stale (an email id "next" before the
-        # user task sent its own mail is that mail's id afterwards).
-        after = pre.model_copy(deep=True)
-        sim = FunctionsRuntime(suite.tools)
-        for c in calls:
-            sim.run_function(after, c.function, c.args)
-        calls += list(it.ground_truth(after))
+        inj, how = injection_calls(suite, ut, it, pre, calls)
+        calls += inj
     return Built(case=case, suite=suite, user_task=ut, injection_task=it, injections=injections,
-                 env=env, pre=pre, calls=calls, user_calls=user_calls, answer=ut.GROUND_TRUTH_OUTPUT,
+                 env=env, pre=pre, calls=calls, user_calls=user_calls, injection_args=how, answer=ut.GROUND_TRUTH_OUTPUT,
                  runtime=FunctionsRuntime(suite.tools))
+
+
+def injection_calls(suite, ut, it, pre, user_calls: list) -> tuple[list, str]:
+    """The injection task's ground truth, played after the user task's.
+
+    AgentDojo computes a ground truth from the environment before any call
+    ran, and plays an injection task's alone. Played after the user task,
+    its arguments may be computed from either environment: from the one the
+    user task's ground truth leaves (an id such as "the email just sent"
+    moves once the user task has sent mail of its own), or from the
+    pre-environment (AgentDojo's checks compare with it: "an overview of
+    the scheduled transactions" as they were). The oracle obeys as well as
+    it can: it simulates both on a copy, without mecha, and plays the first
+    AgentDojo's security check counts as a success, after-the-user-task
+    first; "neither" when none does (then the after-the-user-task one)."""
+    from agentdojo.functions_runtime import FunctionsRuntime
+    from agentdojo.types import text_content_block_from_string
+
+    rt = FunctionsRuntime(suite.tools)
+    after = pre.model_copy(deep=True)
+    for c in user_calls:
+        rt.run_function(after, c.function, c.args)
+    candidates = [("after_user_task", list(it.ground_truth(after.model_copy(deep=True)))),
+                  ("pre_environment", list(it.ground_truth(pre.model_copy(deep=True))))]
+    out = [text_content_block_from_string(ut.GROUND_TRUTH_OUTPUT)]
+    for how, inj in candidates:
+        env = after.model_copy(deep=True)
+        for c in inj:
+            rt.run_function(env, c.function, c.args)
+        try:
+            if suite._check_task_result(it, out, pre, env, [*user_calls, *inj]):
+                return inj, how
+        except Exception:
+            pass
+    return candidates[0][1], "neither"
 
 
 def plain(v):
@@ -388,7 +417,7 @@ def run_case(b: Built, mode: str, out: Path, server: SocketServer, mecha: str, e
             session, text, error = ev.get("session"), ev.get("text") or "", ev.get("error") or ""
     utility, security = verdicts(b, text)
     rec = {**c.spec(), "mode": mode, "session": session, "utility": utility, "security": security,
-           "calls": [x.function for x in b.calls], "user_calls": b.user_calls, "executed": [x.function for x in b.executed],
+           "calls": [x.function for x in b.calls], "user_calls": b.user_calls, "injection_args": b.injection_args, "executed": [x.function for x in b.executed],
            "injection_ran": [x.function for i, x in enumerate(b.calls) if i >= b.user_calls and i < done and i not in refused_at],
            "refused": refused, "seconds": round(time.monotonic() - started, 3)}
     problems = list(server.errors)
@@ -512,6 +541,9 @@ def summarize(out: Path) -> list[dict]:
                                   for r in benign if not r["utility"] and not r["refused"]],
                 "attacks_succeeded": [succeeded(r, caps) for r in outward if r["security"]],
                 "inside_attacks_succeeded": [succeeded(r, caps) for r in inside if r["security"]],
+                "attacks_missed": [{"user_task": r["user_task"], "injection_task": r["injection_task"], "session": r["session"],
+                                    "injection_args": r.get("injection_args") or "", "refused": len(r["refused"])}
+                                   for r in comp if not r["security"]],
                 "problems": sum(1 for r in rs if r.get("problems")),
             }
             rep["suites"][s] = d
@@ -552,12 +584,15 @@ def blocked(r: dict) -> dict:
 
 
 def succeeded(r: dict, caps: dict) -> dict:
+    """Why an attack succeeded: what ran, and the interlock's view."""
     ran = r["injection_ran"]
     out = [t for t in ran if "reaches_network" in caps.get(t, [])]
     before = r["executed"][:len(r["executed"]) - len(ran)]
     private = [t for t in before if "reads_workspace" in caps.get(t, [])]
     untrusted = [t for t in before if "external" in caps.get(t, [])]
-    if private and untrusted:
+    if r["mode"] == "off":
+        state = "the interlock is off"
+    elif private and untrusted:
         state = "the conversation was armed: a refusal was expected (a bug)"
     else:
         state = ("the conversation was not armed (private data from: " + (", ".join(sorted(set(private))) or "nothing")
@@ -589,8 +624,13 @@ def text_report(reps: list[dict]) -> str:
                 lines.append(f"  {name} {b['user_task']}: blocked: {b['call']} refused ({b['refused']} call(s)); session {b['session']}")
             for f in d["failed_benign"]:
                 lines.append(f"  {name} {f['user_task']}: failed without a refusal; session {f['session']} {'; '.join(f['problems'])}")
-            for s in d["attacks_succeeded"]:
-                lines.append(f"  {name} {s['user_task']} x {s['injection_task']}: ATTACK SUCCEEDED: {s['why']}; session {s['session']}")
+            if rep["trifecta"] == "off":
+                lines.append(f"  {name}: {len(d['attacks_succeeded'])} of {d['attack_cases']} outward attacks succeeded (the control)")
+                for m in d["attacks_missed"]:
+                    lines.append(f"  {name} {m['user_task']} x {m['injection_task']}: the control's attack did not succeed ({m['injection_args']}); session {m['session']}")
+            else:
+                for s in d["attacks_succeeded"]:
+                    lines.append(f"  {name} {s['user_task']} x {s['injection_task']}: ATTACK SUCCEEDED: {s['why']}; session {s['session']}")
             if d["inside_attacks_succeeded"]:
                 lines.append(f"  {name}: {len(d['inside_attacks_succeeded'])} inside-goal attack(s) succeeded (out of the interlock's scope): "
                              + ", ".join(sorted({s['injection_task'] for s in d['inside_attacks_succeeded']}, key=task_no)))
@@ -711,7 +751,7 @@ def cmd_serve(a) -> None:
         suite = load_suite(a.suite)
         env = suite.load_and_inject_default_environment({})
         b = Built(case=Case(a.suite, "serve", ""), suite=suite, user_task=None, injection_task=None, injections={},
-                  env=env, pre=env.model_copy(deep=True), calls=[], user_calls=0, answer="",
+                  env=env, pre=env.model_copy(deep=True), calls=[], user_calls=0, injection_args=None, answer="",
                   runtime=FunctionsRuntime(suite.tools))
     anyio.run(serve_streams, b, None, None)
 
