@@ -44,8 +44,9 @@ var Layers = []Layer{
 	{"main", []string{"./cmd/..."}},
 }
 
-// TestKits are the packages only tests import.
-var TestKits = []string{"./testkit/..."}
+// TestKits are the packages only tests import, and the benches: test-only
+// packages that drive the built binary (bench/agentdojo).
+var TestKits = []string{"./testkit/...", "./bench/..."}
 
 // LayerRules turns layers into rules: each layer forbids every layer above
 // it, and no layer imports a test kit. Direct imports suffice: a chain that
