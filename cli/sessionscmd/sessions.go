@@ -33,7 +33,7 @@ specified in record/transcript/doc.go of mecha's source.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(NewCmdList(env, nil), NewCmdShow(env, nil), NewCmdPath(env, nil), NewCmdStats(env, nil),
-		NewCmdSearch(env, nil), NewCmdRm(env, nil), NewCmdPrune(env, nil), NewCmdView(env, nil), NewCmdExport(env, nil))
+		NewCmdSearch(env, nil), NewCmdRm(env, nil), NewCmdPrune(env, nil), NewCmdView(env, nil), NewCmdExport(env, nil), NewCmdReindex(env, nil))
 	return cmd
 }
 
