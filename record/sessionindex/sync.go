@@ -60,6 +60,14 @@ func (ix *Index) sync(only string) (*state, *sql.DB, error) {
 }
 
 func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
+	// The rows first, then the files: a row is written only after its
+	// file exists, so a row whose file is not listed has lost its file
+	// (read the other way round, a session created in between would be
+	// taken for gone).
+	rows, err := loadRows(db, only)
+	if err != nil {
+		return nil, err
+	}
 	var names []string
 	if only != "" {
 		names = []string{only + session.Ext}
@@ -71,10 +79,6 @@ func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
 	}
 	stats := make([]fileStat, len(names))
 	parallel(len(names), func(i int) { stats[i] = statFile(filepath.Join(ix.dir, names[i])) })
-	rows, err := loadRows(db, only)
-	if err != nil {
-		return nil, err
-	}
 	st := &state{}
 	var work []job
 	present := make(map[string]bool, len(names))
@@ -106,6 +110,9 @@ func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
 	var gone []int64
 	for id, r := range rows {
 		if !present[id] {
+			if fs := statFile(filepath.Join(ix.dir, id+session.Ext)); fs.err == nil && fs.regular {
+				continue // created after the directory was read
+			}
 			gone = append(gone, r.sid)
 		}
 	}
@@ -238,7 +245,7 @@ type spanRow struct {
 
 // batchBytes is how much text a transaction takes before it commits, so
 // that a first indexing of a large store is not one huge transaction.
-const batchBytes = 32 << 20
+var batchBytes = 32 << 20
 
 // index reads the jobs' files on one goroutine per core and writes what
 // they hold, in transactions of about batchBytes.
