@@ -85,7 +85,7 @@ func TestDeletedIndexLosesNothing(t *testing.T) {
 	genStore(t, dir, rand.New(rand.NewPCG(3, 4)), 20)
 	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 	checkOracle(t, dir, ix)
-	ix.db.Close()
+	ix.Close()
 	for _, s := range []string{"", "-wal", "-shm"} {
 		os.Remove(filepath.Join(dir, Name+s))
 	}
@@ -122,7 +122,7 @@ func TestKillDuringIndexing(t *testing.T) {
 		if said.Len() > 0 {
 			t.Errorf("trial %d: the reader after the kill said %q", trial, said.String())
 		}
-		ix.db.Close()
+		ix.Close()
 		if trial%2 == 1 { // half the trials start from no index
 			for _, s := range []string{"", "-wal", "-shm"} {
 				os.Remove(filepath.Join(dir, Name+s))

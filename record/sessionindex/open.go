@@ -45,6 +45,7 @@ CREATE TABLE sums(sid INTEGER NOT NULL, line INTEGER NOT NULL, rec BLOB NOT NULL
 CREATE TABLE spans(rid INTEGER PRIMARY KEY, sid INTEGER NOT NULL, line INTEGER NOT NULL,
 	off INTEGER NOT NULL, len INTEGER NOT NULL, role TEXT NOT NULL, tool TEXT);
 CREATE INDEX spans_sid ON spans(sid, line);
+CREATE TABLE ident(id INTEGER NOT NULL);
 CREATE VIRTUAL TABLE texts USING fts5(text, tokenize='trigram case_sensitive 1', detail=none, content='', contentless_delete=1);
 `
 
@@ -131,6 +132,7 @@ func (ix *Index) open() *sql.DB {
 
 // recreate removes the index's files and makes a new one.
 func (ix *Index) recreate() (*sql.DB, error) {
+	os.Remove(ix.listPath())
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		if err := os.Remove(ix.path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
@@ -225,6 +227,9 @@ func ensureSchema(db *sql.DB) error {
 	if _, err := tx.Exec(schema); err != nil {
 		return err
 	}
+	if _, err := tx.Exec("INSERT INTO ident(id) VALUES(abs(random()))"); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", appID, version)); err != nil {
 		return err
 	}
@@ -253,4 +258,17 @@ func short(err error) string {
 		s = s[:120] + "…"
 	}
 	return s
+}
+
+// Close closes the database, if it was opened; the Index opens it again
+// when next read.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.db == nil {
+		return nil
+	}
+	err := ix.db.Close()
+	ix.db = nil
+	return err
 }

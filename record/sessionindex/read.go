@@ -2,7 +2,14 @@ package sessionindex
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mecha-agent/mecha/record/session"
@@ -11,100 +18,277 @@ import (
 
 var _ session.Index = (*Index)(nil)
 
-// listed is a session as the index lists it.
-type listed struct {
-	session.Totals
-	sid int64
+// current returns the sessions of the store as they are now, newest
+// first, with the files a listing passes over; nil when the index cannot
+// be used (the caller then reads the files). When every file matches the
+// snapshot, that is all it reads; otherwise it brings the database in
+// step and writes the snapshot again.
+func (ix *Index) current() (*snapshot, []*session.FileError, error) {
+	names, err := readNames(ix.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	stats := make([]fileStat, len(names))
+	parallelChunks(len(names), func(i int) { stats[i] = statFile(filepath.Join(ix.dir, names[i])) })
+	snap := ix.readSnapshot()
+	var skipped []*session.FileError
+	valid := snap != nil
+	listed := 0
+	for i, name := range names {
+		id := strings.TrimSuffix(name, session.Ext)
+		fs := stats[i]
+		if fs.dir {
+			if lst, err := os.Lstat(filepath.Join(ix.dir, name)); err == nil && lst.IsDir() {
+				continue // a directory: not listed, as the scans have it
+			}
+		}
+		if valid && fs.err == nil && fs.regular {
+			if j, ok := snap.byName[id]; ok {
+				if x := &snap.entries[j]; x.size == fs.size && x.mtime == fs.mtime && x.ino == fs.ino {
+					listed++
+					continue
+				}
+			}
+		}
+		if !valid {
+			continue
+		}
+		// Not in the snapshot: a file that is not a session, or a change.
+		if _, fe := session.PeekFile(ix.dir, name); fe != nil {
+			skipped = append(skipped, fe)
+			continue
+		}
+		valid = false
+	}
+	if valid && listed == len(snap.entries) {
+		return snap, skipped, nil
+	}
+	return ix.rebuildSnapshot(snap)
 }
 
-const listColumns = `sid, name, created, format, provider, model, workspace, title, replay_of, rerun_of, reflects_on, distill,
-	parent, parent_call, rich, header, header_id, coalesce(tail_turns, turns), stop, finished, tail_turns IS NOT NULL`
+// rebuildSnapshot brings the database in step and makes the snapshot
+// again from it, reusing the old one's entries whose files are unchanged.
+func (ix *Index) rebuildSnapshot(old *snapshot) (*snapshot, []*session.FileError, error) {
+	for attempt := 0; ; attempt++ {
+		st, db, err := ix.sync("")
+		if err != nil || st == nil {
+			return nil, nil, err
+		}
+		snap, err := ix.snapshotFrom(db, st, old)
+		if err == nil {
+			ix.writeSnapshot(snap.encode())
+			return snap, st.skipped, nil
+		}
+		if attempt > 0 || !isCorrupt(err) {
+			return nil, nil, err
+		}
+		ix.mu.Lock()
+		ok := ix.rebuild(err)
+		ix.mu.Unlock()
+		if !ok {
+			return nil, nil, err
+		}
+		old = nil
+	}
+}
 
-// rows lists the sessions of st (all of them, newest first) whose header
-// keep accepts, at most limit of them when limit is above zero.
-func (ix *Index) rows(db *sql.DB, st *state, where string, args []any, order string, keep func(transcript.Meta) bool, limit int) ([]listed, error) {
-	want := make(map[string]bool, len(st.names))
-	for _, n := range st.names {
-		want[n] = true
+// snapshotFrom makes the snapshot of the sessions st found from the
+// database (and old's entries for files that have not changed since).
+func (ix *Index) snapshotFrom(db *sql.DB, st *state, old *snapshot) (*snapshot, error) {
+	var id uint64
+	if err := db.QueryRow("SELECT id FROM ident").Scan(&id); err != nil {
+		return nil, err
 	}
-	q := "SELECT " + listColumns + " FROM sessions"
-	if where != "" {
-		q += " WHERE " + where
+	// The database's rows are the truth here: old entries are reused only
+	// when they say what the rows say of their files.
+	rs, err := db.Query("SELECT sid, name, size, mtime, ino FROM sessions")
+	if err != nil {
+		return nil, err
 	}
-	rs, err := db.Query(q+" ORDER BY "+order, args...)
+	type at struct {
+		sid              int64
+		size, mtime, ino int64
+	}
+	rowsOf := map[string]at{}
+	for rs.Next() {
+		var a at
+		var name string
+		if err := rs.Scan(&a.sid, &name, &a.size, &a.mtime, &a.ino); err != nil {
+			rs.Close()
+			return nil, err
+		}
+		rowsOf[name] = a
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	snap := &snapshot{db: id}
+	var need []int64
+	for _, name := range st.names {
+		a, ok := rowsOf[name]
+		if !ok {
+			continue
+		}
+		if old != nil {
+			if j, ok := old.byName[name]; ok {
+				if x := old.entries[j]; x.size == a.size && x.mtime == a.mtime && x.ino == a.ino {
+					snap.entries = append(snap.entries, x)
+					continue
+				}
+			}
+		}
+		need = append(need, a.sid)
+	}
+	for len(need) > 0 {
+		n := min(len(need), 500)
+		es, err := ix.entries(db, need[:n])
+		if err != nil {
+			return nil, err
+		}
+		snap.entries = append(snap.entries, es...)
+		need = need[n:]
+	}
+	sortEntries(snap.entries)
+	snap.index()
+	return snap, nil
+}
+
+// entries reads the sessions sids from the database.
+func (ix *Index) entries(db *sql.DB, sids []int64) ([]entry, error) {
+	in := strings.Repeat(",?", len(sids))[1:]
+	args := make([]any, len(sids))
+	for i, s := range sids {
+		args[i] = s
+	}
+	rs, err := db.Query(`SELECT sid, name, size, mtime, ino, created, format, provider, model, workspace, title, replay_of, rerun_of, reflects_on, distill,
+		parent, parent_call, rich, header, header_id, coalesce(tail_turns, turns), stop, finished, tail_turns IS NOT NULL
+		FROM sessions WHERE sid IN (`+in+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rs.Close()
-	var out []listed
+	at := map[int64]int{}
+	var out []entry
 	for rs.Next() {
-		var l listed
-		var name, created, parent, call sql.NullString
+		var x entry
+		var sid int64
+		var created string
+		var parent, call sql.NullString
 		var header []byte
 		var rich bool
-		m := &l.Meta
-		if err := rs.Scan(&l.sid, &name, &created, &m.Format, &m.Provider, &m.Model, &m.Workspace, &m.Title, &m.ReplayOf, &m.RerunOf,
-			&m.ReflectsOn, &m.Distill, &parent, &call, &rich, &header, &l.HeaderID, &l.Turns, &l.Stop, &l.Finished, &l.Tail); err != nil {
+		m := &x.info.Meta
+		if err := rs.Scan(&sid, &x.name, &x.size, &x.mtime, &x.ino, &created, &m.Format, &m.Provider, &m.Model, &m.Workspace, &m.Title, &m.ReplayOf, &m.RerunOf,
+			&m.ReflectsOn, &m.Distill, &parent, &call, &rich, &header, &x.info.HeaderID, &x.turns, &x.stop, &x.finished, &x.tail); err != nil {
 			return nil, err
 		}
-		if !want[name.String] {
-			continue // a file that has gone, or is no longer a session
-		}
-		l.Ref = session.Ref{Dir: ix.dir, ID: name.String}
+		x.info.Ref = session.Ref{Dir: ix.dir, ID: x.name}
 		if rich {
 			dm, err := transcript.DecodeMeta(header)
 			if err != nil {
 				return nil, fmt.Errorf("a header it holds does not decode: %w", err)
 			}
 			*m = *dm
+			x.header = string(header)
 		} else {
-			if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created.String); err != nil {
+			if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
 				return nil, err
 			}
 			if parent.Valid {
 				m.Parent = &transcript.ParentCall{Session: parent.String, CallID: call.String}
 			}
 		}
-		m.ID = name.String
-		if keep != nil && !keep(*m) {
-			continue
+		m.ID = x.name
+		at[sid] = len(out)
+		out = append(out, x)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	sr, err := db.Query("SELECT sid, rec FROM sums WHERE sid IN ("+in+") ORDER BY sid, line", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer sr.Close()
+	for sr.Next() {
+		var sid int64
+		var rec []byte
+		if err := sr.Scan(&sid, &rec); err != nil {
+			return nil, err
 		}
-		out = append(out, l)
-		if limit > 0 && len(out) == limit {
-			break
+		if i, ok := at[sid]; ok {
+			out[i].sums = append(out[i].sums, string(rec))
 		}
 	}
-	return out, rs.Err()
+	return out, sr.Err()
 }
 
-const newest = "ts DESC, ns DESC, name DESC"
+// readNames returns the names of the .jsonl entries of dir; none when it
+// does not exist.
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	defer f.Close()
+	all, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	names := all[:0]
+	for _, n := range all {
+		if strings.HasSuffix(n, session.Ext) {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
 
-// read runs fn on the index brought in step, or returns false when the
-// index cannot be used (the caller then reads the files). A corrupt index
-// met while reading is rebuilt, once.
-func (ix *Index) read(fn func(db *sql.DB, st *state) error) (bool, error) {
-	for attempt := 0; ; attempt++ {
-		st, db, err := ix.sync("")
-		if err != nil {
-			return ix.failed(err)
+// parallelChunks calls fn(0..n-1) on one goroutine per processor, handing
+// out the indices in chunks so that the goroutines seldom meet.
+func parallelChunks(n int, fn func(i int)) {
+	const chunk = 512
+	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
 		}
-		if st == nil {
-			return false, nil
-		}
-		err = fn(db, st)
-		if err == nil {
-			return true, nil
-		}
-		if attempt == 0 && isCorrupt(err) {
-			ix.mu.Lock()
-			ok := ix.rebuild(err)
-			ix.mu.Unlock()
-			if ok {
-				continue
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+chunk, n); i++ {
+					fn(i)
+				}
 			}
-		}
+		}()
+	}
+	wg.Wait()
+}
+
+// read answers from the current listing, or returns false when the index
+// cannot be used.
+func (ix *Index) read(fn func(snap *snapshot, skipped []*session.FileError) error) (bool, error) {
+	snap, skipped, err := ix.current()
+	if err != nil {
 		return ix.failed(err)
 	}
+	if snap == nil {
+		return false, nil
+	}
+	return true, fn(snap, skipped)
 }
 
 // failed gives up on the index for this process: the files are read.
@@ -119,16 +303,12 @@ func (ix *Index) failed(err error) (bool, error) {
 // List is session.Store.List from the index.
 func (ix *Index) List() (*session.Listing, error) {
 	l := &session.Listing{}
-	ok, err := ix.read(func(db *sql.DB, st *state) error {
-		rows, err := ix.rows(db, st, "", nil, newest, nil, 0)
-		if err != nil {
-			return err
+	ok, err := ix.read(func(snap *snapshot, skipped []*session.FileError) error {
+		l.Sessions = make([]session.Info, len(snap.entries))
+		for i := range snap.entries {
+			l.Sessions[i] = snap.entries[i].info
 		}
-		l.Sessions = make([]session.Info, len(rows))
-		for i := range rows {
-			l.Sessions[i] = rows[i].Info
-		}
-		l.NotSessions = st.skipped
+		l.NotSessions = skipped
 		return nil
 	})
 	if !ok && err == nil {
@@ -140,82 +320,68 @@ func (ix *Index) List() (*session.Listing, error) {
 // Totals is session.Store.Totals from the index.
 func (ix *Index) Totals(keep func(transcript.Meta) bool, limit int) ([]session.Totals, []*session.FileError, error) {
 	var out []session.Totals
-	var skipped []*session.FileError
-	ok, err := ix.read(func(db *sql.DB, st *state) error {
-		rows, err := ix.rows(db, st, "", nil, newest, keep, limit)
-		if err != nil {
-			return err
+	var skippedFiles []*session.FileError
+	ok, err := ix.read(func(snap *snapshot, skipped []*session.FileError) error {
+		n := len(snap.entries)
+		if limit > 0 && keep == nil {
+			n = min(n, limit)
 		}
-		out = make([]session.Totals, len(rows))
-		for i := range rows {
-			out[i] = rows[i].Totals
+		out = make([]session.Totals, 0, n)
+		for i := range snap.entries {
+			x := &snap.entries[i]
+			if keep != nil && !keep(x.info.Meta) {
+				continue
+			}
+			out = append(out, session.Totals{Info: x.info, Turns: x.turns, Stop: x.stop, Finished: x.finished, Tail: x.tail})
+			if limit > 0 && len(out) == limit {
+				break
+			}
 		}
-		skipped = st.skipped
+		skippedFiles = skipped
 		return nil
 	})
 	if !ok && err == nil {
 		return session.ScanTotals(ix.dir, keep, limit)
 	}
-	return out, skipped, err
+	return out, skippedFiles, err
 }
 
 // Summaries is session.Store.Summaries from the index.
 func (ix *Index) Summaries(keep func(transcript.Meta) bool) ([]session.Summarized, []*session.FileError, error) {
 	var out []session.Summarized
-	var skipped []*session.FileError
-	ok, err := ix.read(func(db *sql.DB, st *state) error {
-		rows, err := ix.rows(db, st, "", nil, newest, keep, 0)
-		if err != nil {
-			return err
-		}
-		at := make(map[int64]int, len(rows))
-		out = make([]session.Summarized, len(rows))
-		for i := range rows {
-			out[i].Info = rows[i].Info
-			at[rows[i].sid] = i
-		}
-		rs, err := db.Query("SELECT sid, rec FROM sums ORDER BY sid, line")
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var sid int64
-			var b []byte
-			if err := rs.Scan(&sid, &b); err != nil {
-				return err
-			}
-			i, ok := at[sid]
-			if !ok {
+	var skippedFiles []*session.FileError
+	ok, err := ix.read(func(snap *snapshot, skipped []*session.FileError) error {
+		for i := range snap.entries {
+			x := &snap.entries[i]
+			if keep != nil && !keep(x.info.Meta) {
 				continue
 			}
-			if rec, err := transcript.Decode(b); err == nil {
-				if s, ok := rec.(*transcript.Summary); ok {
-					out[i].Summaries = append(out[i].Summaries, s)
+			s := session.Summarized{Info: x.info}
+			for _, r := range x.sums {
+				if rec, err := transcript.Decode([]byte(r)); err == nil {
+					if sum, ok := rec.(*transcript.Summary); ok {
+						s.Summaries = append(s.Summaries, sum)
+					}
 				}
 			}
+			out = append(out, s)
 		}
-		skipped = st.skipped
-		return rs.Err()
+		skippedFiles = skipped
+		return nil
 	})
 	if !ok && err == nil {
 		return session.ScanSummaries(ix.dir, keep)
 	}
-	return out, skipped, err
+	return out, skippedFiles, err
 }
 
 // Children is session.Store.Children from the index.
 func (ix *Index) Children(parent string) ([]session.Info, error) {
 	var out []session.Info
-	ok, err := ix.read(func(db *sql.DB, st *state) error {
-		rows, err := ix.rows(db, st, "parent = ?", []any{parent}, "ts ASC, ns ASC, name ASC", nil, 0)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			// A rich header's parent is the decoded one's.
-			if r.Meta.Parent != nil && r.Meta.Parent.Session == parent {
-				out = append(out, r.Info)
+	ok, err := ix.read(func(snap *snapshot, _ []*session.FileError) error {
+		for i := len(snap.entries) - 1; i >= 0; i-- {
+			if p := snap.entries[i].info.Meta.Parent; p != nil && p.Session == parent {
+				out = append(out, snap.entries[i].info)
 			}
 		}
 		return nil
@@ -241,30 +407,28 @@ func (ix *Index) Removed(id string) { ix.Closed(id) }
 // Reindex rebuilds the index from the files, and says how many sessions
 // it holds.
 func (ix *Index) Reindex() (int, error) {
+	if st, err := os.Stat(ix.dir); err != nil || !st.IsDir() {
+		return 0, nil // no store: nothing to index
+	}
 	ix.mu.Lock()
 	if ix.db != nil {
 		ix.db.Close()
 		ix.db = nil
 	}
 	ix.broken = false
-	if err := func() error {
-		db, err := ix.recreate()
-		if err != nil {
-			return err
-		}
-		ix.db = db
-		return nil
-	}(); err != nil {
+	db, err := ix.recreate()
+	if err != nil {
 		ix.mu.Unlock()
 		return 0, fmt.Errorf("sessionindex: %w", err)
 	}
+	ix.db = db
 	ix.mu.Unlock()
-	st, _, err := ix.sync("")
+	snap, _, err := ix.rebuildSnapshot(nil)
 	if err != nil {
 		return 0, fmt.Errorf("sessionindex: %w", err)
 	}
-	if st == nil {
+	if snap == nil {
 		return 0, fmt.Errorf("sessionindex: the index %s cannot be used", ix.path)
 	}
-	return len(st.names), nil
+	return len(snap.entries), nil
 }

@@ -1,7 +1,8 @@
 package sessionindex
 
 import (
-	"database/sql"
+	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -25,49 +26,75 @@ func (ix *Index) Candidates(q *session.Query) (map[string][]session.Span, bool, 
 	if match == "" {
 		return nil, false, nil
 	}
-	out := map[string][]session.Span{}
-	ok, err := ix.read(func(db *sql.DB, st *state) error {
-		live := make(map[string]bool, len(st.names))
-		for _, n := range st.names {
-			live[n] = true
-		}
-		query := `SELECT s.name, p.line, p.off, p.len FROM texts JOIN spans p ON p.rid = texts.rowid JOIN sessions s ON s.sid = p.sid
-			WHERE texts MATCH ?`
-		args := []any{match}
-		if q.Role != "" {
-			query += " AND p.role = ?"
-			args = append(args, q.Role)
-		}
-		if q.Tool != "" {
-			query += " AND (p.tool = ? OR p.tool IS NULL)"
-			args = append(args, q.Tool)
-		}
-		rs, err := db.Query(query+" ORDER BY p.sid, p.line", args...)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var name string
-			var sp session.Span
-			if err := rs.Scan(&name, &sp.Line, &sp.Off, &sp.Len); err != nil {
-				return err
-			}
-			if !live[name] {
-				continue
-			}
-			l := out[name]
-			if n := len(l); n > 0 && l[n-1].Line == sp.Line {
-				continue
-			}
-			out[name] = append(l, sp)
-		}
-		return rs.Err()
-	})
-	if !ok || err != nil {
-		return nil, false, err
+	snap, _, err := ix.current()
+	if err != nil {
+		ix.failed(err)
+		return nil, false, nil
+	}
+	if snap == nil {
+		return nil, false, nil
+	}
+	out, err := ix.candidates(snap, q, match)
+	if err != nil {
+		ix.failed(err)
+		return nil, false, nil
 	}
 	return out, true, nil
+}
+
+// candidates queries the full-text table, once the database is known to
+// be the one the snapshot was made from (else it is brought in step).
+func (ix *Index) candidates(snap *snapshot, q *session.Query, match string) (map[string][]session.Span, error) {
+	ix.mu.Lock()
+	db := ix.open()
+	ix.mu.Unlock()
+	if db == nil {
+		return nil, errors.New("the index cannot be opened")
+	}
+	var id uint64
+	err := db.QueryRow("SELECT id FROM ident").Scan(&id)
+	if err != nil || id != snap.db {
+		if snap, _, err = ix.rebuildSnapshot(snap); err != nil || snap == nil {
+			return nil, fmt.Errorf("bringing the index in step: %v", err)
+		}
+		ix.mu.Lock()
+		db = ix.db
+		ix.mu.Unlock()
+	}
+	live := snap.byName
+	query := `SELECT s.name, p.line, p.off, p.len FROM texts JOIN spans p ON p.rid = texts.rowid JOIN sessions s ON s.sid = p.sid
+		WHERE texts MATCH ?`
+	args := []any{match}
+	if q.Role != "" {
+		query += " AND p.role = ?"
+		args = append(args, q.Role)
+	}
+	if q.Tool != "" {
+		query += " AND (p.tool = ? OR p.tool IS NULL)"
+		args = append(args, q.Tool)
+	}
+	rs, err := db.Query(query+" ORDER BY p.sid, p.line", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	out := map[string][]session.Span{}
+	for rs.Next() {
+		var name string
+		var sp session.Span
+		if err := rs.Scan(&name, &sp.Line, &sp.Off, &sp.Len); err != nil {
+			return nil, err
+		}
+		if _, ok := live[name]; !ok {
+			continue
+		}
+		l := out[name]
+		if n := len(l); n > 0 && l[n-1].Line == sp.Line {
+			continue
+		}
+		out[name] = append(l, sp)
+	}
+	return out, rs.Err()
 }
 
 // ftsQuery is the FTS5 query asking for every trigram of the fragments

@@ -19,7 +19,7 @@ import (
 // fileStat is what tells a file changed.
 type fileStat struct {
 	size, mtime, ino int64
-	regular          bool
+	regular, dir     bool
 	err              error
 }
 
@@ -144,7 +144,8 @@ func statFile(path string) fileStat {
 		}
 		break
 	}
-	return fileStat{size: st.Size, mtime: st.Mtim.Nano(), ino: int64(st.Ino), regular: st.Mode&syscall.S_IFMT == syscall.S_IFREG}
+	return fileStat{size: st.Size, mtime: st.Mtim.Nano(), ino: int64(st.Ino), regular: st.Mode&syscall.S_IFMT == syscall.S_IFREG,
+		dir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR}
 }
 
 func loadRows(db *sql.DB, only string) (map[string]row, error) {
