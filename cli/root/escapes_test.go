@@ -139,6 +139,7 @@ var printers = map[string]struct {
 	"mecha sessions prune":   {none: "names the sessions it removes by their ids"},
 	"mecha sessions view":    {none: "writes the page to a file (HTML, which escapes the transcript) and prints its path, made of the session's id"},
 	"mecha sessions path":    {none: "prints the path of the session's file, made of its id"},
+	"mecha sessions reindex": {none: "counts the sessions it indexed and names the store's directory"},
 	"mecha __complete":       {cases: []escapeCase{{args: []string{"__complete", "sessions", "show", ""}, want: []string{"T" + shown}}}},
 	"mecha __completeNoDesc": {cases: []escapeCase{{args: []string{"__completeNoDesc", "sessions", "show", ""}}}},
 	"mecha doctor": {cases: []escapeCase{

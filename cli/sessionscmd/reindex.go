@@ -25,6 +25,8 @@ read it, and every one of them first brings it in step with the files (a file
 that grew is read from where indexing stopped). A missing, corrupt or
 foreign-version index is rebuilt on its own; this command does it on demand.
 Deleting the index loses nothing.`,
+		Example: `  mecha sessions reindex
+  MECHA_SESSION_DIR=/srv/team-sessions mecha sessions reindex`,
 		Args: cmdkit.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if runF != nil {
