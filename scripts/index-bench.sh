@@ -105,7 +105,7 @@ compare "list --json, 100,000 x 2 KB" "$store_root/H" "find $store_root/H -name 
 compare "search a rare word, 1 GB" "$store_root/T" "rg -lF zebracorn $store_root/T" sessions search zebracorn
 compare "search a phrase, 1 GB" "$store_root/T" "rg -lF 'quartz meadows' $store_root/T" sessions search "quartz meadows"
 compare "search --regex with a literal fragment, 1 GB" "$store_root/T" "rg -l 'zebra[a-z]+ grazes' $store_root/T" sessions search --regex 'zebra[a-z]+ grazes'
-compare "stats, 10,000 x 100 KB" "$store_root/T" "grep -rhF '{\"record\":\"summary\"' $store_root/T" "sessions stats"
+compare "stats, 10,000 x 100 KB" "$store_root/T" "grep -rhF '{\"record\":\"summary\"' $store_root/T" sessions stats
 
 base="$tmp/base"
 mkdir -p "$base"

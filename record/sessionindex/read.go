@@ -132,7 +132,7 @@ func (ix *Index) snapshotFrom(db *sql.DB, st *state, old *snapshot) (*snapshot, 
 		}
 		if old != nil {
 			if j, ok := old.byName[name]; ok {
-				if x := old.entries[j]; x.size == a.size && x.mtime == a.mtime && x.ino == a.ino {
+				if x := old.entries[j]; x.size == a.size && x.mtime == a.mtime && x.ino == a.ino && x.decode() == nil {
 					snap.entries = append(snap.entries, x)
 					continue
 				}
@@ -306,6 +306,9 @@ func (ix *Index) List() (*session.Listing, error) {
 	ok, err := ix.read(func(snap *snapshot, skipped []*session.FileError) error {
 		l.Sessions = make([]session.Info, len(snap.entries))
 		for i := range snap.entries {
+			if err := snap.entries[i].decode(); err != nil {
+				return err
+			}
 			l.Sessions[i] = snap.entries[i].info
 		}
 		l.NotSessions = skipped
@@ -329,6 +332,9 @@ func (ix *Index) Totals(keep func(transcript.Meta) bool, limit int) ([]session.T
 		out = make([]session.Totals, 0, n)
 		for i := range snap.entries {
 			x := &snap.entries[i]
+			if err := x.decode(); err != nil {
+				return err
+			}
 			if keep != nil && !keep(x.info.Meta) {
 				continue
 			}
@@ -353,6 +359,9 @@ func (ix *Index) Summaries(keep func(transcript.Meta) bool) ([]session.Summarize
 	ok, err := ix.read(func(snap *snapshot, skipped []*session.FileError) error {
 		for i := range snap.entries {
 			x := &snap.entries[i]
+			if err := x.decode(); err != nil {
+				return err
+			}
 			if keep != nil && !keep(x.info.Meta) {
 				continue
 			}
@@ -380,6 +389,9 @@ func (ix *Index) Children(parent string) ([]session.Info, error) {
 	var out []session.Info
 	ok, err := ix.read(func(snap *snapshot, _ []*session.FileError) error {
 		for i := len(snap.entries) - 1; i >= 0; i-- {
+			if err := snap.entries[i].decode(); err != nil {
+				return err
+			}
 			if p := snap.entries[i].info.Meta.Parent; p != nil && p.Session == parent {
 				out = append(out, snap.entries[i].info)
 			}

@@ -24,7 +24,7 @@ import (
 // and each entry is checked against its file before it is believed.
 const ListName = "index.list"
 
-var snapMagic = []byte("mecha index.list 1\n")
+var snapMagic = []byte("mecha index.list 2\n")
 
 // listPath is the snapshot's file: the index's, .list for .sqlite.
 func (ix *Index) listPath() string { return strings.TrimSuffix(ix.path, ".sqlite") + ".list" }
@@ -39,6 +39,13 @@ type entry struct {
 	stop             string
 	finished, tail   bool
 	sums             []string // summary records as written
+
+	// raw is the entry's encoding past its file's name and stat, decoded
+	// only when the entry is read (decode): a listing of the newest fifty
+	// of 100,000 sessions decodes fifty.
+	raw     []byte
+	decoded bool
+	dir     string
 }
 
 // snapshot is a decoded listing.
@@ -72,6 +79,38 @@ func (e *enc) bool(v bool) {
 	}
 }
 
+// encodePayload writes what the entry says past its file's stat.
+func (x *entry) encodePayload(e *enc) {
+	m := &x.info.Meta
+	e.int(m.CreatedAt.Unix())
+	e.int(int64(m.CreatedAt.Nanosecond()))
+	if x.header != "" {
+		e.bool(true)
+		e.str(x.header)
+	} else {
+		e.bool(false)
+		e.int(int64(m.Format))
+		for _, f := range []string{m.Provider, m.Model, m.Workspace, m.Title, m.ReplayOf, m.RerunOf, m.ReflectsOn} {
+			e.str(f)
+		}
+		e.bool(m.Distill)
+		e.bool(m.Parent != nil)
+		if m.Parent != nil {
+			e.str(m.Parent.Session)
+			e.str(m.Parent.CallID)
+		}
+	}
+	e.str(x.info.HeaderID)
+	e.int(int64(x.turns))
+	e.str(x.stop)
+	e.bool(x.finished)
+	e.bool(x.tail)
+	e.uint(uint64(len(x.sums)))
+	for _, r := range x.sums {
+		e.str(r)
+	}
+}
+
 // encode writes the snapshot; rich headers (anything List could not
 // rebuild from the plain fields) are kept as written.
 func (s *snapshot) encode() []byte {
@@ -80,38 +119,17 @@ func (s *snapshot) encode() []byte {
 	e.uint(uint64(len(s.entries)))
 	for i := range s.entries {
 		x := &s.entries[i]
-		m := &x.info.Meta
 		e.str(x.name)
 		e.int(x.size)
 		e.int(x.mtime)
 		e.int(x.ino)
-		e.int(m.CreatedAt.Unix())
-		e.int(int64(m.CreatedAt.Nanosecond()))
-		if x.header != "" {
-			e.bool(true)
-			e.str(x.header)
-		} else {
-			e.bool(false)
-			e.int(int64(m.Format))
-			for _, f := range []string{m.Provider, m.Model, m.Workspace, m.Title, m.ReplayOf, m.RerunOf, m.ReflectsOn} {
-				e.str(f)
-			}
-			e.bool(m.Distill)
-			e.bool(m.Parent != nil)
-			if m.Parent != nil {
-				e.str(m.Parent.Session)
-				e.str(m.Parent.CallID)
-			}
+		if !x.decoded && x.raw != nil {
+			e.str(string(x.raw))
+			continue
 		}
-		e.str(x.info.HeaderID)
-		e.int(int64(x.turns))
-		e.str(x.stop)
-		e.bool(x.finished)
-		e.bool(x.tail)
-		e.uint(uint64(len(x.sums)))
-		for _, r := range x.sums {
-			e.str(r)
-		}
+		p := &enc{}
+		x.encodePayload(p)
+		e.str(string(p.b))
 	}
 	return binary.LittleEndian.AppendUint32(e.b, crc32.ChecksumIEEE(e.b))
 }
@@ -157,6 +175,18 @@ func (d *dec) str() string {
 	return s
 }
 
+// bytes returns a length-prefixed run of the snapshot's bytes, shared.
+func (d *dec) bytes() []byte {
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.err, d.b = true, nil
+		return nil
+	}
+	b := d.b[:n:n]
+	d.b = d.b[n:]
+	return b
+}
+
 func (d *dec) bool() bool {
 	if len(d.b) == 0 {
 		d.err = true
@@ -168,6 +198,52 @@ func (d *dec) bool() bool {
 }
 
 var errSnapshot = errors.New("the listing snapshot is damaged")
+
+// decode decodes the entry's payload, once.
+func (x *entry) decode() error {
+	if x.decoded || x.raw == nil {
+		x.decoded = true
+		return nil
+	}
+	d := &dec{b: x.raw}
+	sec, nsec := d.int(), d.int()
+	m := &x.info.Meta
+	if d.bool() {
+		x.header = d.str()
+		dm, err := transcript.DecodeMeta([]byte(x.header))
+		if err != nil {
+			return errSnapshot
+		}
+		*m = *dm
+	} else {
+		m.CreatedAt = time.Unix(sec, nsec).UTC()
+		m.Format = int(d.int())
+		m.Provider, m.Model, m.Workspace, m.Title, m.ReplayOf, m.RerunOf, m.ReflectsOn = d.str(), d.str(), d.str(), d.str(), d.str(), d.str(), d.str()
+		m.Distill = d.bool()
+		if d.bool() {
+			m.Parent = &transcript.ParentCall{Session: d.str(), CallID: d.str()}
+		}
+	}
+	m.ID = x.name
+	x.info.Ref = session.Ref{Dir: x.dir, ID: x.name}
+	x.info.HeaderID = d.str()
+	x.turns = int(d.int())
+	x.stop = d.str()
+	x.finished, x.tail = d.bool(), d.bool()
+	if k := d.uint(); k > 0 && k <= uint64(len(d.b)) {
+		x.sums = make([]string, k)
+		for j := range x.sums {
+			x.sums[j] = d.str()
+		}
+	} else if k > 0 {
+		return errSnapshot
+	}
+	if d.err || len(d.b) != 0 {
+		return errSnapshot
+	}
+	x.decoded = true
+	return nil
+}
 
 // decodeSnapshot reads a snapshot written by encode, in dir.
 func decodeSnapshot(b []byte, dir string) (*snapshot, error) {
@@ -189,38 +265,8 @@ func decodeSnapshot(b []byte, dir string) (*snapshot, error) {
 		x := &s.entries[i]
 		x.name = d.str()
 		x.size, x.mtime, x.ino = d.int(), d.int(), d.int()
-		sec, nsec := d.int(), d.int()
-		m := &x.info.Meta
-		if d.bool() {
-			x.header = d.str()
-			dm, err := transcript.DecodeMeta([]byte(x.header))
-			if err != nil {
-				return nil, errSnapshot
-			}
-			*m = *dm
-		} else {
-			m.CreatedAt = time.Unix(sec, nsec).UTC()
-			m.Format = int(d.int())
-			m.Provider, m.Model, m.Workspace, m.Title, m.ReplayOf, m.RerunOf, m.ReflectsOn = d.str(), d.str(), d.str(), d.str(), d.str(), d.str(), d.str()
-			m.Distill = d.bool()
-			if d.bool() {
-				m.Parent = &transcript.ParentCall{Session: d.str(), CallID: d.str()}
-			}
-		}
-		m.ID = x.name
-		x.info.Ref = session.Ref{Dir: dir, ID: x.name}
-		x.info.HeaderID = d.str()
-		x.turns = int(d.int())
-		x.stop = d.str()
-		x.finished, x.tail = d.bool(), d.bool()
-		if k := d.uint(); k > 0 && k <= uint64(len(d.b)) {
-			x.sums = make([]string, k)
-			for j := range x.sums {
-				x.sums[j] = d.str()
-			}
-		} else if k > 0 {
-			return nil, errSnapshot
-		}
+		x.raw = d.bytes()
+		x.dir = dir
 		if d.err {
 			return nil, errSnapshot
 		}
