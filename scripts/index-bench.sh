@@ -87,15 +87,18 @@ compare() {
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $rounds rounds"
 
-# First indexing, from no index at all (once each: it runs once).
+# First indexing, from no index at all (once each: it runs once; FIRST=0
+# skips it and keeps the indexes there are).
 for s in T H; do
-	rm -f "$store_root/$s"/index.*
+	[ "${FIRST:-1}" = 0 ] && break
+	rm -rf "$store_root/$s"/.index
 	start=$(date +%s%N)
 	/usr/bin/time -f "%U %S" -o "$tmp/cpu" env MECHA_SESSION_DIR="$store_root/$s" "$mecha" sessions reindex
-	echo "== first indexing of $s ($(du -sh --exclude='index.*' "$store_root/$s" | cut -f1)): wall $((($(date +%s%N) - start) / 1000000)) ms, cpu $(awk '{ print $1 + $2 }' "$tmp/cpu") s"
-	echo "   index: $(du -ch "$store_root/$s"/index.* | tail -1 | cut -f1) ($(ls "$store_root/$s"/index.* | xargs -n1 basename | tr '\n' ' '))"
+	echo "== first indexing of $s ($(du -sh --exclude=.index "$store_root/$s" | cut -f1)): wall $((($(date +%s%N) - start) / 1000000)) ms, cpu $(awk '{ print $1 + $2 }' "$tmp/cpu") s"
+	echo "   index: $(du -sh "$store_root/$s"/.index | cut -f1) ($(ls "$store_root/$s"/.index | tr '\n' ' '))"
 done
-for s in F S; do env MECHA_SESSION_DIR="$store_root/$s" "$mecha" sessions list -n 1 >/dev/null; done
+for s in T F S H; do env MECHA_SESSION_DIR="$store_root/$s" "$mecha" sessions list -n 1 >/dev/null; done
+for s in T H; do echo "== index of $s: $(du -sh "$store_root/$s"/.index | cut -f1), store $(du -sh --exclude=.index "$store_root/$s" | cut -f1)"; done
 
 compare "list, 10,000 x 100 KB, session_turns" "$store_root/T" "head -qn1 $store_root/T/*.jsonl" sessions list
 compare "list, 10,000 x 100 KB, no session_turns" "$store_root/F" "head -qn1 $store_root/F/*.jsonl" sessions list

@@ -49,8 +49,7 @@ func NewCmdList(env *cmdkit.Env, runF func(*ListOptions) error) *cobra.Command {
 why the last run stopped, and title. A session with no stop reason is
 running, or died before its run finished.
 
-The listing comes from the store's index (index.sqlite and index.list in the
-store's directory), which every listing first checks against the transcripts:
+The listing comes from the store's index (.index/ in the store's directory), which every listing first checks against the transcripts:
 a file that changed since it was indexed is read again from where indexing
 stopped, so listing costs about the same whatever the size of the transcripts.
 Kinds are run, replay, rerun, reflection, serve (mcp serve), proxy

@@ -19,7 +19,7 @@ func NewCmdReindex(env *cmdkit.Env, runF func(*ReindexOptions) error) *cobra.Com
 	return &cobra.Command{
 		Use:   "reindex",
 		Short: "Rebuild the index of the session store from the transcripts",
-		Long: `Rebuild the store's index (index.sqlite in the store's directory) from the
+		Long: `Rebuild the store's index (.index/ in the store's directory) from the
 transcripts. The index is a cache: listings, stats, search, -c and completion
 read it, and every one of them first brings it in step with the files (a file
 that grew is read from where indexing stopped). A missing, corrupt or

@@ -42,7 +42,7 @@ matches printed as they are found: the session id and title, the record's line
 in the transcript, the role (user, assistant, or the tool) and a snippet with
 the match marked (in colour on a terminal, »between these« elsewhere; control
 characters from a transcript shown escaped). A literal query is case-sensitive; --regex takes Go's syntax
-((?i) for any case). The store's index (index.sqlite, kept in step with the
+((?i) for any case). The store's index (.index/, kept in step with the
 transcripts by every reader) names the lines holding every three-character run
 of the literal, or of the literal runs a regex requires, and each is verified
 on the transcript itself; a query with no such run (shorter than three

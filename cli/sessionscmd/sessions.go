@@ -30,7 +30,7 @@ MiB (a longer one is skipped and reported); a file in the store that is
 not a regular file is passed over with a note naming it. The format is
 specified in record/transcript/doc.go of mecha's source.
 
-Beside the transcripts the store keeps an index (index.sqlite, index.list):
+Beside the transcripts the store keeps an index (.index/ in its directory):
 a cache that listings, stats, search, -c and completion read, checked against
 the files by each of them and brought in step with what changed. Deleting it
 loses nothing; "mecha sessions reindex" rebuilds it.`,

@@ -1,5 +1,5 @@
 // Package sessionindex keeps an index of a session store in SQLite beside
-// it (index.sqlite in the store's directory, through the pure-Go driver
+// it (.index/index.sqlite under the store's directory, through the pure-Go driver
 // modernc.org/sqlite), so that listing, totalling, finding children and
 // searching cost about the same whatever the size of the transcripts.
 //
@@ -29,6 +29,16 @@
 // holding every trigram of its literal (or of the literal runs a regular
 // expression requires) and verifies each on the file itself
 // (session.Store.SearchLines), so its matches are those of the full scan.
+//
+// Beside the database, .index/index.list is a snapshot of what the
+// listings answer, written whole and renamed into place after the database
+// was brought in step; a reader whose every file matches its entry answers
+// from it without opening the database. A listing with a limit (the
+// newest fifty) trusts the store directory's mtime, recorded with the
+// snapshot: unchanged, no session was created, removed or renamed, and
+// since the files are append-only no header changed, so only the sessions
+// shown are checked against their files. The index lives in a directory of
+// its own so that its files never change the store directory's mtime.
 //
 // A missing, unreadable, corrupt or foreign-version index is rebuilt, said
 // in one line; an index that cannot be written at all (a read-only store)

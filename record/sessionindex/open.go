@@ -14,8 +14,11 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// Name is the index's file in the store's directory.
-const Name = "index.sqlite"
+// Name is the index's database under the store's directory: in a
+// directory of its own, so that its files coming and going never change
+// the store directory's mtime (which a limited listing trusts; see
+// Index.Totals).
+const Name = ".index/index.sqlite"
 
 // version is the schema's; an index of another version is rebuilt.
 const version = 1
@@ -167,6 +170,9 @@ func (ix *Index) rebuild(cause error) bool {
 }
 
 func openDB(path string) (*sql.DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(60000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)"} {
 		q.Add("_pragma", p)

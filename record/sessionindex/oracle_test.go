@@ -292,7 +292,7 @@ func TestOracle(t *testing.T) {
 			}
 			checkOracle(t, dir, ix)
 			// A fresh index over the changed store answers the same.
-			checkOracle(t, dir, &Index{dir: dir, path: filepath.Join(dir, "fresh.sqlite")})
+			checkOracle(t, dir, &Index{dir: dir, path: filepath.Join(dir, ".index/fresh.sqlite")})
 		})
 	}
 }
@@ -326,4 +326,47 @@ func minus(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// TestLimitedListingTrustsAnUnchangedDirectory checks the quick path of
+// Totals with a limit (only the sessions shown checked against their
+// files, when the directory has not changed) against the scan: appends to
+// shown sessions and to others, and a new session.
+func TestLimitedListingTrustsAnUnchangedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(9, 9))
+	genStore(t, dir, r, 40)
+	os.MkdirAll(filepath.Join(dir, ".index"), 0o700) // as an earlier indexing left it
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(dir, old, old)
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+	checkOracle(t, dir, ix)
+	if snap := ix.readSnapshot(); snap == nil || snap.dirMtime == 0 {
+		t.Fatal("the snapshot does not record the directory")
+	}
+	if _, _, ok := ix.quickTotals(nil, 5); !ok {
+		t.Fatal("an unchanged store does not take the quick path")
+	}
+	scan := &session.Store{Dir: dir}
+	l, _ := scan.List()
+	// Append to the newest session and to one far down: the quick path
+	// must see the first and may pass over the second.
+	for _, s := range []session.Info{l.Sessions[0], l.Sessions[len(l.Sessions)-1]} {
+		f, _ := os.OpenFile(s.Ref.Path(), os.O_APPEND|os.O_WRONLY, 0)
+		turns := 50
+		f.Write([]byte("\n"))
+		f.Write(runBody(t, r, 99, true, &turns))
+		f.Close()
+	}
+	if _, _, ok := ix.quickTotals(nil, 5); ok {
+		t.Error("the quick path missed an append to a session it shows")
+	}
+	checkOracle(t, dir, ix)
+	// A new session: the directory changes.
+	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.WriteFile(filepath.Join(dir, "20270101T000000-0000ffff.jsonl"), encode(t, &transcript.Meta{Format: 1, ID: "20270101T000000-0000ffff", CreatedAt: at, Title: "new"}), 0o600)
+	if _, _, ok := ix.quickTotals(nil, 5); ok {
+		t.Error("the quick path missed a new session")
+	}
+	checkOracle(t, dir, ix)
 }

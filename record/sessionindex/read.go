@@ -24,6 +24,7 @@ var _ session.Index = (*Index)(nil)
 // snapshot, that is all it reads; otherwise it brings the database in
 // step and writes the snapshot again.
 func (ix *Index) current() (*snapshot, []*session.FileError, error) {
+	dirBefore := statFile(ix.dir)
 	names, err := readNames(ix.dir)
 	if err != nil {
 		return nil, nil, err
@@ -61,6 +62,16 @@ func (ix *Index) current() (*snapshot, []*session.FileError, error) {
 		valid = false
 	}
 	if valid && listed == len(snap.entries) {
+		// Every file is as the snapshot has it: the directory as it was
+		// read may be recorded for limited listings (see Totals).
+		if d := dirBefore; d.err == nil && (snap.dirMtime != d.mtime || snap.dirIno != d.ino) && time.Since(time.Unix(0, d.mtime)) > 2*time.Second {
+			snap.dirMtime, snap.dirIno = d.mtime, d.ino
+			snap.passed = snap.passed[:0]
+			for _, fe := range skipped {
+				snap.passed = append(snap.passed, filepath.Base(fe.Path))
+			}
+			ix.writeSnapshot(snap.encode())
+		}
 		return snap, skipped, nil
 	}
 	return ix.rebuildSnapshot(snap)
@@ -69,6 +80,17 @@ func (ix *Index) current() (*snapshot, []*session.FileError, error) {
 // rebuildSnapshot brings the database in step and makes the snapshot
 // again from it, reusing the old one's entries whose files are unchanged.
 func (ix *Index) rebuildSnapshot(old *snapshot) (*snapshot, []*session.FileError, error) {
+	// The directory as it is before it is read: a session created after
+	// this changes its mtime. One changed in the last two seconds is not
+	// trusted: the kernel's clock for mtimes is coarse, and a file made
+	// in the same tick would leave it as it is.
+	var dirMtime, dirIno int64
+	if st, err := os.Stat(ix.dir); err == nil && st.IsDir() {
+		os.MkdirAll(filepath.Dir(ix.path), 0o700) // before: making it changes the mtime
+	}
+	if d := statFile(ix.dir); d.err == nil && time.Since(time.Unix(0, d.mtime)) > 2*time.Second {
+		dirMtime, dirIno = d.mtime, d.ino
+	}
 	for attempt := 0; ; attempt++ {
 		st, db, err := ix.sync("")
 		if err != nil || st == nil {
@@ -76,6 +98,10 @@ func (ix *Index) rebuildSnapshot(old *snapshot) (*snapshot, []*session.FileError
 		}
 		snap, err := ix.snapshotFrom(db, st, old)
 		if err == nil {
+			snap.dirMtime, snap.dirIno = dirMtime, dirIno
+			for _, fe := range st.skipped {
+				snap.passed = append(snap.passed, filepath.Base(fe.Path))
+			}
 			ix.writeSnapshot(snap.encode())
 			return snap, st.skipped, nil
 		}
@@ -320,8 +346,17 @@ func (ix *Index) List() (*session.Listing, error) {
 	return l, err
 }
 
-// Totals is session.Store.Totals from the index.
+// Totals is session.Store.Totals from the index. With a limit, when the
+// store's directory is as it was when the snapshot was made (no session
+// created, removed or renamed since: the files are append-only, so no
+// header has changed and the newest sessions are the snapshot's), only
+// the sessions shown are checked against their files.
 func (ix *Index) Totals(keep func(transcript.Meta) bool, limit int) ([]session.Totals, []*session.FileError, error) {
+	if limit > 0 {
+		if out, skipped, ok := ix.quickTotals(keep, limit); ok {
+			return out, skipped, nil
+		}
+	}
 	var out []session.Totals
 	var skippedFiles []*session.FileError
 	ok, err := ix.read(func(snap *snapshot, skipped []*session.FileError) error {
@@ -443,4 +478,44 @@ func (ix *Index) Reindex() (int, error) {
 		return 0, fmt.Errorf("sessionindex: the index %s cannot be used", ix.path)
 	}
 	return len(snap.entries), nil
+}
+
+// quickTotals is Totals with a limit from the snapshot alone, when the
+// store's directory has not changed since it was made and every session
+// shown still matches its file; false otherwise.
+func (ix *Index) quickTotals(keep func(transcript.Meta) bool, limit int) ([]session.Totals, []*session.FileError, bool) {
+	d := statFile(ix.dir)
+	if d.err != nil {
+		return nil, nil, false
+	}
+	snap := ix.readSnapshot()
+	if snap == nil || snap.dirMtime == 0 || snap.dirMtime != d.mtime || snap.dirIno != d.ino {
+		return nil, nil, false
+	}
+	var out []session.Totals
+	for i := range snap.entries {
+		x := &snap.entries[i]
+		if x.decode() != nil {
+			return nil, nil, false
+		}
+		if keep != nil && !keep(x.info.Meta) {
+			continue
+		}
+		if fs := statFile(filepath.Join(ix.dir, x.name+session.Ext)); fs.err != nil || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
+			return nil, nil, false
+		}
+		out = append(out, session.Totals{Info: x.info, Turns: x.turns, Stop: x.stop, Finished: x.finished, Tail: x.tail})
+		if len(out) == limit {
+			break
+		}
+	}
+	var skipped []*session.FileError
+	for _, name := range snap.passed {
+		_, fe := session.PeekFile(ix.dir, name)
+		if fe == nil {
+			return nil, nil, false // a session now
+		}
+		skipped = append(skipped, fe)
+	}
+	return out, skipped, true
 }

@@ -24,7 +24,7 @@ import (
 // and each entry is checked against its file before it is believed.
 const ListName = "index.list"
 
-var snapMagic = []byte("mecha index.list 2\n")
+var snapMagic = []byte("mecha index.list 3\n")
 
 // listPath is the snapshot's file: the index's, .list for .sqlite.
 func (ix *Index) listPath() string { return strings.TrimSuffix(ix.path, ".sqlite") + ".list" }
@@ -50,9 +50,14 @@ type entry struct {
 
 // snapshot is a decoded listing.
 type snapshot struct {
-	db      uint64 // the id of the database it was made from
-	entries []entry
-	byName  map[string]int
+	db uint64 // the id of the database it was made from
+	// dirMtime and dirIno are the store directory's as it was read before
+	// the snapshot was made (0 when it had changed too recently to tell a
+	// later change by), passed the .jsonl files that were not sessions.
+	dirMtime, dirIno int64
+	passed           []string
+	entries          []entry
+	byName           map[string]int
 }
 
 func (s *snapshot) index() {
@@ -116,6 +121,12 @@ func (x *entry) encodePayload(e *enc) {
 func (s *snapshot) encode() []byte {
 	e := &enc{b: append([]byte(nil), snapMagic...)}
 	e.uint(s.db)
+	e.int(s.dirMtime)
+	e.int(s.dirIno)
+	e.uint(uint64(len(s.passed)))
+	for _, p := range s.passed {
+		e.str(p)
+	}
 	e.uint(uint64(len(s.entries)))
 	for i := range s.entries {
 		x := &s.entries[i]
@@ -255,7 +266,14 @@ func decodeSnapshot(b []byte, dir string) (*snapshot, error) {
 		return nil, errSnapshot
 	}
 	d := &dec{b: body[len(snapMagic):]}
-	s := &snapshot{db: d.uint()}
+	s := &snapshot{db: d.uint(), dirMtime: d.int(), dirIno: d.int()}
+	if k := d.uint(); k <= uint64(len(d.b)) {
+		for range k {
+			s.passed = append(s.passed, d.str())
+		}
+	} else {
+		return nil, errSnapshot
+	}
 	n := d.uint()
 	if n > uint64(len(d.b)) {
 		return nil, errSnapshot
