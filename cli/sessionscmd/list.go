@@ -49,9 +49,12 @@ func NewCmdList(env *cmdkit.Env, runF func(*ListOptions) error) *cobra.Command {
 why the last run stopped, and title. A session with no stop reason is
 running, or died before its run finished.
 
-The listing comes from the store's index (.index/ in the store's directory), which every listing first checks against the transcripts:
-a file that changed since it was indexed is read again from where indexing
-stopped, so listing costs about the same whatever the size of the transcripts.
+The listing comes from the store's index (.index/ in the store's
+directory), which every listing first checks against the transcripts: a
+file that changed since it was indexed is read again from where indexing
+stopped, so listing costs about the same whatever the size of the
+transcripts. With -n N and no session created or removed since the last
+listing, only the N sessions shown are checked.
 Kinds are run, replay, rerun, reflection, serve (mcp serve), proxy
 (mcp proxy) and imported; --kind takes several, comma-separated or repeated.
 A session's kind comes from its header (replay_of, rerun_of, imported_from,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -87,6 +88,9 @@ type Index struct {
 	db     *sql.DB
 	broken bool // unusable: the files are read instead
 	warned bool
+
+	last   *snapshot // the snapshot last checked against the files, and when
+	lastAt time.Time
 }
 
 // say tells warn one line, once.

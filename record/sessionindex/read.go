@@ -24,6 +24,29 @@ var _ session.Index = (*Index)(nil)
 // snapshot, that is all it reads; otherwise it brings the database in
 // step and writes the snapshot again.
 func (ix *Index) current() (*snapshot, []*session.FileError, error) {
+	snap, skipped, err := ix.check()
+	if err == nil && snap != nil {
+		ix.mu.Lock()
+		ix.last, ix.lastAt = snap, time.Now()
+		ix.mu.Unlock()
+	}
+	return snap, skipped, err
+}
+
+// recent is the snapshot this process checked in the last second, or
+// the current one.
+func (ix *Index) recent() (*snapshot, error) {
+	ix.mu.Lock()
+	snap, at := ix.last, ix.lastAt
+	ix.mu.Unlock()
+	if snap != nil && time.Since(at) < time.Second {
+		return snap, nil
+	}
+	snap, _, err := ix.current()
+	return snap, err
+}
+
+func (ix *Index) check() (*snapshot, []*session.FileError, error) {
 	dirBefore := statFile(ix.dir)
 	names, err := readNames(ix.dir)
 	if err != nil {
@@ -32,6 +55,9 @@ func (ix *Index) current() (*snapshot, []*session.FileError, error) {
 	stats := make([]fileStat, len(names))
 	parallelChunks(len(names), func(i int) { stats[i] = statFile(filepath.Join(ix.dir, names[i])) })
 	snap := ix.readSnapshot()
+	if snap != nil {
+		snap.index()
+	}
 	var skipped []*session.FileError
 	valid := snap != nil
 	listed := 0
@@ -150,6 +176,9 @@ func (ix *Index) snapshotFrom(db *sql.DB, st *state, old *snapshot) (*snapshot, 
 		return nil, err
 	}
 	snap := &snapshot{db: id}
+	if old != nil {
+		old.index()
+	}
 	var need []int64
 	for _, name := range st.names {
 		a, ok := rowsOf[name]

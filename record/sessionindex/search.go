@@ -26,7 +26,9 @@ func (ix *Index) Candidates(q *session.Query) (map[string][]session.Span, bool, 
 	if match == "" {
 		return nil, false, nil
 	}
-	snap, _, err := ix.current()
+	// A search lists the store first: the snapshot that listing checked
+	// a moment ago in this process is the one to search by.
+	snap, err := ix.recent()
 	if err != nil {
 		ix.failed(err)
 		return nil, false, nil

@@ -60,7 +60,11 @@ type snapshot struct {
 	byName           map[string]int
 }
 
+// index builds byName (once; a limited listing never needs it).
 func (s *snapshot) index() {
+	if s.byName != nil {
+		return
+	}
 	s.byName = make(map[string]int, len(s.entries))
 	for i := range s.entries {
 		s.byName[s.entries[i].name] = i
@@ -292,7 +296,6 @@ func decodeSnapshot(b []byte, dir string) (*snapshot, error) {
 	if d.err || len(d.b) != 0 {
 		return nil, errSnapshot
 	}
-	s.index()
 	return s, nil
 }
 
