@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/sessionindex"
 )
 
 // World is what the harness reads from outside the process's code. The
@@ -99,5 +101,6 @@ func (w *World) Store() (*session.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session.Store{Dir: dir, Now: w.clock(), BackgroundSync: true}, nil
+	warn := func(line string) { fmt.Fprintf(w.errw(), "mecha: %s\n", line) }
+	return &session.Store{Dir: dir, Now: w.clock(), BackgroundSync: true, Index: sessionindex.For(dir, warn)}, nil
 }

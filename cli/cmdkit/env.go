@@ -1,6 +1,7 @@
 package cmdkit
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/sessionindex"
 )
 
 // Env is what commands get from the world. Main builds the real one with
@@ -136,8 +138,12 @@ func (e *Env) Store() (*session.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session.Store{Dir: dir, Now: e.Clock.Now, Skipped: e.NoteSkipped}, nil
+	return &session.Store{Dir: dir, Now: e.Clock.Now, Skipped: e.NoteSkipped, Index: sessionindex.For(dir, e.noteIndex)}, nil
 }
+
+// noteIndex says on Err what went wrong with the session index (once: the
+// index is a cache, and the files are read without it).
+func (e *Env) noteIndex(line string) { fmt.Fprintf(e.Err, "mecha: %s\n", line) }
 
 // Config loads $MECHA_HOME/config.toml.
 func (e *Env) Config() (*config.Config, error) {

@@ -61,6 +61,7 @@ var entrances = map[string]entrance{
 	"mecha sessions stats":              {kind: "none"},
 	"mecha sessions search":             {kind: "none"},
 	"mecha sessions rm":                 {kind: "none"},
+	"mecha sessions reindex":            {kind: "none"},
 	"mecha sessions prune":              {kind: "none"},
 	"mecha sessions view":               {kind: "none"},
 	"mecha sessions export":             {kind: "none"},

@@ -148,6 +148,7 @@ var printers = map[string]struct {
 	"mecha sessions share":   {none: "prints what it withheld through Env.ForErr (a role or a tool name from the transcript escaped), counts and presigned links"},
 	"mecha regress pin":      {none: "prints the pinned session's id and the remote's name"},
 	"mecha regress report":   {none: "prints the table of mecha regress through the same printRegress the regress cases above run on the hostile store; a shard's titles and errors are another machine's, shown the same way"},
+	"mecha sessions reindex": {none: "counts the sessions it indexed and names the store's directory"},
 	"mecha __complete":       {cases: []escapeCase{{args: []string{"__complete", "sessions", "show", ""}, want: []string{"T" + shown}}}},
 	"mecha __completeNoDesc": {cases: []escapeCase{{args: []string{"__completeNoDesc", "sessions", "show", ""}}}},
 	"mecha doctor": {cases: []escapeCase{

@@ -51,16 +51,18 @@ func NewCmdList(env *cmdkit.Env, runF func(*ListOptions) error) *cobra.Command {
 why the last run stopped, and title. A session with no stop reason is
 running, or died before its run finished.
 
-The filters read only each transcript's first line; the turns and the stop
-reason of the sessions shown come from their last summary record, usually
-read from the end of the file alone. Kinds are run, replay, rerun, reflection, serve (mcp serve), proxy
+The listing comes from the store's index (.index/ in the store's
+directory), which every listing first checks against the transcripts: a
+file that changed since it was indexed is read again from where indexing
+stopped, so listing costs about the same whatever the size of the
+transcripts. With -n N and no session created or removed since the last
+listing, only the N sessions shown are checked.
+Kinds are run, replay, rerun, reflection, serve (mcp serve), proxy
 (mcp proxy) and imported; --kind takes several, comma-separated or repeated.
 A session's kind comes from its header (replay_of, rerun_of, imported_from,
 reflects_on or distill, and the mcp provider for serve and proxy).
 --no-replays hides replays and reruns (sessions that redo another one),
---no-children the child runs subagents start. With -n N only the N sessions
-shown are read past their first line, so listing costs about the same
-whatever the size of the transcripts.
+--no-children the child runs subagents start.
 
 --remote NAME lists the sessions pushed to a remote instead, from the index
 object every push keeps current (one request however many sessions): id,

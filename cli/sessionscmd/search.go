@@ -42,8 +42,11 @@ matches printed as they are found: the session id and title, the record's line
 in the transcript, the role (user, assistant, or the tool) and a snippet with
 the match marked (in colour on a terminal, »between these« elsewhere; control
 characters from a transcript shown escaped). A literal query is case-sensitive; --regex takes Go's syntax
-((?i) for any case). There is no index: transcripts are read directly, and only
-lines holding the query's literal text (or a regex's literal prefix) are decoded.`,
+((?i) for any case). The store's index (.index/, kept in step with the
+transcripts by every reader) names the lines holding every three-character run
+of the literal, or of the literal runs a regex requires, and each is verified
+on the transcript itself; a query with no such run (shorter than three
+characters, or a case-insensitive regex) reads every transcript.`,
 		Args: cmdkit.ExactArgs(1, "one query"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.Query = args[0]
@@ -106,6 +109,23 @@ func searchRun(opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
+	// The index narrows the search to the lines that may match (every one
+	// verified on the file); without it every transcript is read.
+	cands, narrowed, err := store.Candidates(q)
+	if err != nil {
+		return err
+	}
+	if narrowed {
+		kept := infos[:0]
+		for _, in := range infos {
+			if _, ok := cands[in.Ref.ID]; ok && store.Holds(in.Ref) {
+				kept = append(kept, in)
+			}
+		}
+		infos = kept
+	} else {
+		cands = nil
+	}
 	// Sessions are searched in parallel and printed in order, each as
 	// soon as it and every newer one are done.
 	results := make([]sessionHits, len(infos))
@@ -114,7 +134,7 @@ func searchRun(opts *SearchOptions) error {
 	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	searchAll(&wg, &stop, store, infos, results, q, opts.Limit)
+	searchAll(&wg, &stop, store, infos, cands, results, q, opts.Limit)
 	defer wg.Wait()
 	defer stop.Store(true)
 	out := opts.Env.Out
@@ -178,7 +198,9 @@ func searchable(opts *SearchOptions) (*session.Store, []session.Info, error) {
 
 // searchAll searches the sessions on one worker per core, closing each
 // result's done as it finishes; stop ends the work early.
-func searchAll(wg *sync.WaitGroup, stop *atomic.Bool, store *session.Store, infos []session.Info, results []sessionHits, q *session.Query, limit int) {
+// With cands, only the lines it names are read, each session's from the
+// index's candidates.
+func searchAll(wg *sync.WaitGroup, stop *atomic.Bool, store *session.Store, infos []session.Info, cands map[string][]session.Span, results []sessionHits, q *session.Query, limit int) {
 	var next atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), len(infos)) {
 		wg.Add(1)
@@ -192,10 +214,15 @@ func searchAll(wg *sync.WaitGroup, stop *atomic.Bool, store *session.Store, info
 				r := &results[i]
 				if !stop.Load() {
 					s := infos[i]
-					r.err = store.Search(s.Ref, q, func(h session.Hit) bool {
+					fn := func(h session.Hit) bool {
 						r.hits = append(r.hits, toHit(s, h))
 						return !stop.Load() && (limit == 0 || len(r.hits) < limit)
-					})
+					}
+					if cands != nil {
+						r.err = store.SearchLines(s.Ref, q, cands[s.Ref.ID], fn)
+					} else {
+						r.err = store.Search(s.Ref, q, fn)
+					}
 				}
 				close(r.done)
 			}

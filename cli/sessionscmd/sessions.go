@@ -28,13 +28,18 @@ process killed mid-write leaves at worst a torn last line, which readers
 skip and report. A header is at most 64 KiB and any other line at most 64
 MiB (a longer one is skipped and reported); a file in the store that is
 not a regular file is passed over with a note naming it. The format is
-specified in record/transcript/doc.go of mecha's source.`,
+specified in record/transcript/doc.go of mecha's source.
+
+Beside the transcripts the store keeps an index (.index/ in its directory):
+a cache that listings, stats, search, -c and completion read, checked against
+the files by each of them and brought in step with what changed. Deleting it
+loses nothing; "mecha sessions reindex" rebuilds it.`,
 		Args: cmdkit.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(NewCmdList(env, nil), NewCmdShow(env, nil), NewCmdPath(env, nil), NewCmdStats(env, nil),
 		NewCmdSearch(env, nil), NewCmdRm(env, nil), NewCmdPrune(env, nil), NewCmdView(env, nil), NewCmdExport(env, nil),
-		NewCmdPush(env, nil), NewCmdPull(env, nil), NewCmdShare(env, nil))
+		NewCmdReindex(env, nil), NewCmdPush(env, nil), NewCmdPull(env, nil), NewCmdShare(env, nil))
 	return cmd
 }
 

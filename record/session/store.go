@@ -43,7 +43,7 @@ func (s *Store) Resolve(arg string) (Ref, error) {
 	if arg != Last {
 		return resolve(s.Dir, arg)
 	}
-	l, err := list(s.Dir)
+	l, err := s.List()
 	if err != nil {
 		return Ref{}, err
 	}
@@ -65,13 +65,23 @@ func (s *Store) Holds(r Ref) bool {
 
 // List reads the header of every session of the store, newest first (see
 // Listing). A store that does not exist yet lists as empty.
-func (s *Store) List() (*Listing, error) { return list(s.Dir) }
+func (s *Store) List() (*Listing, error) {
+	if s.Index != nil {
+		return s.Index.List()
+	}
+	return list(s.Dir)
+}
 
 // Children returns the sessions beside parent (in its directory) whose
 // header names it as their parent session (subagents' child runs), oldest
 // first: the order their calls were made in when they ran one after
 // another.
-func (s *Store) Children(parent Ref) ([]Info, error) { return children(parent.Dir, parent.ID) }
+func (s *Store) Children(parent Ref) ([]Info, error) {
+	if ix := s.indexed(parent); ix != nil {
+		return ix.Children(parent.ID)
+	}
+	return children(parent.Dir, parent.ID)
+}
 
 // Totals lists the sessions of the store whose header keep accepts (nil
 // keeps all), newest first, with their turns and last stop reason, and
@@ -79,6 +89,9 @@ func (s *Store) Children(parent Ref) ([]Info, error) { return children(parent.Di
 // the newest limit sessions kept are returned, and only theirs are read
 // past the header, most of them from their last line alone.
 func (s *Store) Totals(keep func(transcript.Meta) bool, limit int) (read []Totals, skipped []*FileError, err error) {
+	if s.Index != nil {
+		return s.Index.Totals(keep, limit)
+	}
 	return readDirTotals(s.Dir, keep, limit)
 }
 
@@ -86,6 +99,9 @@ func (s *Store) Totals(keep func(transcript.Meta) bool, limit int) (read []Total
 // store whose header keep accepts (nil keeps all), newest first, in one
 // pass, with the files a listing passes over in skipped.
 func (s *Store) Summaries(keep func(transcript.Meta) bool) (read []Summarized, skipped []*FileError, err error) {
+	if s.Index != nil {
+		return s.Index.Summaries(keep)
+	}
 	return readDirSummaries(s.Dir, keep)
 }
 
@@ -99,7 +115,13 @@ func (s *Store) Acquire(r Ref) (*Lock, error) { return Acquire(r.Path()) }
 // OpenWriter opens the session r names to append to it; the caller holds
 // the session (Acquire) from before it reads it until it has closed the
 // writer.
-func (s *Store) OpenWriter(r Ref) (*Writer, error) { return OpenWriter(r.Path()) }
+func (s *Store) OpenWriter(r Ref) (*Writer, error) {
+	w, err := OpenWriter(r.Path())
+	if err == nil {
+		w.index = s.indexed(r)
+	}
+	return w, err
+}
 
 // Search calls fn with each match of q in the session r names, in file
 // order, until fn returns false (see Query and Hit).
@@ -118,6 +140,9 @@ func (s *Store) Remove(r Ref) error {
 		return err
 	}
 	rerr := os.Remove(r.Path())
+	if rerr == nil && s.Index != nil {
+		s.Index.Removed(r.ID)
+	}
 	if err := lock.Release(); err != nil && rerr == nil {
 		return err
 	}

@@ -30,6 +30,9 @@ type Store struct {
 	// background (see Writer.SyncInBackground), the new file and its
 	// directory included.
 	BackgroundSync bool
+	// Index, when set, answers the listings (see Index) and is told of
+	// each session its writers close and each it removes.
+	Index Index
 
 	// fsync makes a file or a directory durable; nil: (*os.File).Sync.
 	// Tests replace it to see which fsyncs happen.
@@ -127,7 +130,7 @@ func (s *Store) Create(meta transcript.Meta) (*Writer, error) {
 			lock.Release()
 			return nil, fmt.Errorf("session: create: %w", err)
 		}
-		w := &Writer{f: f, path: path, id: meta.ID, end: -1, lock: lock, fsync: s.fsync}
+		w := &Writer{f: f, path: path, id: meta.ID, end: -1, lock: lock, fsync: s.fsync, index: s.Index}
 		if err := w.Append(&meta); err != nil {
 			f.Close()
 			os.Remove(path)
@@ -180,6 +183,7 @@ type Writer struct {
 	lock *Lock // the session's, released by Close; nil when the caller holds it
 
 	fsync func(*os.File) error // nil: (*os.File).Sync (see Store)
+	index Index                // told when the writer closes; nil: none
 
 	mu  sync.Mutex
 	err error // sticky: once a write or sync failed, recording has stopped
@@ -416,6 +420,9 @@ func (w *Writer) Close() error {
 	}
 	cerr := w.f.Close()
 	w.lock.Release() // after the last write is on disk
+	if w.index != nil {
+		w.index.Closed(w.id) // best-effort: the index is a cache
+	}
 	switch {
 	case w.failed() != nil:
 		return w.failed()

@@ -1,0 +1,239 @@
+package sessionindex
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// TestMain runs the children of the crash and concurrency tests when
+// MECHA_INDEX_CHILD says so.
+func TestMain(m *testing.M) {
+	switch os.Getenv("MECHA_INDEX_CHILD") {
+	case "":
+		os.Exit(m.Run())
+	case "index":
+		batchBytes = 16 << 10 // many commits, so a kill lands between and inside them
+		ix := For(os.Getenv("MECHA_INDEX_DIR"), func(s string) { fmt.Fprintln(os.Stderr, s) })
+		if _, err := ix.Reindex(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "writer":
+		os.Exit(childWriter(os.Getenv("MECHA_INDEX_DIR"), os.Getenv("MECHA_INDEX_NAME")))
+	case "lister":
+		os.Exit(childLister(os.Getenv("MECHA_INDEX_DIR")))
+	}
+	os.Exit(3)
+}
+
+func warnTo(w *bytes.Buffer, mu *sync.Mutex) func(string) {
+	return func(s string) { mu.Lock(); fmt.Fprintln(w, s); mu.Unlock() }
+}
+
+func TestCorruptIndexRebuiltWithOneLine(t *testing.T) {
+	for name, spoil := range map[string]func(path string){
+		"garbage": func(path string) { os.WriteFile(path, bytes.Repeat([]byte("not sqlite "), 1000), 0o600) },
+		"foreign version": func(path string) {
+			db, err := openDB(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Exec("PRAGMA user_version = 99")
+			db.Close()
+		},
+		"truncated": func(path string) {
+			b, _ := os.ReadFile(path)
+			os.WriteFile(path, b[:len(b)/3], 0o600)
+			os.Remove(path + "-wal")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			genStore(t, dir, rand.New(rand.NewPCG(1, 2)), 30)
+			(&Index{dir: dir, path: filepath.Join(dir, Name)}).List() // an index to spoil
+			if name != "foreign version" {
+				os.Remove(filepath.Join(dir, Name+"-wal"))
+				os.Remove(filepath.Join(dir, Name+"-shm"))
+			}
+			spoil(filepath.Join(dir, Name))
+			var said bytes.Buffer
+			var mu sync.Mutex
+			ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+			checkOracle(t, dir, ix)
+			lines := strings.Split(strings.TrimSpace(said.String()), "\n")
+			if len(lines) != 1 || !strings.Contains(lines[0], "rebuilding it") {
+				t.Errorf("want one line saying the index is rebuilt, got %q", said.String())
+			}
+		})
+	}
+}
+
+func TestDeletedIndexLosesNothing(t *testing.T) {
+	dir := t.TempDir()
+	genStore(t, dir, rand.New(rand.NewPCG(3, 4)), 20)
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+	checkOracle(t, dir, ix)
+	ix.Close()
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(filepath.Join(dir, Name+s))
+	}
+	checkOracle(t, dir, &Index{dir: dir, path: filepath.Join(dir, Name)})
+}
+
+// TestKillDuringIndexing kills an indexing process at random points, then
+// checks that the next reader finds the index consistent with the files.
+func TestKillDuringIndexing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a store and kills processes")
+	}
+	dir := t.TempDir()
+	genStore(t, dir, rand.New(rand.NewPCG(5, 6)), 200)
+	r := rand.New(rand.NewPCG(7, 8))
+	killed := 0
+	for trial := range 8 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "MECHA_INDEX_CHILD=index", "MECHA_INDEX_DIR="+dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+r.IntN(400)) * time.Millisecond)
+		cmd.Process.Kill() // SIGKILL
+		if err := cmd.Wait(); err != nil {
+			killed++
+		}
+		var said bytes.Buffer
+		var mu sync.Mutex
+		ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+		checkOracle(t, dir, ix)
+		if said.Len() > 0 {
+			t.Errorf("trial %d: the reader after the kill said %q", trial, said.String())
+		}
+		ix.Close()
+		if trial%2 == 1 { // half the trials start from no index
+			for _, s := range []string{"", "-wal", "-shm"} {
+				os.Remove(filepath.Join(dir, Name+s))
+			}
+		}
+	}
+	t.Logf("%d of 8 indexing processes killed before they finished", killed)
+	if killed == 0 {
+		t.Error("no kill landed during indexing: the trials tested nothing")
+	}
+}
+
+const writerSessions = 5
+
+func childWriter(dir, name string) int {
+	st := &session.Store{Dir: dir, Index: For(dir, func(s string) { fmt.Fprintln(os.Stderr, s) })}
+	for i := range writerSessions {
+		w, err := st.Create(transcript.Meta{Title: fmt.Sprintf("%s %d", name, i), Provider: "mock", Model: "m", Workspace: "/w"})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		for j := range 20 {
+			w.Append(&transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{transcript.TextBlock(fmt.Sprintf("%s says %d %s", name, j, strings.Repeat("words ", 200)))}})
+		}
+		turns := 1
+		w.Append(&transcript.Summary{Turns: 1, StopReason: "end_turn", SessionTurns: &turns})
+		if err := w.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println(w.ID())
+	}
+	return 0
+}
+
+// childLister lists until the stop file appears; a session once listed
+// must stay listed (none is removed), and every listing must succeed.
+func childLister(dir string) int {
+	st := &session.Store{Dir: dir, Index: For(dir, func(s string) { fmt.Fprintln(os.Stderr, s) })}
+	seen := map[string]bool{}
+	for n := 0; ; n++ {
+		if _, err := os.Stat(filepath.Join(dir, "stop")); err == nil && n > 0 {
+			return 0
+		}
+		l, _, err := st.Totals(nil, 0)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		now := map[string]bool{}
+		for _, s := range l {
+			now[s.Ref.ID] = true
+		}
+		for id := range seen {
+			if !now[id] {
+				fmt.Fprintf(os.Stderr, "%s was listed, then missing\n", id)
+				return 1
+			}
+		}
+		seen = now
+	}
+}
+
+func TestWritersAndListersAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 16 processes")
+	}
+	dir := t.TempDir()
+	os.MkdirAll(dir, 0o700)
+	start := func(role, name string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "MECHA_INDEX_CHILD="+role, "MECHA_INDEX_DIR="+dir, "MECHA_INDEX_NAME="+name)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, &out, &errb
+	}
+	type proc struct {
+		cmd      *exec.Cmd
+		out, err *bytes.Buffer
+	}
+	var listers, writers []proc
+	for i := range 8 {
+		c, o, e := start("lister", "")
+		listers = append(listers, proc{c, o, e})
+		c, o, e = start("writer", fmt.Sprint("w", i))
+		writers = append(writers, proc{c, o, e})
+	}
+	var ids []string
+	for i, p := range writers {
+		if err := p.cmd.Wait(); err != nil || p.err.Len() > 0 {
+			t.Errorf("writer %d: %v: %s", i, err, p.err)
+		}
+		ids = append(ids, strings.Fields(p.out.String())...)
+	}
+	os.WriteFile(filepath.Join(dir, "stop"), nil, 0o600)
+	for i, p := range listers {
+		if err := p.cmd.Wait(); err != nil || p.err.Len() > 0 {
+			t.Errorf("lister %d: %v: %s", i, err, p.err)
+		}
+	}
+	if len(ids) != 8*writerSessions {
+		t.Fatalf("writers made %d sessions, want %d", len(ids), 8*writerSessions)
+	}
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+	l, err := ix.List()
+	if err != nil || len(l.Sessions) != len(ids) {
+		t.Fatalf("listed %d sessions (%v), want %d", len(l.Sessions), err, len(ids))
+	}
+	checkOracle(t, dir, ix)
+}

@@ -1,0 +1,46 @@
+// Package sessionindex keeps an index of a session store in SQLite beside
+// it (.index/index.sqlite under the store's directory, through the pure-Go driver
+// modernc.org/sqlite), so that listing, totalling, finding children and
+// searching cost about the same whatever the size of the transcripts.
+//
+// The files stay the truth; the index is a cache that deleting loses
+// nothing of. Every reader first brings it in step: it stats each .jsonl
+// file of the store and compares (size, mtime, inode) with what it
+// indexed. An unchanged file costs that stat; a file that grew is read
+// from where indexing stopped, the end of its last complete line (the
+// files are append-only), and a final line with no newline yet (torn, or
+// being written) is indexed provisionally, to be read again; a file that
+// shrank, changed in place or was replaced is indexed again whole; a
+// session whose file is gone loses its rows. Several processes may bring
+// it in step at once: each file's rows are written in a transaction that
+// first checks the file's row is still as the reader found it (WAL, busy
+// timeouts), so a kill -9 at any point leaves an index the next reader
+// finds consistent.
+//
+// What it holds, per session (the sessions table): the header's fields,
+// the kind, the parent, the file's size, mtime and inode and the bytes
+// indexed, the turns, the last stop reason, whether a summary ended the
+// file, and the token totals (costs are priced when asked, at the day's
+// prices); its summary records as written (sums), for stats; and, per
+// line and per role and tool, the text "sessions search" searches (message
+// text and thinking, tool inputs' values, tool results, compaction
+// summaries) in a contentless FTS5 table with the trigram tokenizer, case
+// sensitive, whose rows name their line (spans). A search takes the lines
+// holding every trigram of its literal (or of the literal runs a regular
+// expression requires) and verifies each on the file itself
+// (session.Store.SearchLines), so its matches are those of the full scan.
+//
+// Beside the database, .index/index.list is a snapshot of what the
+// listings answer, written whole and renamed into place after the database
+// was brought in step; a reader whose every file matches its entry answers
+// from it without opening the database. A listing with a limit (the
+// newest fifty) trusts the store directory's mtime, recorded with the
+// snapshot: unchanged, no session was created, removed or renamed, and
+// since the files are append-only no header changed, so only the sessions
+// shown are checked against their files. The index lives in a directory of
+// its own so that its files never change the store directory's mtime.
+//
+// A missing, unreadable, corrupt or foreign-version index is rebuilt, said
+// in one line; an index that cannot be written at all (a read-only store)
+// is passed over with one line, and the files are read as before.
+package sessionindex

@@ -1,0 +1,636 @@
+package sessionindex
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mecha-agent/mecha/internal/safeopen"
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// fileStat is what tells a file changed.
+type fileStat struct {
+	size, mtime, ino int64
+	regular, dir     bool
+	err              error
+}
+
+// row is what the index holds of a file, as far as syncing goes.
+type row struct {
+	sid                    int64
+	size, mtime, ino, done int64
+	lines                  int
+	prov                   bool
+}
+
+// state is the store as a sync found it: the sessions the index answers
+// for, by file name, and the files it passes over.
+type state struct {
+	names   []string
+	skipped []*session.FileError
+}
+
+// sync brings the index in step with the files and returns what it found;
+// it returns nil state (and no error) when the index cannot be used.
+func (ix *Index) sync(only string) (*state, *sql.DB, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		db := ix.open()
+		if db == nil {
+			return nil, nil, nil
+		}
+		st, err := ix.syncDB(db, only)
+		if err == nil {
+			return st, db, nil
+		}
+		if attempt == 0 && isCorrupt(err) && ix.rebuild(err) {
+			continue
+		}
+		return nil, nil, err
+	}
+}
+
+func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
+	// The rows first, then the files: a row is written only after its
+	// file exists, so a row whose file is not listed has lost its file
+	// (read the other way round, a session created in between would be
+	// taken for gone).
+	rows, err := loadRows(db, only)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	if only != "" {
+		names = []string{only + session.Ext}
+	} else {
+		var err error
+		if names, err = session.SessionNames(ix.dir); err != nil {
+			return nil, err
+		}
+	}
+	stats := make([]fileStat, len(names))
+	parallel(len(names), func(i int) { stats[i] = statFile(filepath.Join(ix.dir, names[i])) })
+	st := &state{}
+	var work []job
+	present := make(map[string]bool, len(names))
+	for i, name := range names {
+		id := strings.TrimSuffix(name, session.Ext)
+		fs := stats[i]
+		if fs.err != nil || !fs.regular {
+			if only == "" || fs.err == nil {
+				if _, fe := session.PeekFile(ix.dir, name); fe != nil {
+					st.skipped = append(st.skipped, fe)
+				}
+			}
+			continue
+		}
+		present[id] = true
+		r, known := rows[id]
+		if known && !r.prov && r.size == fs.size && r.mtime == fs.mtime && r.ino == fs.ino {
+			st.names = append(st.names, id)
+			continue
+		}
+		j := job{name: id, stat: fs, from: r, orig: r}
+		if !known || r.ino != fs.ino || fs.size < r.done || (fs.size == r.size && fs.mtime != r.mtime) {
+			j.from = row{sid: r.sid} // again from the start
+			j.replace = known
+		}
+		j.known = known
+		work = append(work, j)
+	}
+	var gone []int64
+	for id, r := range rows {
+		if !present[id] {
+			if fs := statFile(filepath.Join(ix.dir, id+session.Ext)); fs.err == nil && fs.regular {
+				continue // created after the directory was read
+			}
+			gone = append(gone, r.sid)
+		}
+	}
+	if len(gone) > 0 {
+		if err := forget(db, gone); err != nil {
+			return nil, err
+		}
+	}
+	if len(work) > 0 {
+		done, skipped, err := ix.index(db, work)
+		if err != nil {
+			return nil, err
+		}
+		st.names = append(st.names, done...)
+		st.skipped = append(st.skipped, skipped...)
+	}
+	return st, nil
+}
+
+func statFile(path string) fileStat {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Stat(path, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fileStat{err: err}
+		}
+		break
+	}
+	return fileStat{size: st.Size, mtime: st.Mtim.Nano(), ino: int64(st.Ino), regular: st.Mode&syscall.S_IFMT == syscall.S_IFREG,
+		dir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR}
+}
+
+func loadRows(db *sql.DB, only string) (map[string]row, error) {
+	q := "SELECT sid, name, size, mtime, ino, done, lines, prov FROM sessions"
+	var args []any
+	if only != "" {
+		q += " WHERE name = ?"
+		args = append(args, only)
+	}
+	rs, err := db.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	out := map[string]row{}
+	for rs.Next() {
+		var r row
+		var name string
+		if err := rs.Scan(&r.sid, &name, &r.size, &r.mtime, &r.ino, &r.done, &r.lines, &r.prov); err != nil {
+			return nil, err
+		}
+		out[name] = r
+	}
+	return out, rs.Err()
+}
+
+// forget removes the rows of sessions.
+func forget(db *sql.DB, sids []int64) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, sid := range sids {
+		if err := dropFrom(tx, sid, 0); err != nil {
+			return err
+		}
+		if _, err := tx.Exec("DELETE FROM sessions WHERE sid = ?", sid); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// dropFrom removes a session's summaries and texts after line lines.
+func dropFrom(tx *sql.Tx, sid int64, lines int) error {
+	if _, err := tx.Exec("DELETE FROM texts WHERE rowid IN (SELECT rid FROM spans WHERE sid = ? AND line > ?)", sid, lines); err != nil {
+		return err
+	}
+	if _, err := tx.Exec("DELETE FROM spans WHERE sid = ? AND line > ?", sid, lines); err != nil {
+		return err
+	}
+	_, err := tx.Exec("DELETE FROM sums WHERE sid = ? AND line > ?", sid, lines)
+	return err
+}
+
+// job is one file to index.
+type job struct {
+	name    string
+	stat    fileStat
+	from    row // where indexing starts: done and lines (zero: the start)
+	orig    row // the file's row as the sync found it
+	known   bool
+	replace bool
+}
+
+// parsed is what reading a job's file gave.
+type parsed struct {
+	job
+	stat      fileStat // as fstat said when it was read
+	info      session.Info
+	header    []byte
+	done      int64
+	lines     int
+	prov      bool // a final line with no newline was read
+	tailTurns *int
+	keepTail  bool
+	torn      bool
+	sums      []sumRow
+	spans     []spanRow
+	skip      *session.FileError
+	err       error
+}
+
+type sumRow struct {
+	line int
+	rec  []byte
+}
+
+type spanRow struct {
+	line       int
+	off        int64
+	len        int
+	role, tool string
+	hasTool    bool
+	text       string
+}
+
+// batchBytes is how much text a transaction takes before it commits, so
+// that a first indexing of a large store is not one huge transaction.
+var batchBytes = 32 << 20
+
+// index reads the jobs' files on one goroutine per core and writes what
+// they hold, in transactions of about batchBytes.
+func (ix *Index) index(db *sql.DB, work []job) (names []string, skipped []*session.FileError, err error) {
+	out := make(chan *parsed, 16)
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var stop bool
+	for range min(runtime.GOMAXPROCS(0), len(work)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				s := stop
+				mu.Unlock()
+				if i >= len(work) || s {
+					return
+				}
+				out <- readJob(ix.dir, work[i])
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(out) }()
+	defer func() {
+		mu.Lock()
+		stop = true
+		mu.Unlock()
+		for range out {
+		}
+	}()
+	var tx *sql.Tx
+	pending := 0
+	commit := func() error {
+		if tx == nil {
+			return nil
+		}
+		err := tx.Commit()
+		tx = nil
+		pending = 0
+		return err
+	}
+	defer func() {
+		if tx != nil {
+			tx.Rollback()
+		}
+	}()
+	for p := range out {
+		if p.skip != nil {
+			skipped = append(skipped, p.skip)
+			continue
+		}
+		if p.err != nil {
+			// Unreadable now: listed as the index last had it, if at all.
+			if p.known {
+				names = append(names, p.name)
+			}
+			continue
+		}
+		if tx == nil {
+			if tx, err = db.Begin(); err != nil {
+				return nil, nil, err
+			}
+		}
+		n, err := write(tx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		names = append(names, p.name)
+		if pending += n; pending >= batchBytes {
+			if err := commit(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if err := commit(); err != nil {
+		return nil, nil, err
+	}
+	return names, skipped, nil
+}
+
+// readJob reads a file from where its indexing stopped.
+func readJob(dir string, j job) *parsed {
+	p := &parsed{job: j, done: j.from.done, lines: j.from.lines}
+	path := filepath.Join(dir, j.name+session.Ext)
+	if j.from.done == 0 {
+		info, fe := session.PeekFile(dir, j.name+session.Ext)
+		if fe != nil {
+			p.skip = fe
+			return p
+		}
+		p.info = info
+	}
+	fd, st, err := safeopen.OpenFD(path)
+	if err != nil {
+		p.err = err
+		return p
+	}
+	defer syscall.Close(fd)
+	p.stat = fileStat{size: st.Size, mtime: st.Mtim.Nano(), ino: int64(st.Ino), regular: true}
+	if p.stat.ino != j.stat.ino {
+		p.err = errors.New("replaced while read")
+		return p
+	}
+	p.read(fd, st.Size)
+	return p
+}
+
+func preadFull(fd int, b []byte, off int64) error {
+	for len(b) > 0 {
+		n, err := syscall.Pread(fd, b, off)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return errors.New("file shrank while read")
+		}
+		b, off = b[n:], off+int64(n)
+	}
+	return nil
+}
+
+// read indexes the file's bytes from p.done to size, a few MiB at a time.
+func (p *parsed) read(fd int, size int64) {
+	tools := map[string]string{}
+	chunk := int64(4 << 20)
+	var last []byte
+	saw := false
+	for p.done < size {
+		n := min(chunk, size-p.done)
+		data := make([]byte, n)
+		if err := preadFull(fd, data, p.done); err != nil {
+			p.err = err
+			return
+		}
+		end := bytes.LastIndexByte(data, '\n')
+		if end < 0 && p.done+n < size {
+			chunk *= 2 // a line longer than the chunk
+			continue
+		}
+		if end < 0 {
+			p.tail(data, tools)
+			break
+		}
+		base, pos := p.done, 0
+		for pos <= end {
+			nl := bytes.IndexByte(data[pos:], '\n')
+			line := data[pos : pos+nl]
+			p.lines++
+			if p.lines == 1 {
+				p.header = bytes.Clone(line)
+			} else {
+				p.line(line, p.lines, base+int64(pos), tools)
+			}
+			last, saw = line, true
+			pos += nl + 1
+		}
+		p.done = base + int64(pos)
+		if p.done+n-int64(pos) >= size && int64(pos) < n {
+			p.tail(data[pos:], tools)
+			break
+		}
+	}
+	switch {
+	case p.torn:
+	case saw:
+		if t, ok := session.TailTurns(last); ok {
+			p.tailTurns = &t
+		}
+	default:
+		p.keepTail = true // nothing new: the last line is the one indexed
+	}
+}
+
+// tail indexes a final line with no newline (a record being written, or
+// torn by a process that died) as it is, to be read again next time.
+func (p *parsed) tail(rest []byte, tools map[string]string) {
+	p.torn, p.prov = true, true
+	if p.lines == 0 {
+		p.header = bytes.Clone(rest)
+	} else {
+		p.line(rest, p.lines+1, p.done, tools)
+	}
+}
+
+// line indexes one line of the transcript (never the header).
+func (p *parsed) line(line []byte, n int, off int64, tools map[string]string) {
+	if len(line) > transcript.MaxLine || len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	rec, err := transcript.Decode(line)
+	if err != nil {
+		return
+	}
+	switch rec.(type) {
+	case *transcript.Summary:
+		p.sums = append(p.sums, sumRow{line: n, rec: bytes.Clone(line)})
+		return
+	case *transcript.Message, *transcript.Compaction, *transcript.ToolCall:
+	default:
+		return
+	}
+	type key struct {
+		role, tool string
+		known      bool
+	}
+	groups := map[key]*strings.Builder{}
+	var order []key
+	session.Texts(rec, tools, func(t session.Text) {
+		k := key{t.Role, t.Tool, t.CallID == ""}
+		b := groups[k]
+		if b == nil {
+			b = &strings.Builder{}
+			groups[k] = b
+			order = append(order, k)
+		} else {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t.Text)
+	})
+	for _, k := range order {
+		p.spans = append(p.spans, spanRow{line: n, off: off, len: len(line), role: k.role, tool: k.tool, hasTool: k.known, text: groups[k].String()})
+	}
+}
+
+// write writes what a file held, in tx, unless another process indexed
+// it meanwhile; it returns about how many bytes it wrote.
+func write(tx *sql.Tx, p *parsed) (int, error) {
+	var cur row
+	err := tx.QueryRow("SELECT sid, size, mtime, ino, done, lines, prov FROM sessions WHERE name = ?", p.name).
+		Scan(&cur.sid, &cur.size, &cur.mtime, &cur.ino, &cur.done, &cur.lines, &cur.prov)
+	known := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	if known != p.known || known && cur != p.orig {
+		return 0, nil // another process got there first; the next read catches up
+	}
+	sid := cur.sid
+	if known {
+		keep := p.from.lines
+		if p.from.done == 0 {
+			keep = 0
+		}
+		if err := dropFrom(tx, sid, keep); err != nil {
+			return 0, err
+		}
+	}
+	if p.from.done == 0 {
+		m := p.info.Meta
+		ts, ns := m.CreatedAt.Unix(), m.CreatedAt.Nanosecond()
+		rich := m.MCPClient != nil || m.ImportedFrom != nil || !m.At.IsZero() || m.CreatedAt.Location() != time.UTC
+		var parent, call any
+		if m.Parent != nil {
+			parent, call = m.Parent.Session, m.Parent.CallID
+		}
+		args := []any{ts, ns, m.CreatedAt.Format(time.RFC3339Nano), m.Format, m.Provider, m.Model, m.Workspace, m.Title,
+			session.Kind(&m), m.ReplayOf, m.RerunOf, m.ReflectsOn, m.Distill, parent, call, rich, p.header, p.info.HeaderID}
+		if known {
+			_, err = tx.Exec(`UPDATE sessions SET ts=?, ns=?, created=?, format=?, provider=?, model=?, workspace=?, title=?,
+				kind=?, replay_of=?, rerun_of=?, reflects_on=?, distill=?, parent=?, parent_call=?, rich=?, header=?, header_id=? WHERE sid=?`, append(args, sid)...)
+		} else {
+			var res sql.Result
+			res, err = tx.Exec(`INSERT INTO sessions(name, size, mtime, ino, done, lines, prov, ts, ns, created, format, provider, model, workspace, title,
+				kind, replay_of, rerun_of, reflects_on, distill, parent, parent_call, rich, header, header_id,
+				turns, stop, finished, tail_turns, torn, input, output, cache_read, cache_write)
+				VALUES(?, 0, 0, 0, 0, 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', 0, NULL, 0, 0, 0, 0, 0)`, append([]any{p.name}, args...)...)
+			if err == nil {
+				sid, err = res.LastInsertId()
+			}
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	for _, s := range p.sums {
+		if _, err := tx.Exec("INSERT OR REPLACE INTO sums(sid, line, rec) VALUES(?, ?, ?)", sid, s.line, s.rec); err != nil {
+			return 0, err
+		}
+		n += len(s.rec)
+	}
+	for _, s := range p.spans {
+		var tool any
+		if s.hasTool {
+			tool = s.tool
+		}
+		res, err := tx.Exec("INSERT INTO spans(sid, line, off, len, role, tool) VALUES(?, ?, ?, ?, ?, ?)", sid, s.line, s.off, s.len, s.role, tool)
+		if err != nil {
+			return 0, err
+		}
+		rid, err := res.LastInsertId()
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.Exec("INSERT INTO texts(rowid, text) VALUES(?, ?)", rid, s.text); err != nil {
+			return 0, err
+		}
+		n += len(s.text)
+	}
+	if err := totals(tx, sid, p); err != nil {
+		return 0, err
+	}
+	_, err = tx.Exec("UPDATE sessions SET size=?, mtime=?, ino=?, done=?, lines=?, prov=? WHERE sid=?",
+		p.stat.size, p.stat.mtime, p.stat.ino, p.done, p.lines, p.prov, sid)
+	return n + 256, err
+}
+
+// totals works out a session's totals again from its summaries.
+func totals(tx *sql.Tx, sid int64, p *parsed) error {
+	rs, err := tx.Query("SELECT rec FROM sums WHERE sid = ? ORDER BY line", sid)
+	if err != nil {
+		return err
+	}
+	var sums []*transcript.Summary
+	for rs.Next() {
+		var b []byte
+		if err := rs.Scan(&b); err != nil {
+			rs.Close()
+			return err
+		}
+		if rec, err := transcript.Decode(b); err == nil {
+			if s, ok := rec.(*transcript.Summary); ok {
+				sums = append(sums, s)
+			}
+		}
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	turns, stop, finished := session.SumTotals(sums)
+	var u transcript.Usage
+	for _, s := range sums {
+		u = u.Add(s.Usage)
+	}
+	var tail any
+	if p.tailTurns != nil {
+		tail = *p.tailTurns
+	}
+	tailSQL := "?"
+	if p.keepTail {
+		tailSQL = "tail_turns"
+		tail = nil
+	}
+	_, err = tx.Exec("UPDATE sessions SET turns=?, stop=?, finished=?, tail_turns="+tailSQL+", torn=?, input=?, output=?, cache_read=?, cache_write=? WHERE sid=?",
+		append(append([]any{turns, stop, finished}, tailArgs(tail, p.keepTail)...), p.torn, int64(u.InputTokens), int64(u.OutputTokens), int64(u.CacheReadTokens), int64(u.CacheWriteTokens), sid)...)
+	return err
+}
+
+func tailArgs(tail any, keep bool) []any {
+	if keep {
+		return nil
+	}
+	return []any{tail}
+}
+
+// parallel calls fn(0..n-1) on one goroutine per processor.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Times the session index (record/sessionindex) against shell baselines over
+# the same files, warm cache, for docs/PERFORMANCE.md:
+#
+#   T  10,000 sessions x 100 KB, session_turns on each summary (1 GB)
+#   F  10,000 sessions x 100 KB, summaries without session_turns
+#   S  10,000 sessions x 8 KB (for big/small)
+#   H  100,000 sessions x 2 KB
+#
+# with ten sessions of T given a rare word (zebracorn) in a user message.
+#
+#   scripts/index-bench.sh            # this checkout, 7 rounds
+#
+# Each round runs the baseline and mecha once, in an order that alternates
+# from round to round; one untimed round first warms the page cache (and
+# brings the index in step). It prints the median wall time and the median
+# CPU time (user + system) of each, and mecha's ratio to the baseline.
+# The stores are written once under $MECHA_INDEX_BENCH_ROOT (default
+# $TMPDIR/mecha-index-bench, about 2.6 GB) and reused; CLEAN=1 removes them
+# at the end. ROUNDS=N changes the number of rounds.
+set -euo pipefail
+
+rounds=${ROUNDS:-7}
+# shellcheck source=scripts/bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"
+store_root=${MECHA_INDEX_BENCH_ROOT:-${TMPDIR:-/tmp}/mecha-index-bench}
+mkdir -p "$store_root"
+export MECHA_HOME="$tmp/home"
+mecha=${bins[0]}
+
+gen() { # gen NAME N SIZE TOTAL
+	local dir="$store_root/$1"
+	[ -e "$dir/.complete" ] && return
+	rm -rf "$dir"
+	MECHA_SESSION_TEST_CHILD=write-store MECHA_STORE_DIR="$dir" MECHA_STORE_N="$2" \
+		MECHA_STORE_SIZE="$3" MECHA_STORE_LINE=65536 MECHA_STORE_TOTAL="$4" "$tmp/session.test"
+	if [ "$1" = T ]; then
+		# shellcheck disable=SC2012
+		for f in $(ls "$dir"/*.jsonl | awk 'NR % 1000 == 7'); do
+			printf '%s\n' '{"record":"message","role":"user","content":[{"type":"text","text":"the zebracorn grazes in quartz meadows near build 4471"}]}' >>"$f"
+		done
+	fi
+	touch "$dir/.complete"
+}
+gen T 10000 102400 1
+gen F 10000 102400 0
+gen S 10000 8192 1
+gen H 100000 2048 1
+
+# timed CMD...: runs it once, appending "wall_ns cpu_s" to $tmp/t.$slot.
+timed() {
+	local start
+	start=$(date +%s%N)
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" "$@" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
+	echo "$(($(date +%s%N) - start)) $(awk '{ print $1 + $2 }' "$tmp/cpu")" >>"$tmp/t.$slot"
+}
+
+# compare LABEL DIR "BASELINE" MECHA-ARGS...: medians and ratios.
+compare() {
+	local label=$1 dir=$2 base=$3 r
+	shift 3
+	local args=("$@")
+	: >"$tmp/t.0"
+	: >"$tmp/t.1"
+	slot=0 timed bash -c "$base"
+	slot=1 timed env MECHA_SESSION_DIR="$dir" "$mecha" "${args[@]}"
+	: >"$tmp/t.0"
+	: >"$tmp/t.1"
+	for ((r = 0; r < rounds; r++)); do
+		if ((r % 2)); then
+			slot=1 timed env MECHA_SESSION_DIR="$dir" "$mecha" "${args[@]}"
+			slot=0 timed bash -c "$base"
+		else
+			slot=0 timed bash -c "$base"
+			slot=1 timed env MECHA_SESSION_DIR="$dir" "$mecha" "${args[@]}"
+		fi
+	done
+	local bw bc mw mc
+	bw=$(cut -d' ' -f1 "$tmp/t.0" | median)
+	bc=$(cut -d' ' -f2 "$tmp/t.0" | median)
+	mw=$(cut -d' ' -f1 "$tmp/t.1" | median)
+	mc=$(cut -d' ' -f2 "$tmp/t.1" | median)
+	awk -v l="$label" -v b="$base" -v a="mecha ${args[*]}" -v bw="$bw" -v bc="$bc" -v mw="$mw" -v mc="$mc" 'BEGIN {
+		printf "== %s\n  %-52s wall %8.1f ms  cpu %7.1f ms\n  %-52s wall %8.1f ms  cpu %7.1f ms   %.2fx wall  %.2fx cpu\n",
+			l, substr(b, 1, 52), bw / 1e6, bc * 1e3, substr(a, 1, 52), mw / 1e6, mc * 1e3, mw / bw, (bc > 0 ? mc / bc : 0) }'
+}
+
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $rounds rounds"
+
+# First indexing, from no index at all (once each: it runs once; FIRST=0
+# skips it and keeps the indexes there are).
+for s in T H; do
+	[ "${FIRST:-1}" = 0 ] && break
+	rm -rf "$store_root/$s"/.index
+	start=$(date +%s%N)
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" env MECHA_SESSION_DIR="$store_root/$s" "$mecha" sessions reindex
+	echo "== first indexing of $s ($(du -sh --exclude=.index "$store_root/$s" | cut -f1)): wall $((($(date +%s%N) - start) / 1000000)) ms, cpu $(awk '{ print $1 + $2 }' "$tmp/cpu") s"
+	echo "   index: $(du -sh "$store_root/$s"/.index | cut -f1) ($(ls "$store_root/$s"/.index | tr '\n' ' '))"
+done
+for s in T F S H; do env MECHA_SESSION_DIR="$store_root/$s" "$mecha" sessions list -n 1 >/dev/null; done
+for s in T H; do echo "== index of $s: $(du -sh "$store_root/$s"/.index | cut -f1), store $(du -sh --exclude=.index "$store_root/$s" | cut -f1)"; done
+
+compare "list, 10,000 x 100 KB, session_turns" "$store_root/T" "head -qn1 $store_root/T/*.jsonl" sessions list
+compare "list, 10,000 x 100 KB, no session_turns" "$store_root/F" "head -qn1 $store_root/F/*.jsonl" sessions list
+compare "list, 10,000 x 8 KB" "$store_root/S" "head -qn1 $store_root/S/*.jsonl" sessions list
+compare "list -n 50, 100,000 x 2 KB" "$store_root/H" "find $store_root/H -name '*.jsonl' -print0 | xargs -0 head -qn1" sessions list -n 50
+compare "list --json, 100,000 x 2 KB" "$store_root/H" "find $store_root/H -name '*.jsonl' -print0 | xargs -0 head -qn1" sessions list --json
+compare "search a rare word, 1 GB" "$store_root/T" "rg -lF zebracorn $store_root/T" sessions search zebracorn
+compare "search a phrase, 1 GB" "$store_root/T" "rg -lF 'quartz meadows' $store_root/T" sessions search "quartz meadows"
+compare "search --regex with a literal fragment, 1 GB" "$store_root/T" "rg -l 'zebra[a-z]+ grazes' $store_root/T" sessions search --regex 'zebra[a-z]+ grazes'
+compare "stats, 10,000 x 100 KB" "$store_root/T" "grep -rhF '{\"record\":\"summary\"' $store_root/T" sessions stats
+
+base="$tmp/base"
+mkdir -p "$base"
+(cd "$root" && git archive "${BASE:-4d7c502}" | tar -x -C "$base")
+(cd "$base" && go build -o "$tmp/mecha-base" ./cmd/mecha)
+: >"$tmp/t.0"
+: >"$tmp/t.1"
+for ((r = 0; r < rounds * 3; r++)); do
+	slot=0 timed "$tmp/mecha-base" --version
+	slot=1 timed "$mecha" --version
+done
+awk -v b="$(cut -d' ' -f1 "$tmp/t.0" | median)" -v m="$(cut -d' ' -f1 "$tmp/t.1" | median)" \
+	'BEGIN { printf "== mecha --version: before the index %.1f ms, with it %.1f ms (wall medians)\n", b / 1e6, m / 1e6 }'
+
+if [ "${CLEAN:-0}" = 1 ]; then rm -rf "$store_root"; fi
