@@ -129,7 +129,7 @@ func writeStoreOf(dir string, n, size, line int, total bool) error {
 	}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	errs := make([]error, n)
-	parallel(n, func(i int) {
+	Parallel(n, func(i int) {
 		id := fmt.Sprintf("%s-%08x", base.Add(time.Duration(i)*time.Minute).Format(idLayout), i)
 		head, _ := transcript.Encode(&transcript.Meta{Format: 1, ID: id, CreatedAt: base.Add(time.Duration(i) * time.Minute),
 			Provider: "anthropic", Model: "claude-opus-5", Workspace: "/home/you/project", Title: "summarize what changed"})

@@ -144,7 +144,7 @@ func list(dir string) (*Listing, error) {
 	infos := make([]Info, len(names))
 	paths := make([]string, len(names))
 	errs := make([]error, len(names))
-	parallel(len(names), func(i int) {
+	Parallel(len(names), func(i int) {
 		paths[i] = filepath.Join(dir, names[i])
 		infos[i].Ref = Ref{Dir: dir, ID: idOf(names[i])}
 		infos[i].Meta, infos[i].HeaderID, errs[i] = peekMeta(paths[i])
@@ -185,8 +185,10 @@ func newerFirst(a, b transcript.Meta) bool {
 	return a.ID > b.ID
 }
 
-// parallel calls fn(0..n-1) on one goroutine per processor.
-func parallel(n int, fn func(i int)) {
+// Parallel calls fn(0..n-1) on one goroutine per processor (on the
+// caller's alone when there is one): the store's readers, and the index's,
+// stat and read files this way.
+func Parallel(n int, fn func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
 		for i := range n {

@@ -81,7 +81,7 @@ func readDirSummaries(dir string, keep func(transcript.Meta) bool) (read []Summa
 	paths := make([]string, len(names))
 	listed := make([]bool, len(names))
 	errs := make([]error, len(names))
-	parallel(len(names), func(i int) {
+	Parallel(len(names), func(i int) {
 		s := &all[i]
 		path := filepath.Join(dir, names[i])
 		paths[i], s.Ref = path, Ref{Dir: dir, ID: idOf(names[i])}

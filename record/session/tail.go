@@ -65,7 +65,7 @@ func readDirTotals(dir string, keep func(transcript.Meta) bool, limit int) (read
 	all := make([]Totals, len(names))
 	paths := make([]string, len(names))
 	state := make([]error, len(names)) // nil: listed
-	parallel(len(names), func(i int) {
+	Parallel(len(names), func(i int) {
 		paths[i], all[i].Ref = filepath.Join(dir, names[i]), Ref{Dir: dir, ID: idOf(names[i])}
 		state[i] = readTotals(&all[i], paths[i], keep, limit <= 0)
 	})
@@ -81,7 +81,7 @@ func readDirTotals(dir string, keep func(transcript.Meta) bool, limit int) (read
 	sort.SliceStable(out, func(i, j int) bool { return newerFirst(out[i].Meta, out[j].Meta) })
 	if limit > 0 {
 		out = out[:min(limit, len(out))]
-		parallel(len(out), func(i int) { readTail(&out[i]) })
+		Parallel(len(out), func(i int) { readTail(&out[i]) })
 	}
 	return out, skippedFiles, nil
 }

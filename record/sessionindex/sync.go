@@ -78,7 +78,7 @@ func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
 		}
 	}
 	stats := make([]fileStat, len(names))
-	parallel(len(names), func(i int) { stats[i] = statFile(filepath.Join(ix.dir, names[i])) })
+	session.Parallel(len(names), func(i int) { stats[i] = statFile(filepath.Join(ix.dir, names[i])) })
 	st := &state{}
 	var work []job
 	present := make(map[string]bool, len(names))
@@ -608,29 +608,4 @@ func tailArgs(tail any, keep bool) []any {
 		return nil
 	}
 	return []any{tail}
-}
-
-// parallel calls fn(0..n-1) on one goroutine per processor.
-func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
