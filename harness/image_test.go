@@ -15,6 +15,7 @@ import (
 
 	"github.com/mecha-agent/mecha/engine/agent"
 	"github.com/mecha-agent/mecha/record/blobs"
+	"github.com/mecha-agent/mecha/record/sessionview"
 	"github.com/mecha-agent/mecha/record/transcript"
 	"github.com/mecha-agent/mecha/testkit/fakellm"
 )
@@ -88,6 +89,15 @@ func TestImageMentionRecordsAndResumes(t *testing.T) {
 	}
 	if !strings.Contains(string(raw), `"private":true`) {
 		t.Errorf("attaching an image did not make the session private:\n%s", raw)
+	}
+
+	// sessions show: the image is a line (name, type, size).
+	var show bytes.Buffer
+	if err := sessionview.WriteText(&show, att.Session.Path(), nil, sessionview.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "what is @shot.png\n[image shot.png, image/png, " + strconv.Itoa(len(data)) + " bytes]\n"; !strings.Contains(show.String(), want) {
+		t.Errorf("sessions show:\n%s\nwant it to hold %q", show.String(), want)
 	}
 
 	// Resume: the image goes again, from the blob.
