@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"image"
+	"io"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/mecha-agent/mecha/record/blobs"
 	"github.com/mecha-agent/mecha/record/sessionview"
 	"github.com/mecha-agent/mecha/record/transcript"
+	"github.com/mecha-agent/mecha/redrive/replay"
 	"github.com/mecha-agent/mecha/testkit/fakellm"
 )
 
@@ -43,7 +45,7 @@ func imageWorld(t *testing.T, script *fakellm.Script) (*World, string, *fakellm.
 	return &World{
 		Getenv: func(k string) string { return env[k] },
 		Now:    func() time.Time { return time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC) },
-		Err:    os.Stderr,
+		Err:    io.Discard,
 	}, home, srv
 }
 
@@ -54,7 +56,7 @@ func imageWorld(t *testing.T, script *fakellm.Script) (*World, string, *fakellm.
 // gone, a resume is one line naming it, and nothing is sent.
 func TestImageMentionRecordsAndResumes(t *testing.T) {
 	t.Parallel()
-	w, home, srv := imageWorld(t, &fakellm.Script{Turns: []fakellm.Turn{{Text: "a grey square"}, {Text: "still grey"}}})
+	w, home, srv := imageWorld(t, &fakellm.Script{Turns: []fakellm.Turn{{Text: "a grey square"}, {Text: "still grey"}, {Text: "a grey square"}, {Text: "still grey"}}})
 	s := testSettings(t)
 	s.Provider = "anthropic"
 	data := pngFile(t, filepath.Join(s.Workspace, "shot.png"))
@@ -114,6 +116,27 @@ func TestImageMentionRecordsAndResumes(t *testing.T) {
 		t.Fatalf("resumed request does not carry the image:\n%s", reqs[len(reqs)-1].Body)
 	}
 
+	// Replay: the recorded turn is sent again with the image, from the blob.
+	of, err := store(filepath.Join(home, "sessions")).Load(att.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := DefaultSettings()
+	rs.Provider, rs.Yes = "", true
+	rd, err := OpenReplay(context.Background(), w, Attach{Settings: rs, NoSession: true}, Replayed{Session: of, Mode: replay.ModeStop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rd.Replay(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	rd.Close()
+	reqs = srv.Requests()
+	if len(reqs) < 3 || !strings.Contains(string(reqs[2].Body), wantPart) {
+		t.Fatalf("replayed request does not carry the image:\n%s", reqs[len(reqs)-1].Body)
+	}
+	sent := len(reqs)
+
 	// The blob gone: one line naming it, nothing sent.
 	if err := os.Remove(filepath.Join(home, "blobs", "sha256", sum[:2], sum[2:])); err != nil {
 		t.Fatal(err)
@@ -127,7 +150,7 @@ func TestImageMentionRecordsAndResumes(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "shot.png") || !strings.Contains(err.Error(), sum) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("missing blob: %v", err)
 	}
-	if n := len(srv.Requests()); n != 2 {
+	if n := len(srv.Requests()); n != sent {
 		t.Errorf("%d requests after a refused resume", n)
 	}
 }
