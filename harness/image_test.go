@@ -192,6 +192,19 @@ func TestImageAttachTaintAndConfinement(t *testing.T) {
 		t.Errorf("taint %+v (%s)", h.Taint, h.TaintWhy)
 	}
 
+	// An absolute path inside the workspace (a pasted path) is the same file.
+	if _, imgs, err := attachFiles(ws, "x", []string{filepath.Join(ws, "in.png")}, false, &agent.History{}); err != nil || len(imgs) != 1 || imgs[0].Name != "in.png" {
+		t.Fatalf("absolute path inside: %d, %v", len(imgs), err)
+	}
+	// Bounded: an image past MaxAttachedImage is refused.
+	big := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, MaxAttachedImage)...)
+	if err := os.WriteFile(filepath.Join(ws, "big.png"), big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, imgs, err := attachFiles(ws, "x", []string{"big.png"}, false, &agent.History{}); err == nil || len(imgs) != 0 || !strings.Contains(err.Error(), "big.png") {
+		t.Fatalf("an image past the bound: %d, %v", len(imgs), err)
+	}
+
 	outside := filepath.Join(t.TempDir(), "secret.png")
 	pngFile(t, outside)
 	link := filepath.Join(ws, "link.png")
