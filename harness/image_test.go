@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/engine/agent"
+	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/record/blobs"
 	"github.com/mecha-agent/mecha/record/sessionview"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -43,9 +44,10 @@ func imageWorld(t *testing.T, script *fakellm.Script) (*World, string, *fakellm.
 	home := t.TempDir()
 	env := map[string]string{"MECHA_HOME": home, "ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "k"}
 	return &World{
-		Getenv: func(k string) string { return env[k] },
-		Now:    func() time.Time { return time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC) },
-		Err:    io.Discard,
+		Getenv:         func(k string) string { return env[k] },
+		Now:            func() time.Time { return time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC) },
+		Err:            io.Discard,
+		SandboxSupport: func() sandbox.Support { return sandbox.Support{} },
 	}, home, srv
 }
 
