@@ -294,10 +294,14 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	}
 	history := d.history(rc)
 	text := p.Text
+	var images []transcript.Block
 	if !p.Compact {
-		if text, err = attachFiles(rc.Workspace, p.Text, p.Files, !trusted(rc), &history); err != nil {
+		if text, images, err = attachFiles(rc.Workspace, p.Text, p.Files, !trusted(rc), &history); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.images(prov, &history, images); err != nil {
+		return nil, err
 	}
 	var recorder agent.Recorder
 	if rec != nil {
@@ -313,7 +317,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	res, runErr := agent.Run(ctx, agent.Options{
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder, Prices: d.cfg.Prices,
 		History: history, Now: w.clock(), Log: p.Log, Ledger: ledger, OnEvent: watch, Steer: p.Steer,
-		CompactOnly: p.Compact, CompactInstructions: compactInstructions(p),
+		CompactOnly: p.Compact, CompactInstructions: compactInstructions(p), Attach: images,
 	}, prompt(p, text))
 	out := &Attached{Config: rc, Result: res, Provider: prov}
 	if rec != nil {

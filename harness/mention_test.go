@@ -23,7 +23,7 @@ func TestAttachFilesTaint(t *testing.T) {
 	}{{"trusted", false}, {"untrusted", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var h agent.History
-			text, err := attachFiles(ws, "look", []string{"README.md"}, tc.untrusted, &h)
+			text, _, err := attachFiles(ws, "look", []string{"README.md"}, tc.untrusted, &h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func TestAttachFilesTaint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var h agent.History
-	if text, err := attachFiles(ws, "x", []string{"link"}, false, &h); err == nil || strings.Contains(text, "s3cret") {
+	if text, _, err := attachFiles(ws, "x", []string{"link"}, false, &h); err == nil || strings.Contains(text, "s3cret") {
 		t.Fatalf("a link out of the workspace was attached: %q, %v", text, err)
 	}
 }

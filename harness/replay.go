@@ -113,9 +113,19 @@ func (d *Door) Replay(ctx context.Context, log io.Writer) (*replay.Report, error
 	opts := replay.Options{
 		Session: d.replay.of, Mode: d.replay.mode, Override: d.override(), MechaVersion: d.world.Version,
 		PermissionMode: string(mode), SystemPrompt: d.replay.systemPrompt, Prices: d.cfg.Prices, Now: d.world.clock(), Log: log, MCPServers: d.mcp.Record,
-		Providers: func(name, _ string) (provider.Provider, error) { return d.ProviderFor(name) },
-		Sent:      d.recordSent,
-		Tools:     func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) { return d.replayTools(rc, rec) },
+		Providers: func(name, _ string) (provider.Provider, error) {
+			p, err := d.ProviderFor(name)
+			if err != nil {
+				return nil, err
+			}
+			store, err := Blobs(d.world)
+			if err != nil {
+				return nil, err
+			}
+			return imageProvider{p, store}, nil
+		},
+		Sent:  d.recordSent,
+		Tools: func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) { return d.replayTools(rc, rec) },
 	}
 	if rec != nil {
 		opts.Recorder = rec

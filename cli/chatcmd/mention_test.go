@@ -1,6 +1,11 @@
 package chatcmd
 
 import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mecha-agent/mecha/record/blobs"
 	"github.com/mecha-agent/mecha/testkit/fakellm"
 )
 
@@ -63,5 +69,45 @@ func TestChatMentions(t *testing.T) {
 	}
 	if s := c.onlySession(); !s.Taint().Private {
 		t.Errorf("the session's taint %+v; want private", s.Taint())
+	}
+}
+
+// TestChatImageMention: an @mentioned PNG is attached as an image: the
+// request carries it as a base64 image block after the prompt's text, the
+// chat shows it as a line (name, type, size), the conversation is private,
+// and the transcript names the blob rather than holding the bytes.
+func TestChatImageMention(t *testing.T) {
+	c := startChat(t, []fakellm.Turn{{Text: "A grey square."}})
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 4, 4))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.ws, "shot.png"), buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.prompt("what is @shot.png", "A grey square.")
+	c.quit()
+	if line := fmt.Sprintf("attached [image shot.png, image/png, %d bytes]", buf.Len()); c.frames.index(0, line) < 0 {
+		t.Errorf("no screen showed %q", line)
+	}
+	reqs := c.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	b64 := base64.StdEncoding.EncodeToString(buf.Bytes())
+	want := `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + b64 + `"}}`
+	if body := string(reqs[0].Body); !strings.Contains(body, want) || !strings.Contains(body, "what is @shot.png") {
+		t.Errorf("the request does not carry the prompt and the image: %s", body)
+	}
+	s := c.onlySession()
+	if !s.Taint().Private {
+		t.Errorf("the session's taint %+v; want private", s.Taint())
+	}
+	raw, err := os.ReadFile(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"sha256":"`+blobs.Sum(buf.Bytes())+`"`) || strings.Contains(string(raw), b64) {
+		t.Errorf("the transcript does not name the blob, or holds the bytes")
 	}
 }

@@ -47,7 +47,9 @@ Up, Down            on the box's first or last row: the previous or next prompt
 Ctrl-R              search the prompt history (Ctrl-R again: older; Enter takes it)
 Ctrl-G              edit the input box in $VISUAL or $EDITOR (vi if neither is set)
 Tab                 complete the slash command the menu shows, or an @FILE mention
-                    (@FILE attaches a workspace file's content to the prompt)
+                    (@FILE attaches a workspace file's content to the prompt; a PNG,
+                    JPEG, GIF or WebP of at most 5 MiB goes as an image, to providers
+                    that take images: anthropic, openai, local)
 y, n, a, r          answer a permission prompt, once it shows its choices (a second
                     after it appears with no key pressed; before that, keys go to the
                     box): y yes; n no, then a reason for the model and Enter; a the

@@ -16,6 +16,7 @@ import (
 	"github.com/mecha-agent/mecha/engine/agent"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/sessionview"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
 
@@ -486,6 +487,8 @@ func (m *model) message(msg *transcript.Message) {
 				results = true
 			case b.Type == transcript.BlockText && results:
 				m.add(entry{kind: kSteer, text: "sent beside the results: " + textfmt.Visible(b.Text)})
+			case b.Type == transcript.BlockImage && b.SHA256 != "":
+				m.add(entry{kind: kNote, text: "attached " + sessionview.ImageLine(b)})
 			}
 		}
 	}

@@ -136,6 +136,10 @@ type Options struct {
 	// nothing to compact fails with ErrNothingToCompact, recording nothing.
 	CompactOnly         bool
 	CompactInstructions string
+	// Attach are blocks sent after the prompt's text in its message: the
+	// images the person attached (their bytes loaded, and kept in the
+	// blob store the blocks name).
+	Attach []transcript.Block
 }
 
 // Result is how a run ended.
@@ -275,7 +279,8 @@ func (r *run) loop(ctx context.Context, prompt string) error {
 		return err
 	}
 	if prompt != "" {
-		if err := r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: []transcript.Block{transcript.TextBlock(prompt)}}); err != nil {
+		content := append([]transcript.Block{transcript.TextBlock(prompt)}, r.opts.Attach...)
+		if err := r.addMessage(transcript.Message{Role: transcript.RoleUser, Content: content}); err != nil {
 			return err
 		}
 	}

@@ -154,7 +154,7 @@ func (r *mdRenderer) user(u *User) {
 	for _, b := range u.Orphans {
 		r.details("result for an unknown call "+b.ToolUseID, b.Content, "")
 	}
-	text := u.Text()
+	text := strings.TrimPrefix(strings.Join(append([]string{u.Text()}, u.Images()...), "\n"), "\n")
 	if text == "" {
 		return
 	}

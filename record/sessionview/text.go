@@ -328,6 +328,7 @@ func (r *textRenderer) user(u *User) {
 			text = append(text, b.Text)
 		}
 	}
+	text = append(text, u.Images()...)
 	if len(text) == 0 {
 		return
 	}

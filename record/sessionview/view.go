@@ -2,10 +2,12 @@ package sessionview
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/pricing"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -68,6 +70,34 @@ type User struct {
 
 // Text returns the message's non-empty text blocks joined with newlines.
 func (u *User) Text() string { return transcript.TextOf(u.Message.Content) }
+
+// Images are one line for each image the message attached: its name,
+// media type and size (the bytes are in the blob store, not shown).
+func (u *User) Images() []string {
+	var out []string
+	for _, b := range u.Message.Content {
+		if b.Type == transcript.BlockImage && b.SHA256 != "" {
+			out = append(out, ImageLine(b))
+		}
+	}
+	return out
+}
+
+// ImageLine is an image block as one line: [image NAME, TYPE, SIZE].
+func ImageLine(b transcript.Block) string {
+	return fmt.Sprintf("[image %s, %s, %s]", textfmt.VisibleLine(b.Name), textfmt.VisibleLine(b.MediaType), byteSize(b.Size))
+}
+
+// byteSize is n bytes as a person reads it.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // Prompt reports whether the message is a turn: the person speaking, not
 // the harness returning results.

@@ -13,6 +13,7 @@ const (
 	BlockToolUse    = "tool_use"
 	BlockToolResult = "tool_result"
 	BlockThinking   = "thinking"
+	BlockImage      = "image"
 )
 
 // Block is one element of a message's content. Which fields are meaningful
@@ -22,6 +23,7 @@ const (
 //	tool_use     ID, Name, Input
 //	tool_result  ToolUseID, Content, IsError, OutcomeUnknown
 //	thinking     Thinking, Signature
+//	image        Name, MediaType, SHA256, Size (Data in memory only)
 //
 // A block of any other type is kept verbatim in Raw, so a transcript written
 // by a newer build survives being read and written back by this one.
@@ -50,7 +52,16 @@ type Block struct {
 	FileChanges []FileChange
 	Thinking    string
 	Signature   string
-	Raw         json.RawMessage
+	// MediaType, SHA256 and Size describe an image block's bytes, which
+	// the transcript does not hold: they are kept in the blob store under
+	// SHA256 (Name is the file's name as it was attached). Data is the
+	// bytes in memory, read from the blob store before a request; it is
+	// never recorded.
+	MediaType string
+	SHA256    string
+	Size      int64
+	Data      []byte
+	Raw       json.RawMessage
 }
 
 // TextOf is the text of a content. Text blocks that follow one another
@@ -128,6 +139,19 @@ type FileChange struct {
 	After  string `json:"after"`
 }
 
+type imageJSON struct {
+	Type      string `json:"type"`
+	Name      string `json:"name,omitempty"`
+	MediaType string `json:"media_type"`
+	SHA256    string `json:"sha256"`
+	Size      int64  `json:"size"`
+}
+
+// ImageBlock returns an image block for data stored under sum.
+func ImageBlock(name, mediaType, sum string, data []byte) Block {
+	return Block{Type: BlockImage, Name: name, MediaType: mediaType, SHA256: sum, Size: int64(len(data)), Data: data}
+}
+
 type thinkingJSON struct {
 	Type      string `json:"type"`
 	Thinking  string `json:"thinking"`
@@ -163,6 +187,11 @@ func (b Block) wire() (any, error) {
 		return toolResultJSON{b.Type, b.ToolUseID, b.Content, b.IsError, b.OutcomeUnknown, b.FileChanges}, nil
 	case BlockThinking:
 		return thinkingJSON{b.Type, b.Thinking, b.Signature}, nil
+	case BlockImage:
+		if b.SHA256 == "" {
+			break // another tool's image block, kept in Raw
+		}
+		return imageJSON{b.Type, b.Name, b.MediaType, b.SHA256, b.Size}, nil
 	}
 	if len(b.Raw) > 0 {
 		return b.Raw, nil

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +28,39 @@ func TestTextOf(t *testing.T) {
 		if got := TextOf(tc.blocks); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestImageBlockRoundTrip: an image block is written as the reference to
+// its blob (name, media type, sha256, size), never its bytes, and reads
+// back the same, without bytes; an image block without a sha256 (another
+// tool's base64 block) is kept verbatim.
+func TestImageBlockRoundTrip(t *testing.T) {
+	t.Parallel()
+	sum := strings.Repeat("ab", 32)
+	b := ImageBlock("d/shot.png", "image/png", sum, []byte("\x89PNG-secret-bytes"))
+	line, err := Encode(&Message{Role: RoleUser, Content: []Block{TextBlock("look"), b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"image","name":"d/shot.png","media_type":"image/png","sha256":"` + sum + `","size":17}`
+	if !strings.Contains(string(line), want) || strings.Contains(string(line), "secret") || strings.Contains(string(line), "iVBOR") {
+		t.Fatalf("encoded %s", line)
+	}
+	r, err := Decode(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.(*Message).Content[1]
+	if got.Type != BlockImage || got.Name != "d/shot.png" || got.MediaType != "image/png" || got.SHA256 != sum || got.Size != 17 || got.Data != nil || got.Raw != nil {
+		t.Errorf("decoded %+v", got)
+	}
+	foreign := `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0K"}}`
+	var f Block
+	if err := json.Unmarshal([]byte(foreign), &f); err != nil || string(f.Raw) != foreign {
+		t.Fatalf("foreign image block: %+v %v", f, err)
+	}
+	if back, _ := json.Marshal(f); string(back) != foreign {
+		t.Errorf("foreign image block re-encodes as %s", back)
 	}
 }

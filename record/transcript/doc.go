@@ -229,6 +229,19 @@
 //
 //	{"type":"tool_result","tool_use_id":"toolu_3","content":"overwrote a.txt (3 bytes written)","is_error":false,"file_changes":[{"path":"a.txt","before":"5f3c…","after":"9e1d…"}]}
 //
+// An image the person attached to a prompt (an @file mention of a PNG,
+// JPEG, GIF or WebP file) is an image block of the user message. Its
+// bytes are not in the transcript: they are kept in the same blob store
+// under sha256 (lowercase hex of the bytes, checked when read back), and
+// the block names them: name, the file as it was mentioned; media_type,
+// the type its content shows; size, in bytes. A resume or a replay reads
+// the bytes back from the store to send them again. An image block
+// without sha256 (another tool's base64 block) is kept verbatim, as
+// blocks of unknown types are; readers older than the block keep it
+// verbatim too.
+//
+//	{"record":"message","role":"user","content":[{"type":"text","text":"what is in this picture?"},{"type":"image","name":"shot.png","media_type":"image/png","sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08","size":2048}],"at":"2026-08-05T09:15:00Z"}
+//
 //	{"record":"message","role":"user","content":[{"type":"text","text":"what changed?"}],"at":"2026-08-05T09:15:00Z"}
 //
 // stop_reason, optional on an assistant message, is why the model stopped

@@ -38,6 +38,9 @@ type blockWire[C ~string] struct {
 	Signature      string          `json:"signature"`
 	OutcomeUnknown bool            `json:"outcome_unknown"`
 	FileChanges    []FileChange    `json:"file_changes"`
+	MediaType      string          `json:"media_type"`
+	SHA256         string          `json:"sha256"`
+	Size           int64           `json:"size"`
 }
 
 // block maps the decoded fields to a Block. known is false for a type this
@@ -63,6 +66,13 @@ func (b blockWire[C]) block() (out Block, known bool, err error) {
 		out.Content = string(b.Content)
 	case BlockThinking:
 		out.Thinking, out.Signature = b.Thinking, b.Signature
+	case BlockImage:
+		if b.SHA256 == "" || b.MediaType == "" {
+			// An image block of another shape (an API's base64 source):
+			// kept verbatim.
+			return out, false, nil
+		}
+		out.Name, out.MediaType, out.SHA256, out.Size = b.Name, b.MediaType, b.SHA256, b.Size
 	default:
 		return out, false, nil
 	}

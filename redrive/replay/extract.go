@@ -35,6 +35,10 @@ type Call struct {
 // Turn is one thing the person said and what the run did about it.
 type Turn struct {
 	Prompt string
+	// Images are the image blocks the prompt attached (their bytes are in
+	// the blob store, loaded by the provider the replay is given), sent
+	// after its text as they were.
+	Images []transcript.Block
 	// Config is the configuration of the attach the turn was sent in.
 	Config *transcript.Config
 	// Calls are the tool calls of the turn, in the order the model made them.
@@ -84,7 +88,13 @@ func Extract(s *session.Session) (*Trajectory, error) {
 			case cfg == nil:
 				return ErrNoConfig
 			default:
-				t.Turns = append(t.Turns, Turn{Prompt: text, Config: cfg})
+				var images []transcript.Block
+				for _, b := range it.Message.Content {
+					if b.Type == transcript.BlockImage {
+						images = append(images, b)
+					}
+				}
+				t.Turns = append(t.Turns, Turn{Prompt: text, Images: images, Config: cfg})
 			}
 		case *sessionview.Reply:
 			if len(t.Turns) == 0 {

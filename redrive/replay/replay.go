@@ -271,7 +271,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		res, err := agent.Run(ctx, agent.Options{
 			Provider: rt.clients[i], Tools: reg, Tracker: tracker, Config: rc, Recorder: capture,
 			Prices: opts.Prices, Now: opts.Now, Log: log, Dispatcher: d,
-			History: startHistory(prior, rc),
+			History: startHistory(prior, rc), Attach: turn.Images,
 		}, turn.Prompt)
 		if res != nil {
 			rep.Turns += res.Turns

@@ -186,3 +186,26 @@ func TestSetField(t *testing.T) {
 		}
 	}
 }
+
+// TestImageBlock: an attached image goes in the user message as a base64
+// image block of its media type; one whose bytes were not loaded is not
+// sent as an empty image.
+func TestImageBlock(t *testing.T) {
+	t.Parallel()
+	png := []byte("\x89PNG\r\n\x1a\nfake")
+	req := &provider.Request{Messages: []transcript.Message{{Role: transcript.RoleUser, Content: []transcript.Block{
+		transcript.TextBlock("what is this?"), transcript.ImageBlock("a.png", "image/png", "ab", png)}}}}
+	got, err := json.Marshal(buildRequest(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"messages":[{"role":"user","content":[{"type":"text","text":"what is this?"},` +
+		`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgpmYWtl"}}]}]`
+	if !strings.Contains(string(got), want) {
+		t.Errorf("request\n got %s\nwant it to hold %s", got, want)
+	}
+	req.Messages[0].Content[1].Data = nil
+	if got, _ := json.Marshal(buildRequest(req)); strings.Contains(string(got), `"image"`) {
+		t.Errorf("image without bytes sent: %s", got)
+	}
+}

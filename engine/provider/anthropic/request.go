@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 
 	"github.com/mecha-agent/mecha/engine/provider"
@@ -83,6 +84,17 @@ type toolResultBlock struct {
 	Content      string        `json:"content,omitempty"`
 	IsError      bool          `json:"is_error,omitempty"`
 	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type imageBlock struct {
+	Type   string      `json:"type"`
+	Source imageSource `json:"source"`
+}
+
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
 }
 
 type thinkingBlock struct {
@@ -190,6 +202,13 @@ func wireBlock(b transcript.Block) any {
 			return nil // thinking from another provider: the API would refuse it
 		}
 		return &thinkingBlock{Type: b.Type, Thinking: b.Thinking, Signature: b.Signature}
+	case transcript.BlockImage:
+		if b.SHA256 != "" {
+			if b.Data == nil {
+				return nil // the harness loads the bytes; none here means none to send
+			}
+			return &imageBlock{Type: b.Type, Source: imageSource{Type: "base64", MediaType: b.MediaType, Data: base64.StdEncoding.EncodeToString(b.Data)}}
+		}
 	}
 	if len(b.Raw) > 0 && json.Valid(b.Raw) {
 		return b.Raw // redacted_thinking and other blocks kept verbatim

@@ -214,3 +214,25 @@ func TestProgress(t *testing.T) {
 		t.Errorf("%d events counted as progress, want 3", n)
 	}
 }
+
+// TestImagePart: an attached image goes in the user message as an
+// image_url content part holding a data URL, after the text part.
+func TestImagePart(t *testing.T) {
+	t.Parallel()
+	c, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpeg := []byte("\xff\xd8\xff\xe0fake")
+	req := &provider.Request{Messages: []transcript.Message{{Role: transcript.RoleUser, Content: []transcript.Block{
+		transcript.TextBlock("what is this?"), transcript.ImageBlock("a.jpg", "image/jpeg", "ab", jpeg)}}}}
+	got, err := json.Marshal(c.buildRequest(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"messages":[{"role":"user","content":[{"type":"text","text":"what is this?"},` +
+		`{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,/9j/4GZha2U="}}]}]`
+	if !strings.Contains(string(got), want) {
+		t.Errorf("request\n got %s\nwant it to hold %s", got, want)
+	}
+}

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 
@@ -28,10 +29,24 @@ type streamOptions struct {
 }
 
 type wireMessage struct {
-	Role       string         `json:"role"`
-	Content    *string        `json:"content"` // null beside tool calls
+	Role string `json:"role"`
+	// Content is a *string (null beside tool calls) or, for a user
+	// message with images, a []contentPart.
+	Content    any            `json:"content"`
 	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+// contentPart is one part of a user message's content array: text, or an
+// image as a data URL.
+type contentPart struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
 }
 
 type wireToolCall struct {
@@ -115,6 +130,7 @@ func wireMessages(m transcript.Message) []wireMessage {
 	var out []wireMessage
 	var texts []string
 	var calls []wireToolCall
+	var images []contentPart
 	for _, b := range m.Content {
 		switch b.Type {
 		case transcript.BlockText:
@@ -129,6 +145,11 @@ func wireMessages(m transcript.Message) []wireMessage {
 				content = "error: " + content
 			}
 			out = append(out, wireMessage{Role: "tool", ToolCallID: b.ToolUseID, Content: &content})
+		case transcript.BlockImage:
+			if b.Data != nil && m.Role != transcript.RoleAssistant {
+				url := "data:" + b.MediaType + ";base64," + base64.StdEncoding.EncodeToString(b.Data)
+				images = append(images, contentPart{Type: "image_url", ImageURL: &imageURL{URL: url}})
+			}
 		}
 	}
 	var text *string
@@ -138,6 +159,12 @@ func wireMessages(m transcript.Message) []wireMessage {
 	switch {
 	case m.Role == transcript.RoleAssistant && (text != nil || len(calls) > 0):
 		out = append(out, wireMessage{Role: "assistant", Content: text, ToolCalls: calls})
+	case m.Role != transcript.RoleAssistant && len(images) > 0:
+		var parts []contentPart
+		if text != nil {
+			parts = append(parts, contentPart{Type: "text", Text: *text})
+		}
+		out = append(out, wireMessage{Role: "user", Content: append(parts, images...)})
 	case m.Role != transcript.RoleAssistant && text != nil:
 		out = append(out, wireMessage{Role: "user", Content: text})
 	}

@@ -323,7 +323,8 @@ func (r *renderer) user(u *sessionview.User) {
 	for _, b := range u.Orphans {
 		r.row("orphan", u, resultView{ID: b.ToolUseID, Result: r.long(b.Content), Error: b.IsError})
 	}
-	text := u.Text()
+	text := strings.Join(append([]string{u.Text()}, u.Images()...), "\n")
+	text = strings.TrimPrefix(text, "\n")
 	if text == "" {
 		return
 	}
