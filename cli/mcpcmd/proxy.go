@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/internal/buildinfo"
 	"github.com/mecha-agent/mecha/internal/workdir"
 	"github.com/mecha-agent/mecha/mcp/mcpproxy"
 	"github.com/mecha-agent/mecha/mcp/mcpserve"
@@ -136,7 +137,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	p = mcpproxy.New(mcpproxy.Options{
 		Connect:  connect,
 		Upstream: up,
-		Config: transcript.Config{MechaVersion: cmdkit.Version(), Provider: "mcp", Workspace: ws, Tools: []string{},
+		Config: transcript.Config{MechaVersion: buildinfo.Version(), Provider: "mcp", Workspace: ws, Tools: []string{},
 			PermissionMode: "yes", Trifecta: "off", Sandbox: "none", SandboxNetwork: true},
 		Recorder: rec, IDs: ids, Now: env.Clock.Now, Background: ctx,
 		OnError: func(err error) { fmt.Fprintln(env.Err, "mecha: "+err.Error()) },

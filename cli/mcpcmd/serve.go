@@ -11,6 +11,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
+	"github.com/mecha-agent/mecha/internal/buildinfo"
 	"github.com/mecha-agent/mecha/mcp/mcpserve"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -98,7 +99,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	defer finish(env, rec)
 	ids := &mcpserve.IDs{}
 	newServer := func() *mcp.Server {
-		s := mcpserve.NewServer(mcpserve.Implementation(cmdkit.Version()), reg, nil)
+		s := mcpserve.NewServer(mcpserve.Implementation(buildinfo.Version()), reg, nil)
 		s.AddReceivingMiddleware(mcpserve.Middleware(rec, ids, env.Clock.Now))
 		return s
 	}

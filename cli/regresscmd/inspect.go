@@ -8,6 +8,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/internal/atomicfile"
+	"github.com/mecha-agent/mecha/internal/buildinfo"
 	"github.com/mecha-agent/mecha/record/inspectlog"
 	"github.com/mecha-agent/mecha/record/pricing"
 	"github.com/mecha-agent/mecha/record/session"
@@ -76,7 +77,7 @@ func suiteLog(store *session.Store, prices pricing.Table, sum regressSummary, en
 	if model == "" {
 		model = "mecha/none"
 	}
-	l := inspectlog.New("mecha-regress", model, cmdkit.Version(), env.Clock.Now(), samples)
+	l := inspectlog.New("mecha-regress", model, buildinfo.Version(), env.Clock.Now(), samples)
 	l.Eval.Config.Epochs = sum.Repeat
 	l.Eval.Metadata = map[string]any{"pins": sum.Pins, "repeat": sum.Repeat, "shard": sum.Shard}
 	metrics := map[string]inspectlog.Metric{

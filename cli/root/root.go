@@ -20,6 +20,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/sessionscmd"
 	"github.com/mecha-agent/mecha/cli/toolcmd"
 	"github.com/mecha-agent/mecha/cli/trustcmd"
+	"github.com/mecha-agent/mecha/internal/buildinfo"
 )
 
 const rootLong = `mecha runs a model through a loop of tool calls in a workspace and records
@@ -62,7 +63,7 @@ func NewCmdRoot(env *cmdkit.Env) *cobra.Command {
 		Use:           "mecha",
 		Short:         "An agent harness whose every run is a reproducible record",
 		Long:          rootLong,
-		Version:       cmdkit.Version(),
+		Version:       buildinfo.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cmdkit.NoArgs,

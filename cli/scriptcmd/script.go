@@ -15,6 +15,7 @@ import (
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/atomicfile"
+	"github.com/mecha-agent/mecha/internal/buildinfo"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/redrive/toolreplay"
 )
@@ -140,7 +141,7 @@ func scriptRun(opts *Options) error {
 	}
 	var buf bytes.Buffer
 	err = toolreplay.WriteScript(&buf, calls, toolreplay.ScriptOptions{
-		Version: cmdkit.Version(), Caps: harness.BuiltinCapabilities})
+		Version: buildinfo.Version(), Caps: harness.BuiltinCapabilities})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/internal/buildinfo"
 	"github.com/mecha-agent/mecha/record/inspectlog"
 	"github.com/mecha-agent/mecha/record/session"
 )
@@ -68,7 +68,7 @@ func exportInspect(opts *ExportOptions) error {
 			return err
 		}
 	}
-	log := inspectlog.New("mecha-sessions", logModel(samples), cmdkit.Version(), opts.Env.Clock.Now(), samples)
+	log := inspectlog.New("mecha-sessions", logModel(samples), buildinfo.Version(), opts.Env.Clock.Now(), samples)
 	write := func(w io.Writer) error { return inspectlog.Write(w, log) }
 	if opts.Output == "" || opts.Output == "-" {
 		return toOut(opts.Env, write)

@@ -1,4 +1,4 @@
-package cmdkit
+package buildinfo
 
 import (
 	"runtime/debug"

@@ -1,4 +1,6 @@
-package cmdkit
+// Package buildinfo says which mecha this is, from the binary's build
+// information.
+package buildinfo
 
 import "runtime/debug"
 
