@@ -80,6 +80,29 @@ func TestCorruptIndexRebuiltWithOneLine(t *testing.T) {
 	}
 }
 
+// TestLargeIndexingSaid: indexing more than the thresholds is said in one
+// line before it starts, and not again once done; below them, nothing.
+func TestLargeIndexingSaid(t *testing.T) {
+	dir := t.TempDir()
+	genStore(t, dir, rand.New(rand.NewPCG(5, 6)), 30)
+	var said bytes.Buffer
+	var mu sync.Mutex
+	quiet := &Index{dir: dir, path: filepath.Join(dir, ".index/quiet.sqlite"), warn: warnTo(&said, &mu)}
+	quiet.List()
+	if said.Len() != 0 {
+		t.Fatalf("a small store's indexing was said: %q", said.String())
+	}
+	defer func(b int64, f int) { announceBytes, announceFiles = b, f }(announceBytes, announceFiles)
+	announceFiles = 10
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+	ix.List()
+	ix.List()
+	lines := strings.Split(strings.TrimSpace(said.String()), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "indexing ") || !strings.Contains(lines[0], " sessions (") {
+		t.Fatalf("want one line announcing the indexing, got %q", said.String())
+	}
+}
+
 func TestDeletedIndexLosesNothing(t *testing.T) {
 	dir := t.TempDir()
 	genStore(t, dir, rand.New(rand.NewPCG(3, 4)), 20)

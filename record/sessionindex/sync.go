@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -122,6 +123,7 @@ func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
 		}
 	}
 	if len(work) > 0 {
+		ix.announce(work)
 		done, skipped, err := ix.index(db, work)
 		if err != nil {
 			return nil, err
@@ -203,6 +205,26 @@ func dropFrom(tx *sql.Tx, sid int64, lines int) error {
 }
 
 // job is one file to index.
+// announceBytes and announceFiles are how much indexing work is said
+// before it starts: the first reader of a large store pays for indexing it
+// (minutes for gigabytes), and a command silent that long looks hung.
+var (
+	announceBytes int64 = 256 << 20
+	announceFiles       = 10000
+)
+
+// announce tells warn, in one line, that a large piece of indexing starts.
+func (ix *Index) announce(work []job) {
+	var n int64
+	for _, j := range work {
+		n += j.stat.size - j.from.done
+	}
+	if ix.warn == nil || (n < announceBytes && len(work) < announceFiles) {
+		return
+	}
+	ix.warn(fmt.Sprintf("indexing %d sessions (%.1f MB) for listing and search: this once, then only what changes", len(work), float64(n)/(1<<20)))
+}
+
 type job struct {
 	name    string
 	stat    fileStat
