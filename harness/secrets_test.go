@@ -278,3 +278,39 @@ func TestBuildToolsRedactsWidenedSecretsControl(t *testing.T) {
 		}
 	}
 }
+
+// TestShareSecrets: a shared copy is redacted of the remote's credentials
+// wherever they were read from, the access key id included, though none
+// of them is in the environment; Secrets, for tool results, leaves the
+// file's out (no tool result can carry what nothing gave a tool).
+func TestShareSecrets(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "credentials")
+	if err := os.WriteFile(file, []byte("[team]\naws_access_key_id = AKIAEXAMPLEKEYID0001\naws_secret_access_key = s3cr3t-from-the-file-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"AWS_SHARED_CREDENTIALS_FILE": file, "AWS_PROFILE": "team"}
+	w := &World{Getenv: func(k string) string { return vars[k] }, Environ: func() []string { return nil }}
+	has := func(list []tool.Secret, v string) bool {
+		for _, s := range list {
+			if s.Value == v {
+				return true
+			}
+		}
+		return false
+	}
+	share := ShareSecrets(w)
+	for _, v := range []string{"AKIAEXAMPLEKEYID0001", "s3cr3t-from-the-file-0123456789"} {
+		if !has(share, v) {
+			t.Errorf("ShareSecrets misses %q", v)
+		}
+		if has(Secrets(w), v) {
+			t.Errorf("Secrets holds the file's %q", v)
+		}
+	}
+	for _, s := range share {
+		if s.Value == "" {
+			t.Errorf("an empty secret %s", s.Name)
+		}
+	}
+}

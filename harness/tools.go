@@ -279,3 +279,20 @@ func Secrets(w *World) []tool.Secret {
 	}
 	return out
 }
+
+// ShareSecrets are Secrets and, for a copy that leaves for other eyes (a
+// shared session), the remotes' AWS credentials wherever they were read
+// from: the environment or the shared credentials file, and the access
+// key id, which credential.Named does not count as a secret.
+func ShareSecrets(w *World) []tool.Secret {
+	out := Secrets(w)
+	if c, err := RemoteCredentials(w.getenv); err == nil {
+		for _, s := range []tool.Secret{{Name: "AWS_ACCESS_KEY_ID", Value: c.AccessKey},
+			{Name: "AWS_SECRET_ACCESS_KEY", Value: c.SecretKey}, {Name: "AWS_SESSION_TOKEN", Value: c.SessionToken}} {
+			if s.Value != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/attach"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/remote"
 )
@@ -75,12 +74,7 @@ func shareRun(ctx context.Context, opts *ShareOptions) error {
 		return err
 	}
 	w := attach.World(env)
-	secrets := harness.Secrets(w)
-	if c, err := harness.RemoteCredentials(env.Vars); err == nil {
-		secrets = append(secrets, tool.Secret{Name: "AWS_ACCESS_KEY_ID", Value: c.AccessKey},
-			tool.Secret{Name: "AWS_SECRET_ACCESS_KEY", Value: c.SecretKey}, tool.Secret{Name: "AWS_SESSION_TOKEN", Value: c.SessionToken})
-	}
-	sh, err := remote.Prepare(ref.Path(), opts.IncludePrivate, secrets)
+	sh, err := remote.Prepare(ref.Path(), opts.IncludePrivate, harness.ShareSecrets(w))
 	if err != nil {
 		return err
 	}
