@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/mecha-agent/mecha/engine/agent"
 	"github.com/mecha-agent/mecha/engine/provider"
@@ -49,13 +50,18 @@ func errNoImages(prov string, names []string) error {
 // one copied, not changed in place. An image the store does not hold is
 // one error naming it.
 func loadImages(store blobs.Store, msgs []transcript.Message) ([]transcript.Message, error) {
+	return loadImagesWith(store, store.Get, msgs)
+}
+
+// loadImagesWith is loadImages reading each image with get.
+func loadImagesWith(store blobs.Store, get func(sum string) ([]byte, error), msgs []transcript.Message) ([]transcript.Message, error) {
 	var out []transcript.Message
 	for i, m := range msgs {
 		for j, b := range m.Content {
 			if b.Type != transcript.BlockImage || b.SHA256 == "" || b.Data != nil {
 				continue
 			}
-			data, err := store.Get(b.SHA256)
+			data, err := get(b.SHA256)
 			if errors.Is(err, blobs.ErrMissing) {
 				return nil, fmt.Errorf("image %s (sha256 %s) is not in the blob store %s: it cannot be sent again", textfmt.VisibleLine(b.Name), b.SHA256, store.Dir)
 			}
@@ -75,6 +81,31 @@ func loadImages(store blobs.Store, msgs []transcript.Message) ([]transcript.Mess
 		return msgs, nil
 	}
 	return out, nil
+}
+
+// imageCache keeps the images a replay has read, by SHA-256: each turn's
+// request carries the whole conversation, so without it every turn would
+// read and hash every earlier image again.
+type imageCache struct {
+	mu   sync.Mutex
+	seen map[string][]byte
+}
+
+func (c *imageCache) get(store blobs.Store, sum string) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if data, ok := c.seen[sum]; ok {
+		return data, nil
+	}
+	data, err := store.Get(sum)
+	if err != nil {
+		return nil, err
+	}
+	if c.seen == nil {
+		c.seen = map[string][]byte{}
+	}
+	c.seen[sum] = data
+	return data, nil
 }
 
 // images readies a run's images: refused at once (nothing recorded,
@@ -111,6 +142,7 @@ func (d *Door) images(prov provider.Provider, h *agent.History, attach []transcr
 type imageProvider struct {
 	provider.Provider
 	store blobs.Store
+	cache *imageCache
 }
 
 func (p imageProvider) Complete(ctx context.Context, req *provider.Request) (*provider.Response, error) {
@@ -121,7 +153,7 @@ func (p imageProvider) Complete(ctx context.Context, req *provider.Request) (*pr
 	if !takesImages(p.Name()) {
 		return nil, errNoImages(p.Name(), names)
 	}
-	msgs, err := loadImages(p.store, req.Messages)
+	msgs, err := loadImagesWith(p.store, func(sum string) ([]byte, error) { return p.cache.get(p.store, sum) }, req.Messages)
 	if err != nil {
 		return nil, err
 	}

@@ -227,3 +227,36 @@ func TestImageAttachTaintAndConfinement(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestImageCacheReadsOnce: a replay reads each image from the blob store
+// once, however many turns carry it; an image the store never held is
+// still the one error naming it.
+func TestImageCacheReadsOnce(t *testing.T) {
+	store := blobs.Store{Dir: t.TempDir()}
+	sum, err := store.Put([]byte("\x89PNG\r\n\x1a\nimage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c imageCache
+	get := func(s string) ([]byte, error) { return c.get(store, s) }
+	msgs := []transcript.Message{{Role: "user", Content: []transcript.Block{{Type: transcript.BlockImage, Name: "a.png", SHA256: sum}}}}
+	for range 3 {
+		out, err := loadImagesWith(store, get, msgs)
+		if err != nil || out[0].Content[0].Data == nil {
+			t.Fatalf("turn: %v", err)
+		}
+		if msgs[0].Content[0].Data != nil {
+			t.Fatal("the recorded message was changed in place")
+		}
+	}
+	if err := os.RemoveAll(store.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.get(store, sum); err != nil {
+		t.Fatalf("a cached image read the store again: %v", err)
+	}
+	missing := []transcript.Message{{Role: "user", Content: []transcript.Block{{Type: transcript.BlockImage, Name: "b.png", SHA256: strings.Repeat("0", 64)}}}}
+	if _, err := loadImagesWith(store, func(s string) ([]byte, error) { return c.get(store, s) }, missing); err == nil || !strings.Contains(err.Error(), "b.png") {
+		t.Fatalf("a missing image: %v", err)
+	}
+}

@@ -110,6 +110,7 @@ func (d *Door) override() replay.Override {
 func (d *Door) Replay(ctx context.Context, log io.Writer) (*replay.Report, error) {
 	rec := d.replayRecord()
 	mode, _ := PermissionMode(d.Settings().Yes, d.Settings().ReadOnly)
+	images := &imageCache{} // one per replay, over all its providers
 	opts := replay.Options{
 		Session: d.replay.of, Mode: d.replay.mode, Override: d.override(), MechaVersion: d.world.Version,
 		PermissionMode: string(mode), SystemPrompt: d.replay.systemPrompt, Prices: d.cfg.Prices, Now: d.world.clock(), Log: log, MCPServers: d.mcp.Record,
@@ -122,7 +123,7 @@ func (d *Door) Replay(ctx context.Context, log io.Writer) (*replay.Report, error
 			if err != nil {
 				return nil, err
 			}
-			return imageProvider{p, store}, nil
+			return imageProvider{p, store, images}, nil
 		},
 		Sent:  d.recordSent,
 		Tools: func(rc transcript.Config) (*tool.Registry, *tool.Tracker, error) { return d.replayTools(rc, rec) },
