@@ -103,19 +103,7 @@ func (b *box) setMechaHome(t *testing.T, dir string) {
 // environment.
 func (b *box) run(t *testing.T, s sandbox.Setting, script string) (string, error) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := json.Marshal(run{Setting: s, View: sandbox.View{Workspace: b.ws, Tmp: b.tmp, Deny: b.deny, Proxy: b.proxy}, Script: script, Env: []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + b.home, "TMPDIR=" + b.tmp,
-		"PROBE=" + exe + " " + sandboxtest.ProbeArg, "OUTSIDE=" + b.outside,
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = []string{runnerEnv + "=" + string(spec), "MECHA_TEST_PROVIDER_KEY=" + b.canary}
+	cmd := b.command(t, s, script, false)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -127,6 +115,27 @@ func (b *box) run(t *testing.T, s sandbox.Setting, script string) (string, error
 	}()
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// command is the runner's command for script under s; unsupervised
+// starts the helper without its lifeline or parent-death signal (the
+// control of the tests of what outlives a command).
+func (b *box) command(t *testing.T, s sandbox.Setting, script string, unsupervised bool) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := json.Marshal(run{Setting: s, View: sandbox.View{Workspace: b.ws, Tmp: b.tmp, Deny: b.deny, Proxy: b.proxy}, Script: script, Env: []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + b.home, "TMPDIR=" + b.tmp,
+		"PROBE=" + exe + " " + sandboxtest.ProbeArg, "OUTSIDE=" + b.outside,
+	}, Unsupervised: unsupervised})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = []string{runnerEnv + "=" + string(spec), "MECHA_TEST_PROVIDER_KEY=" + b.canary}
+	return cmd
 }
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }

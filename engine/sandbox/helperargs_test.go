@@ -18,8 +18,8 @@ func TestParseHelperArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := parseHelperArgs(c.Args[1:])
-	want := policy{Namespaces: true, Workspace: "/ws", Tmp: "/tmp/x", Deny: []string{"/home/u/.ssh"}, argv: []string{"/bin/sh", "-c", "true"}}
-	if err != nil || !reflect.DeepEqual(got, want) || !c.Namespaces || c.Path != "/bin/mecha" {
+	want := policy{Namespaces: true, Workspace: "/ws", Tmp: "/tmp/x", Deny: []string{"/home/u/.ssh"}, Lifeline: true, argv: []string{"/bin/sh", "-c", "true"}}
+	if err != nil || !reflect.DeepEqual(got, want) || !c.Namespaces || !c.Lifeline || c.Path != "/bin/mecha" {
 		t.Errorf("parseHelperArgs(%q) = %+v, %v; want %+v", c.Args, got, err, want)
 	}
 	ok := []struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/testkit/sandboxtest"
+	"golang.org/x/sys/unix"
 )
 
 // runnerEnv makes the test binary a stand-in for mecha (see runner).
@@ -38,6 +39,10 @@ type run struct {
 	View    sandbox.View
 	Script  string
 	Env     []string
+	// Unsupervised takes the lifeline out of the helper's policy and
+	// starts it with no parent-death signal: the control of the tests of
+	// what outlives a command or mecha.
+	Unsupervised bool
 }
 
 // runner plays mecha: a process with a secret in its own environment (the
@@ -50,6 +55,16 @@ func runner(spec string) int {
 	if err := json.Unmarshal([]byte(spec), &r); err != nil {
 		fmt.Fprintln(os.Stderr, "runner:", err)
 		return 2
+	}
+	if r.Setting.Namespaces {
+		// Undumpable, as mecha makes itself (cli/root): a user other than
+		// root then starts the helper in namespaces only through
+		// Cmd.Start. (Not without namespaces: the controls of the attacks
+		// on mecha's /proc files play a mecha that can be read.)
+		if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+			fmt.Fprintln(os.Stderr, "runner:", err)
+			return 2
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -65,7 +80,35 @@ func runner(spec string) int {
 		Env:         append(r.Env, fmt.Sprintf("MECHA_PID=%d", os.Getpid())),
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
 	c.Apply(cmd.SysProcAttr)
-	err = cmd.Run()
+	if r.Unsupervised && c.Lifeline {
+		var p map[string]any
+		if err := json.Unmarshal([]byte(cmd.Args[2]), &p); err != nil {
+			fmt.Fprintln(os.Stderr, "runner:", err)
+			return 2
+		}
+		delete(p, "lifeline")
+		b, _ := json.Marshal(p)
+		cmd.Args[2], c.Lifeline, cmd.SysProcAttr.Pdeathsig = string(b), false, 0
+	}
+	if c.Lifeline {
+		// As the shell tool does: the helper's lifeline, whose write end
+		// the runner holds until it exits; without namespaces the helper
+		// cleans up on SIGTERM rather than dying at once.
+		lr, lw, err := os.Pipe()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "runner:", err)
+			return 2
+		}
+		defer lw.Close()
+		cmd.ExtraFiles = []*os.File{lr}
+		if !c.Namespaces {
+			cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+		}
+	}
+	err = c.Start(cmd.Start)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -50,6 +51,47 @@ func (c Cmd) Apply(attr *syscall.SysProcAttr) {
 	}
 }
 
+// Start runs start, the start of the helper's process, with mecha's
+// process dumpable when the helper is started in namespaces by a user
+// other than root. mecha makes itself undumpable (its /proc files and
+// memory are then root's), and a child keeps that flag until it execs:
+// the user could not write the child's uid_map and gid_map, which the
+// kernel then also makes root's, and every start would fail. The flag is
+// restored as soon as the maps are written (start returns after the
+// child has been let go). A same-user process could read mecha's
+// /proc/PID/environ only in that window, and the sandbox has blanked
+// that environment block before the first confined command (protectSelf).
+func (c Cmd) Start(start func() error) error {
+	if !c.Namespaces || os.Getuid() == 0 {
+		return start()
+	}
+	dumpMu.Lock()
+	if dumpStarts == 0 {
+		was, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+		dumpWas = err != nil || was == 1
+		if !dumpWas {
+			_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+		}
+	}
+	dumpStarts++
+	dumpMu.Unlock()
+	defer func() {
+		dumpMu.Lock()
+		if dumpStarts--; dumpStarts == 0 && !dumpWas {
+			_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		}
+		dumpMu.Unlock()
+	}()
+	return start()
+}
+
+// The starts under way that made mecha dumpable, and what it was before.
+var (
+	dumpMu     sync.Mutex
+	dumpStarts int
+	dumpWas    bool
+)
+
 // tryNamespaces starts mecha's executable as the helper in new namespaces,
 // told to build a command's view in a scratch workspace and exit 0 without
 // running anything: where the kernel (or a container's seccomp profile, or
@@ -85,12 +127,17 @@ func runProbe(ctx context.Context, exe, dir string) error {
 	cmd.Env = append(os.Environ(), trialEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	c.Apply(cmd.SysProcAttr)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%v: %s", err, out)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = c.Start(cmd.Start)
+	if err == nil {
+		err = cmd.Wait()
 	}
-	if !strings.Contains(string(out), trialOK) {
-		return fmt.Errorf("the helper did not answer the trial: %q", out)
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, out.String())
+	}
+	if !strings.Contains(out.String(), trialOK) {
+		return fmt.Errorf("the helper did not answer the trial: %q", out.String())
 	}
 	return nil
 }

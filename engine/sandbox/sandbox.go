@@ -140,7 +140,17 @@ type Cmd struct {
 	// process the command started, and it cannot join a process group
 	// outside the namespace.
 	Namespaces bool
-	network    bool
+	// Lifeline says the helper supervises the command: started with the
+	// read end of a pipe as descriptor 3 (the first of ExtraFiles), whose
+	// write end only mecha holds, it ends every process the command
+	// started, those that left its process group or were orphaned
+	// included, when the command ends, when that write end is closed, and
+	// so when mecha dies however it dies; also on SIGTERM (the
+	// parent-death signal to give it without namespaces, where a SIGKILL
+	// would leave it no time to). Without namespaces it is the only thing
+	// that finds what left the group.
+	Lifeline bool
+	network  bool
 }
 
 // Command returns how to run prog with args under s, in the view v. exe
@@ -154,7 +164,7 @@ func Command(s Setting, v View, exe, argv0, prog string, args ...string) (Cmd, e
 		return Cmd{}, errors.New("sandbox: mecha's executable is unknown, so the helper cannot be started")
 	}
 	protectSelf()
-	p := policy{Network: s.Network, Namespaces: s.Namespaces, Workspace: v.Workspace, Tmp: v.Tmp, Deny: v.Deny}
+	p := policy{Network: s.Network, Namespaces: s.Namespaces, Workspace: v.Workspace, Tmp: v.Tmp, Deny: v.Deny, Lifeline: true}
 	if s.Egress {
 		if v.Proxy == "" {
 			return Cmd{}, errors.New("sandbox: the egress allowlist has no proxy")
@@ -171,7 +181,7 @@ func helperCmd(p policy, exe, argv0, prog string, args ...string) (Cmd, error) {
 		return Cmd{}, fmt.Errorf("sandbox: %w", err)
 	}
 	argv := []string{argv0, HelperArg, string(b), "--", prog}
-	return Cmd{Path: exe, Args: append(argv, args...), Namespaces: p.Namespaces, network: p.Network}, nil
+	return Cmd{Path: exe, Args: append(argv, args...), Namespaces: p.Namespaces, Lifeline: p.Lifeline, network: p.Network}, nil
 }
 
 // IsHelper reports whether args (without the program name) start the
@@ -193,8 +203,11 @@ type policy struct {
 	Forward bool `json:"forward,omitempty"`
 	// Probe makes the helper build the view and exit 0 without running
 	// anything (see Probe).
-	Probe bool     `json:"probe,omitempty"`
-	argv  []string // the program and its arguments
+	Probe bool `json:"probe,omitempty"`
+	// Lifeline makes the helper run the program as its child and end
+	// everything the program started when it ends (see Cmd.Lifeline).
+	Lifeline bool     `json:"lifeline,omitempty"`
+	argv     []string // the program and its arguments
 }
 
 func parseHelperArgs(args []string) (policy, error) {

@@ -217,6 +217,9 @@ func confineAndExec(p policy) int {
 		fmt.Println(trialOK)
 		return 0
 	}
+	if p.Lifeline {
+		return supervise(p, env)
+	}
 	err := syscall.Exec(p.argv[0], p.argv, env)
 	fmt.Fprintf(os.Stderr, "mecha sandbox: %s: %v\n", p.argv[0], err)
 	return 127

@@ -8,15 +8,15 @@ import (
 	"time"
 )
 
-// TestNamespaceView: with namespaces the command is the first process of
-// its own PID namespace, its /proc shows none of the host's processes
-// (mecha's included), its /dev holds only the few devices a command uses,
-// and the root is mounted read-only (so even a write Landlock would refuse
-// fails with EROFS first).
+// TestNamespaceView: with namespaces the command is the child of the
+// helper, the first process of its own PID namespace; its /proc shows
+// none of the host's processes (mecha's included), its /dev holds only
+// the few devices a command uses, and the root is mounted read-only (so
+// even a write Landlock would refuse fails with EROFS first).
 func TestNamespaceView(t *testing.T) {
 	requireLayer(t, confined)
 	b := newBox(t)
-	script := `echo "pid=$$"
+	script := `echo "ppid=$PPID"
 ls /proc | grep -E '^[0-9]+$' | tr '\n' ' '; echo
 ls -A /dev | tr '\n' ' '; echo
 test -e /proc/$MECHA_PID && echo "mecha visible" || echo "mecha hidden"
@@ -28,10 +28,11 @@ cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' \n'; echo
 		t.Fatalf("%v\n%s", err, out)
 	}
 	lines := strings.Split(out, "\n")
-	if lines[0] != "pid=1" {
-		t.Errorf("the shell is %q, want the first process of its namespace", lines[0])
+	if lines[0] != "ppid=1" {
+		t.Errorf("the shell's parent is %q, want the helper, the first process of its namespace", lines[0])
 	}
-	if pids := strings.Fields(lines[1]); len(pids) > 4 {
+	// The helper, the shell, ls, grep and tr.
+	if pids := strings.Fields(lines[1]); len(pids) > 5 {
 		t.Errorf("/proc shows %d processes: %v", len(pids), pids)
 	}
 	if got, want := lines[2], "fd full null ptmx pts random stderr stdin stdout tty urandom zero "; got != want && got != strings.Replace(want, "tty ", "", 1) {
@@ -49,23 +50,64 @@ cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' \n'; echo
 	t.Log(fmt.Sprint(lines))
 }
 
-// TestNamespaceEndsAll: with namespaces, what a command leaves running in
-// the background dies when the command ends (the shell is the first
-// process of its PID namespace), even a process that left the group; the
-// control without namespaces leaves it running.
-func TestNamespaceEndsAll(t *testing.T) {
+// TestEndsAll: what a command leaves running in the background dies when
+// the command ends, even a process that left the group (setsid), under
+// both layers: the helper supervises the command (with namespaces the
+// kernel kills its PID namespace as it exits; without, it kills its
+// descendants as their subreaper). The control, the helper without its
+// lifeline, leaves the escaped process running without namespaces.
+func TestEndsAll(t *testing.T) {
 	for _, l := range layers {
-		t.Run(l.name, func(t *testing.T) {
-			requireLayer(t, l.s)
-			b := newBox(t)
-			late := b.ws + "/late"
-			if out, err := b.run(t, l.s, `setsid sh -c 'sleep 1; echo x > late' >/dev/null 2>&1 & echo started`); err != nil {
-				t.Fatalf("%v\n%s", err, out)
-			}
-			time.Sleep(2 * time.Second)
-			if got, want := exists(late), !l.s.Namespaces; got != want {
-				t.Errorf("the background process wrote after the command ended: %v, want %v", got, want)
-			}
-		})
+		for _, unsupervised := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/unsupervised=%v", l.name, unsupervised), func(t *testing.T) {
+				t.Parallel()
+				requireLayer(t, l.s)
+				b := newBox(t)
+				late := b.ws + "/late"
+				cmd := b.command(t, l.s, `setsid sh -c 'sleep 1; echo x > late' >/dev/null 2>&1 & echo started`, unsupervised)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				time.Sleep(2 * time.Second)
+				if got, want := exists(late), unsupervised && !l.s.Namespaces; got != want {
+					t.Errorf("the background process wrote after the command ended: %v, want %v", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestEndsWithMecha: mecha SIGKILLed while a command runs (the runner
+// plays mecha) takes down the command and all it started, a process that
+// left the group and one orphaned included, under both layers. The
+// control, the helper without its lifeline and parent-death signal, leaves
+// them running.
+func TestEndsWithMecha(t *testing.T) {
+	for _, l := range layers {
+		for _, unsupervised := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/unsupervised=%v", l.name, unsupervised), func(t *testing.T) {
+				t.Parallel()
+				requireLayer(t, l.s)
+				b := newBox(t)
+				cmd := b.command(t, l.s, `(sh -c 'sleep 2; echo x > orphan' &) ; setsid sh -c 'sleep 2; echo x > escaped' >/dev/null 2>&1 & echo started > started; wait`, unsupervised)
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				for deadline := time.Now().Add(20 * time.Second); !exists(b.ws + "/started"); time.Sleep(10 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						_ = cmd.Process.Kill()
+						t.Fatal("the command did not start")
+					}
+				}
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				time.Sleep(3 * time.Second)
+				for _, f := range []string{"orphan", "escaped"} {
+					if got, want := exists(b.ws+"/"+f), unsupervised; got != want {
+						t.Errorf("%s wrote after mecha died: %v, want %v", f, got, want)
+					}
+				}
+			})
+		}
 	}
 }

@@ -274,14 +274,15 @@ func (t *shell) confine(spec *commandSpec) (cleanup func(), el *egressLog, err e
 		cleanup()
 		return nil, nil, err
 	}
-	spec.apply = c.Apply
-	if c.Namespaces {
-		// The helper is the first process of its own PID namespace: when
-		// it is killed, or mecha dies (its parent-death signal), every
-		// process the command started dies with it, those that left the
-		// group included. It cannot join the orphan guard's group, which
-		// is outside the namespace.
-		spec.guard, spec.pidns = false, true
+	spec.apply, spec.around = c.Apply, c.Start
+	if c.Lifeline {
+		// The helper supervises the command (see sandbox.Cmd): when the
+		// command ends, when mecha closes the lifeline and when mecha
+		// dies, it ends every process the command started, those that
+		// left the group included. It does not join the orphan guard's
+		// group, whose kill would take it before it had done that (and
+		// with namespaces the group is outside its namespace).
+		spec.guard, spec.lifeline, spec.pidns = false, true, c.Namespaces
 	}
 	env := spec.env
 	if env == nil {
@@ -303,10 +304,18 @@ type commandSpec struct {
 	timeout, grace   time.Duration
 	// guard makes the command's processes die with mecha.
 	guard bool
-	// pidns says the command is the first process of a PID namespace of
-	// its own (see sandbox.Cmd): the parent-death signal is set on it.
+	// lifeline says the command is the sandbox's helper, supervising
+	// the command (see sandbox.Cmd.Lifeline): it is given the read end of
+	// a pipe as descriptor 3, and the write end is closed to end the call.
+	lifeline bool
+	// pidns says the helper is the first process of a PID namespace of
+	// its own (see sandbox.Cmd): its parent-death signal is SIGKILL (the
+	// kernel then kills the namespace), else SIGTERM (it cleans up).
 	pidns bool
 	// apply, when set, completes the command's SysProcAttr (the sandbox's
 	// namespaces).
 	apply func(*syscall.SysProcAttr)
+	// around, when set, is what the command's start runs inside (the
+	// sandbox's, see sandbox.Cmd.Start).
+	around func(start func() error) error
 }

@@ -35,10 +35,24 @@ func runCommand(ctx context.Context, spec commandSpec, out io.Writer) outcome {
 		}
 		defer g.release()
 		attr.Pgid = g.pid() // the command joins the watcher's group
-		setParentDeathSignal(attr)
+		setParentDeathSignal(attr, syscall.SIGKILL)
 	}
-	if spec.pidns {
-		setParentDeathSignal(attr)
+	var lifeline *os.File // mecha's end: closing it ends the call
+	var extra []*os.File
+	if spec.lifeline {
+		lr, lw, err := os.Pipe()
+		if err != nil {
+			pr.Close()
+			pw.Close()
+			return outcome{startErr: err}
+		}
+		defer lw.Close()
+		lifeline, extra = lw, []*os.File{lr}
+		if spec.pidns {
+			setParentDeathSignal(attr, syscall.SIGKILL)
+		} else {
+			setParentDeathSignal(attr, syscall.SIGTERM)
+		}
 	}
 	if spec.apply != nil {
 		spec.apply(attr)
@@ -51,11 +65,12 @@ func runCommand(ctx context.Context, spec commandSpec, out io.Writer) outcome {
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = attr
+	cmd.ExtraFiles = extra
 
 	started := make(chan error, 1)
 	waited := make(chan error, 1)
 	go func() {
-		if spec.guard || spec.pidns {
+		if spec.guard || spec.lifeline {
 			// The parent-death signal fires when the thread that forked
 			// the child ends, not when mecha does. A thread this goroutine
 			// left could later be taken over by a goroutine that locks it
@@ -64,14 +79,22 @@ func runCommand(ctx context.Context, spec commandSpec, out io.Writer) outcome {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 		}
-		if err := cmd.Start(); err != nil {
+		start := cmd.Start
+		if spec.around != nil {
+			start = func() error { return spec.around(cmd.Start) }
+		}
+		if err := start(); err != nil {
 			started <- err
 			return
 		}
 		started <- nil
 		waited <- cmd.Wait()
 	}()
-	if err := <-started; err != nil {
+	err = <-started
+	for _, f := range extra {
+		f.Close() // the helper has its copy
+	}
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return outcome{startErr: err}
@@ -91,18 +114,32 @@ func runCommand(ctx context.Context, spec commandSpec, out io.Writer) outcome {
 	defer timer.Stop()
 	var oc outcome
 	var werr error
+	ended := false
 	select {
 	case werr = <-waited:
+		ended = true
 	case <-timer.C:
 		oc.timedOut = true
-		killGroup(pgid)
-		werr = <-waited
 	case <-ctx.Done():
 		oc.cancelled = true
-		killGroup(pgid)
-		werr = <-waited
+	}
+	if lifeline != nil {
+		// The helper ends what the command started (it has, if the
+		// command ended) and exits; the group's kill below is what is
+		// left to do if it does not in time.
+		lifeline.Close()
+		if !ended {
+			select {
+			case werr = <-waited:
+				ended = true
+			case <-time.After(lifelineGrace):
+			}
+		}
 	}
 	killGroup(pgid)
+	if !ended {
+		werr = <-waited
+	}
 
 	grace := time.NewTimer(spec.grace)
 	defer grace.Stop()
@@ -131,6 +168,10 @@ func runCommand(ctx context.Context, spec commandSpec, out io.Writer) outcome {
 	}
 	return oc
 }
+
+// lifelineGrace is how long the sandbox's helper is given to end what a
+// timed-out or cancelled command started before its group is killed.
+const lifelineGrace = 2 * time.Second
 
 // killGroup sends SIGKILL to every process in the group. A group that is
 // already gone (ESRCH) is not an error.
