@@ -96,21 +96,27 @@ var (
 // told to build a command's view in a scratch workspace and exit 0 without
 // running anything: where the kernel (or a container's seccomp profile, or
 // a mount it will not let a user namespace cover) refuses any of it, the
-// trial fails and Resolve falls back to Landlock and seccomp alone.
-func tryNamespaces() bool {
+// trial fails and Resolve falls back to Landlock and seccomp alone. It
+// reports whether the answer is definite (the trial was not cut short).
+func tryNamespaces() (ok, definite bool) {
 	exe, err := os.Executable()
 	if err != nil {
-		return false
+		return false, true
 	}
 	dir, err := os.MkdirTemp("", "mecha-probe-")
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), trialTimeout)
 	defer cancel()
-	return runProbe(ctx, exe, dir) == nil
+	err = runProbe(ctx, exe, dir)
+	return err == nil, ctx.Err() == nil
 }
+
+// trialTimeout bounds the namespace trial; one cut short by it (a machine
+// too busy) counts as a refusal for this process only, not kept.
+const trialTimeout = 10 * time.Second
 
 // runProbe runs the helper's trial (policy.Probe) with the workspace and
 // TMPDIR at dir.

@@ -11,36 +11,58 @@ import (
 // no result is kept for this boot of the kernel, this user and this
 // build of mecha: the trial starts mecha's executable once more, which
 // would nearly double the cost of a one-call process ("mecha tool call").
-// The result is kept in the user's cache directory (~/.cache/mecha),
-// which no other user can write; without one the trial runs every time.
-// A stale "yes" cannot weaken anything: a helper that then cannot build
-// its view fails closed and says why.
-func cachedTrial(trial func() bool) bool {
+// The results are kept in the user's cache directory (~/.cache/mecha),
+// which no other user can write, one line per key and the last
+// trialKeep keys (two builds used in turn, an installed mecha and one
+// being built, keep their own); without one the trial runs every time.
+// A trial that did not finish (definite false: the machine was too busy
+// for its timeout) is not kept. A stale "yes" cannot weaken anything: a
+// helper that then cannot build its view fails closed and says why.
+func cachedTrial(trial func() (ok, definite bool)) bool {
 	key := trialKey()
 	dir, err := os.UserCacheDir()
 	if key == "" || err != nil {
-		return trial()
+		ok, _ := trial()
+		return ok
 	}
 	file := filepath.Join(dir, "mecha", "sandbox-namespaces")
+	var kept []string
 	if b, err := os.ReadFile(file); err == nil {
-		if k, v, ok := strings.Cut(strings.TrimSpace(string(b)), " => "); ok && k == key {
-			return v == "yes"
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			k, v, ok := strings.Cut(strings.TrimSpace(line), " => ")
+			if !ok {
+				continue
+			}
+			if k == key {
+				return v == "yes"
+			}
+			kept = append(kept, line)
 		}
 	}
-	ok := trial()
+	ok, definite := trial()
+	if !definite {
+		return ok
+	}
 	v := "no"
 	if ok {
 		v = "yes"
 	}
+	kept = append(kept, key+" => "+v)
+	if len(kept) > trialKeep {
+		kept = kept[len(kept)-trialKeep:]
+	}
 	if os.MkdirAll(filepath.Dir(file), 0o700) == nil {
 		tmp := fmt.Sprintf("%s.%d", file, os.Getpid())
-		if os.WriteFile(tmp, []byte(key+" => "+v+"\n"), 0o600) == nil {
+		if os.WriteFile(tmp, []byte(strings.Join(kept, "\n")+"\n"), 0o600) == nil {
 			_ = os.Rename(tmp, file)
 		}
 		_ = os.Remove(tmp)
 	}
 	return ok
 }
+
+// trialKeep is how many keys' results the trial's cache keeps.
+const trialKeep = 8
 
 // trialKey names what the trial's result holds for: the kernel's boot,
 // the user, and mecha's executable (path, size, modification time); ""
