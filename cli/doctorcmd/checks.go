@@ -181,8 +181,25 @@ func checkSandbox(probe func() sandbox.Support) Check {
 		}
 		return c
 	}
-	c.Detail = fmt.Sprintf("the shell is confined: namespaces, %s (ABI %d), network cut by seccomp", got.Mode, sup.Landlock)
+	c.Detail = fmt.Sprintf("the shell is confined: namespaces, %s (ABI %d), network cut by seccomp; %s", got.Mode, sup.Landlock, helperUsed())
 	return c
+}
+
+// helperUsed says which executable confines each shell call: the small
+// helper beside mecha, or mecha itself (and why the helper was passed over).
+func helperUsed() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "helper: unknown (" + err.Error() + ")"
+	}
+	h, note := sandbox.HelperExecutable(exe)
+	switch {
+	case h != exe:
+		return "helper: " + h
+	case note != "":
+		return "helper: mecha itself (" + note + ")"
+	}
+	return "helper: mecha itself (go install ./cmd/... adds " + sandbox.SideHelperName + " beside it, which starts each confined call faster)"
 }
 
 // lowDisk is the free space under which the store gets a warning.

@@ -103,6 +103,7 @@ func tryNamespaces() (ok, definite bool) {
 	if err != nil {
 		return false, true
 	}
+	exe, _ = HelperExecutable(exe)
 	dir, err := os.MkdirTemp("", "mecha-probe-")
 	if err != nil {
 		return false, false

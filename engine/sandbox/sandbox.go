@@ -164,6 +164,7 @@ func Command(s Setting, v View, exe, argv0, prog string, args ...string) (Cmd, e
 		return Cmd{}, errors.New("sandbox: mecha's executable is unknown, so the helper cannot be started")
 	}
 	protectSelf()
+	exe, _ = HelperExecutable(exe)
 	p := policy{Network: s.Network, Namespaces: s.Namespaces, Workspace: v.Workspace, Tmp: v.Tmp, Deny: v.Deny, Lifeline: true}
 	if s.Egress {
 		if v.Proxy == "" {
@@ -236,6 +237,11 @@ func parseHelperArgs(args []string) (policy, error) {
 // the exit status to end with (126: not confined, 127: not executed),
 // having said why on standard error. The command never runs unconfined.
 func Helper(args []string) int {
+	if len(args) == 2 && args[0] == HelperArg && args[1] == "--digest" {
+		// Which sandbox this executable holds (see HelperExecutable).
+		fmt.Println(Digest())
+		return 0
+	}
 	p, err := parseHelperArgs(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: %v\n", err)

@@ -3,9 +3,12 @@ package sandbox_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mecha-agent/mecha/engine/sandbox"
 )
 
 // TestNamespaceView: with namespaces the command is the child of the
@@ -106,6 +109,58 @@ func TestEndsWithMecha(t *testing.T) {
 					if got, want := exists(b.ws+"/"+f), unsupervised; got != want {
 						t.Errorf("%s wrote after mecha died: %v, want %v", f, got, want)
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestSideHelperRuns: a mecha with the small helper beside it starts that
+// helper for a confined command (the shell's parent is named after the
+// executable it runs: comm), under both layers, and the command is
+// confined by it (a write outside the workspace is refused); without it,
+// mecha starts itself.
+func TestSideHelperRuns(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b0, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range layers {
+		for _, withSide := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/side=%v", l.name, withSide), func(t *testing.T) {
+				requireLayer(t, l.s)
+				t.Setenv("XDG_CACHE_HOME", t.TempDir())
+				dir := t.TempDir()
+				names := []string{"mecha"}
+				if withSide {
+					names = append(names, sandbox.SideHelperName)
+				}
+				for _, n := range names {
+					if err := os.WriteFile(filepath.Join(dir, n), b0, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				b := newBox(t)
+				cmd := b.command(t, l.s, `cat /proc/$PPID/comm; (echo x > "$OUTSIDE/escaped") 2>/dev/null || echo refused`, false)
+				cmd.Path = filepath.Join(dir, "mecha")
+				cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+os.Getenv("XDG_CACHE_HOME"))
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				want := "mecha"
+				if withSide {
+					want = sandbox.SideHelperName
+				}
+				if got := strings.Fields(string(out)); len(got) != 2 || got[0] != want || got[1] != "refused" {
+					t.Errorf("output %q, want the helper %q and the write refused", out, want)
+				}
+				if exists(b.outside + "/escaped") {
+					t.Error("the command wrote outside the workspace")
 				}
 			})
 		}

@@ -11,21 +11,26 @@ import (
 // no result is kept for this boot of the kernel, this user and this
 // build of mecha: the trial starts mecha's executable once more, which
 // would nearly double the cost of a one-call process ("mecha tool call").
-// The results are kept in the user's cache directory (~/.cache/mecha),
-// which no other user can write, one line per key and the last
-// trialKeep keys (two builds used in turn, an installed mecha and one
-// being built, keep their own); without one the trial runs every time.
 // A trial that did not finish (definite false: the machine was too busy
 // for its timeout) is not kept. A stale "yes" cannot weaken anything: a
 // helper that then cannot build its view fails closed and says why.
 func cachedTrial(trial func() (ok, definite bool)) bool {
-	key := trialKey()
+	return cachedAnswer("sandbox-namespaces", trialKey(), trial)
+}
+
+// cachedAnswer returns compute's answer for key, kept in the user's cache
+// directory (~/.cache/mecha/NAME), which no other user can write, one line
+// per key and the last trialKeep keys (two builds used in turn, an
+// installed mecha and one being built, keep their own); without a key or a
+// cache directory compute runs every time, and an answer it says is not
+// definite is not kept.
+func cachedAnswer(name, key string, compute func() (ok, definite bool)) bool {
 	dir, err := os.UserCacheDir()
 	if key == "" || err != nil {
-		ok, _ := trial()
+		ok, _ := compute()
 		return ok
 	}
-	file := filepath.Join(dir, "mecha", "sandbox-namespaces")
+	file := filepath.Join(dir, "mecha", name)
 	var kept []string
 	if b, err := os.ReadFile(file); err == nil {
 		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -39,7 +44,7 @@ func cachedTrial(trial func() (ok, definite bool)) bool {
 			kept = append(kept, line)
 		}
 	}
-	ok, definite := trial()
+	ok, definite := compute()
 	if !definite {
 		return ok
 	}
@@ -65,8 +70,7 @@ func cachedTrial(trial func() (ok, definite bool)) bool {
 const trialKeep = 8
 
 // trialKey names what the trial's result holds for: the kernel's boot,
-// the user, and mecha's executable (path, size, modification time); ""
-// when any is unknown.
+// the user, and mecha's executable; "" when any is unknown.
 func trialKey() string {
 	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
@@ -76,9 +80,19 @@ func trialKey() string {
 	if err != nil {
 		return ""
 	}
+	k := exeKey(exe)
+	if k == "" {
+		return ""
+	}
+	return fmt.Sprintf("boot %s uid %d %s", strings.TrimSpace(string(boot)), os.Getuid(), k)
+}
+
+// exeKey names a build of an executable: its path, size and modification
+// time; "" when it cannot be read.
+func exeKey(exe string) string {
 	fi, err := os.Stat(exe)
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("boot %s uid %d exe %s %d %d", strings.TrimSpace(string(boot)), os.Getuid(), exe, fi.Size(), fi.ModTime().UnixNano())
+	return fmt.Sprintf("exe %s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
 }
