@@ -104,3 +104,21 @@ func TestSideHelper(t *testing.T) {
 		t.Errorf("without a side helper: %q, %q", got, note)
 	}
 }
+
+// TestSourcesComplete: every source file of the package is embedded, so
+// that a side helper differing in any of them is passed over.
+func TestSourcesComplete(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			want = append(want, f)
+		}
+	}
+	if got := sourceNames(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("embedded %v, the package has %v: add the file to the go:embed line in sidehelper.go", got, want)
+	}
+}
