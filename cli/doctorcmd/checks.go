@@ -175,6 +175,9 @@ func checkSandbox(probe func() sandbox.Support) Check {
 	c := Check{Name: "sandbox", Status: OK}
 	if note != "" {
 		c.Status, c.Detail = Warning, strings.TrimPrefix(note, "sandbox: ")
+		if sup.NamespacesWhy != "" && !got.Namespaces {
+			c.Detail += " (the trial: " + sup.NamespacesWhy + ")"
+		}
 		c.Fix = "run mecha on a Linux kernel with Landlock (5.13 or later, enabled in lsm=) and seccomp to confine the shell"
 		if got.Confined() && got.NetworkCut() && !got.Namespaces {
 			c.Fix = "allow user namespaces (sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, AppArmor's restrict_unprivileged_userns off; in a container, a seccomp profile that allows them) to add them to the sandbox"

@@ -67,9 +67,11 @@ func TestRun(t *testing.T) {
 		t.Errorf("sandbox: %+v", c)
 	}
 	// Namespaces refused (a container): a warning that says what to allow.
-	kernel = sandbox.Support{Landlock: 4, Seccomp: true}
+	// The trial's own words say why.
+	kernel = sandbox.Support{Landlock: 4, Seccomp: true, NamespacesWhy: "fork/exec /usr/bin/mecha: permission denied"}
 	r = Run(context.Background(), &Options{Env: env, Probe: probe, Timeout: time.Second})
-	if c := find(r, "sandbox"); c.Status != Warning || !strings.Contains(c.Detail, "user namespaces are refused") || !strings.Contains(c.Fix, "user namespaces") {
+	if c := find(r, "sandbox"); c.Status != Warning || !strings.Contains(c.Detail, "user namespaces are refused") || !strings.Contains(c.Fix, "user namespaces") ||
+		!strings.Contains(c.Detail, "(the trial: fork/exec /usr/bin/mecha: permission denied)") {
 		t.Errorf("sandbox without namespaces: %+v", c)
 	}
 	kernel = good

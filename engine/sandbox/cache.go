@@ -14,7 +14,7 @@ import (
 // A trial that did not finish (definite false: the machine was too busy
 // for its timeout) is not kept. A stale "yes" cannot weaken anything: a
 // helper that then cannot build its view fails closed and says why.
-func cachedTrial(trial func() (ok, definite bool)) bool {
+func cachedTrial(trial func() (ok bool, why string, definite bool)) (bool, string) {
 	return cachedAnswer("sandbox-namespaces", trialKey(), trial)
 }
 
@@ -23,12 +23,12 @@ func cachedTrial(trial func() (ok, definite bool)) bool {
 // per key and the last trialKeep keys (two builds used in turn, an
 // installed mecha and one being built, keep their own); without a key or a
 // cache directory compute runs every time, and an answer it says is not
-// definite is not kept.
-func cachedAnswer(name, key string, compute func() (ok, definite bool)) bool {
+// definite is not kept. A "no" keeps its why (one line of it).
+func cachedAnswer(name, key string, compute func() (ok bool, why string, definite bool)) (bool, string) {
 	dir, err := os.UserCacheDir()
 	if key == "" || err != nil {
-		ok, _ := compute()
-		return ok
+		ok, why, _ := compute()
+		return ok, why
 	}
 	file := filepath.Join(dir, "mecha", name)
 	var kept []string
@@ -39,18 +39,21 @@ func cachedAnswer(name, key string, compute func() (ok, definite bool)) bool {
 				continue
 			}
 			if k == key {
-				return v == "yes"
+				if v == "yes" {
+					return true, ""
+				}
+				return false, strings.TrimSpace(strings.TrimPrefix(v, "no"))
 			}
 			kept = append(kept, line)
 		}
 	}
-	ok, definite := compute()
+	ok, why, definite := compute()
 	if !definite {
-		return ok
+		return ok, why
 	}
-	v := "no"
-	if ok {
-		v = "yes"
+	v := "yes"
+	if !ok {
+		v = strings.TrimSpace("no " + oneLine(why))
 	}
 	kept = append(kept, key+" => "+v)
 	if len(kept) > trialKeep {
@@ -63,7 +66,16 @@ func cachedAnswer(name, key string, compute func() (ok, definite bool)) bool {
 		}
 		_ = os.Remove(tmp)
 	}
-	return ok
+	return ok, why
+}
+
+// oneLine is s on one line, at most 300 bytes: a why kept in a cache file.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return s
 }
 
 // trialKeep is how many keys' results the trial's cache keeps.

@@ -20,11 +20,11 @@ func TestCachedTrial(t *testing.T) {
 	const other = "boot other uid 0 exe /x 1 1 => yes"
 	for _, want := range []bool{true, false} {
 		runs := 0
-		trial := func() (bool, bool) { runs++; return want, true }
+		trial := func() (bool, string, bool) { runs++; return want, "refused\nby the kernel", true }
 		os.Remove(file)
 		for i := 0; i < 3; i++ {
-			if got := cachedTrial(trial); got != want {
-				t.Fatalf("cachedTrial = %v, want %v", got, want)
+			if got, why := cachedTrial(trial); got != want || (!got && why != "refused by the kernel" && why != "refused\nby the kernel") {
+				t.Fatalf("cachedTrial = %v (%q), want %v", got, why, want)
 			}
 		}
 		if runs != 1 {
@@ -33,10 +33,10 @@ func TestCachedTrial(t *testing.T) {
 		if err := os.WriteFile(file, []byte(other+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if got := cachedTrial(trial); got != want || runs != 2 {
+		if got, _ := cachedTrial(trial); got != want || runs != 2 {
 			t.Errorf("a result kept for another key was believed: %v, runs %d", got, runs)
 		}
-		if got := cachedTrial(trial); got != want || runs != 2 {
+		if got, _ := cachedTrial(trial); got != want || runs != 2 {
 			t.Errorf("the result was not kept beside another key's: %v, runs %d", got, runs)
 		}
 		if b, _ := os.ReadFile(file); !strings.HasPrefix(string(b), other+"\n") {
@@ -52,7 +52,7 @@ func TestCachedTrial(t *testing.T) {
 	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cachedTrial(func() (bool, bool) { return true, true })
+	cachedTrial(func() (bool, string, bool) { return true, "", true })
 	b, _ := os.ReadFile(file)
 	if got := strings.Split(strings.TrimSpace(string(b)), "\n"); len(got) != trialKeep || got[0] != lines[len(lines)-trialKeep+1] {
 		t.Errorf("kept %d lines starting %q, want %d starting %q", len(got), got[0], trialKeep, lines[len(lines)-trialKeep+1])
@@ -61,7 +61,7 @@ func TestCachedTrial(t *testing.T) {
 	// A trial cut short is believed for the process, not kept.
 	os.Remove(file)
 	runs := 0
-	short := func() (bool, bool) { runs++; return false, false }
+	short := func() (bool, string, bool) { runs++; return false, "timed out", false }
 	cachedTrial(short)
 	cachedTrial(short)
 	if runs != 2 {

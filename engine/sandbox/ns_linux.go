@@ -98,21 +98,23 @@ var (
 // a mount it will not let a user namespace cover) refuses any of it, the
 // trial fails and Resolve falls back to Landlock and seccomp alone. It
 // reports whether the answer is definite (the trial was not cut short).
-func tryNamespaces() (ok, definite bool) {
+func tryNamespaces() (ok bool, why string, definite bool) {
 	exe, err := os.Executable()
 	if err != nil {
-		return false, true
+		return false, err.Error(), true
 	}
 	exe, _ = HelperExecutable(exe)
 	dir, err := os.MkdirTemp("", "mecha-probe-")
 	if err != nil {
-		return false, false
+		return false, err.Error(), false
 	}
 	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(context.Background(), trialTimeout)
 	defer cancel()
-	err = runProbe(ctx, exe, dir)
-	return err == nil, ctx.Err() == nil
+	if err := runProbe(ctx, exe, dir); err != nil {
+		return false, err.Error(), ctx.Err() == nil
+	}
+	return true, "", true
 }
 
 // trialTimeout bounds the namespace trial; one cut short by it (a machine

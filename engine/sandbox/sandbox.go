@@ -54,6 +54,8 @@ type Support struct {
 	// Namespaces is whether the helper could build its view in new
 	// user, mount, PID and IPC namespaces (a trial run, see Probe).
 	Namespaces bool
+	// NamespacesWhy is what the trial met when it failed (one line).
+	NamespacesWhy string
 }
 
 // Probe returns what this kernel supports. The namespaces are tried for

@@ -26,7 +26,7 @@ func probe() Support {
 	probeOnce.Do(func() {
 		probed = Support{Landlock: landlockABI(ll.LandlockGetABIVersion()), Seccomp: seccomp.Supported()}
 		if probed.hasLandlock() && os.Getenv(NoNamespacesEnv) != "1" && os.Getenv(trialEnv) != "1" {
-			probed.Namespaces = cachedTrial(tryNamespaces)
+			probed.Namespaces, probed.NamespacesWhy = cachedTrial(tryNamespaces)
 		}
 	})
 	return probed

@@ -97,15 +97,10 @@ func usableSide(exe, side string) (bool, string) {
 		return false, ""
 	}
 	key := fmt.Sprintf("side %s %d %d %s", side, fi.Size(), fi.ModTime().UnixNano(), own)
-	var why string
-	ok := cachedAnswer("sandbox-helper", key, func() (bool, bool) {
-		why = sameSandbox(exe, side)
-		return why == "", true
+	return cachedAnswer("sandbox-helper", key, func() (bool, string, bool) {
+		why := sameSandbox(exe, side)
+		return why == "", why, true
 	})
-	if !ok && why == "" {
-		why = side + " was built from another mecha"
-	}
-	return ok, why
 }
 
 // sameSandbox returns "" when side holds this package's sources and was
