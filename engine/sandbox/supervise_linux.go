@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -51,13 +50,30 @@ func supervise(p policy, env []string) int {
 	ends := make(chan os.Signal, 1)
 	signal.Notify(ends, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 
-	cmd := &exec.Cmd{Path: p.argv[0], Args: p.argv, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	if err := cmd.Start(); err != nil {
+	proc, err := os.StartProcess(p.argv[0], p.argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: %s: %v\n", p.argv[0], errors.Unwrap(err))
 		return 127
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	// The reaper: as the namespace's first process, or a subreaper, the
+	// helper is handed every orphan of the command, and reaps them as they
+	// end (a long command would otherwise fill the process table with
+	// zombies) until the command itself ends.
+	done := make(chan syscall.WaitStatus, 1)
+	go func() {
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			switch {
+			case errors.Is(err, syscall.EINTR):
+			case err != nil:
+				return // nothing left to wait for: the end is the lifeline's
+			case pid == proc.Pid:
+				done <- ws
+				return
+			}
+		}
+	}()
 	cut := make(chan struct{})
 	if lifeline != nil {
 		go func() {
@@ -66,9 +82,9 @@ func supervise(p policy, env []string) int {
 		}()
 	}
 	select {
-	case err := <-done:
+	case ws := <-done:
 		endAll(p.Namespaces)
-		return exitAs(err, p.Namespaces)
+		return exitAs(ws, p.Namespaces)
 	case <-cut:
 	case <-ends:
 	}
@@ -165,18 +181,9 @@ func ppid(stat string) (int, bool) {
 
 // exitAs ends the helper as the command ended: its exit status, or its
 // signal (see supervise).
-func exitAs(err error, namespaces bool) int {
-	if err == nil {
-		return 0
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		fmt.Fprintf(os.Stderr, "mecha sandbox: %v\n", err)
-		return 127
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() {
-		return ee.ExitCode()
+func exitAs(ws syscall.WaitStatus, namespaces bool) int {
+	if !ws.Signaled() {
+		return ws.ExitStatus()
 	}
 	switch sig := ws.Signal(); {
 	case namespaces:

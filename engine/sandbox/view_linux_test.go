@@ -1,8 +1,10 @@
 package sandbox_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -164,5 +166,29 @@ func TestSideHelperRuns(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestReapsOrphans: orphans of a long command are reaped as they end, not
+// left as zombies until it ends, under both layers (the helper is the
+// namespace's first process, or a subreaper); and the command's exit
+// status and signal come back through the helper.
+func TestReapsOrphans(t *testing.T) {
+	for _, l := range layers {
+		t.Run(l.name, func(t *testing.T) {
+			requireLayer(t, l.s)
+			b := newBox(t)
+			// Twenty orphans that end at once; then count the zombies
+			// whose parent is the helper (the shell's parent).
+			out, err := b.run(t, l.s, `for i in $(seq 20); do (true &) ; done; sleep 1
+z=0; for f in /proc/[0-9]*/stat; do set -- $(cut -d')' -f2 "$f" 2>/dev/null); [ "$1" = Z ] && [ "$2" = "$PPID" ] && z=$((z+1)); done; echo "zombies=$z"; exit 7`)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+				t.Errorf("exit: %v, want status 7\n%s", err, out)
+			}
+			if !strings.Contains(out, "zombies=0") {
+				t.Errorf("the orphans were not reaped: %s", out)
+			}
+		})
 	}
 }
