@@ -63,6 +63,9 @@ func (ix *Index) candidates(snap *snapshot, q *session.Query, match string) (map
 		db = ix.db
 		ix.mu.Unlock()
 	}
+	ix.mu.Lock()
+	snap.index()
+	ix.mu.Unlock()
 	live := snap.byName
 	query := `SELECT s.name, p.line, p.off, p.len FROM texts JOIN spans p ON p.rid = texts.rowid JOIN sessions s ON s.sid = p.sid
 		WHERE texts MATCH ?`
