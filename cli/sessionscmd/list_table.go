@@ -17,9 +17,17 @@ func writeListTable(env *cmdkit.Env, rows []listed) error {
 	type cells struct{ id, model, turns, stop string }
 	all := make([]cells, len(rows))
 	idW, modelW, turnsW, stopW := len("ID"), len("PROVIDER/MODEL"), len("TURNS"), len("STOP")
-	for i, r := range rows {
-		m := r.Meta
-		c := cells{id: textfmt.VisibleLine(m.ID), model: textfmt.VisibleLine(m.Provider + "/" + m.Model), turns: textfmt.Count(r.Turns), stop: "—"}
+	// A store holds a handful of models: each one's column is made once.
+	models := map[[2]string]string{}
+	for i := range rows {
+		r := &rows[i]
+		m := &r.Meta
+		model, ok := models[[2]string{m.Provider, m.Model}]
+		if !ok {
+			model = textfmt.VisibleLine(m.Provider + "/" + m.Model)
+			models[[2]string{m.Provider, m.Model}] = model
+		}
+		c := cells{id: textfmt.VisibleLine(m.ID), model: model, turns: textfmt.Count(r.Turns), stop: "—"}
 		if !r.Finished {
 			c.turns = "—"
 		}
@@ -33,25 +41,46 @@ func writeListTable(env *cmdkit.Env, rows []listed) error {
 		stopW = max(stopW, width(c.stop))
 	}
 	st := cmdkit.NewStyle(env)
-	w := bufio.NewWriterSize(env.Out, 64<<10)
+	w := bufio.NewWriterSize(env.Out, 256<<10)
 	kindW := len("reflection")
 	w.WriteString(st.Bold(pad("ID", idW+2) + pad("CREATED", 18) + pad("KIND", kindW+2) + pad("PROVIDER/MODEL", modelW+2) +
 		padLeft("TURNS", turnsW) + "  " + pad("STOP", stopW+2) + "TITLE"))
 	w.WriteByte('\n')
-	for i, r := range rows {
-		c := all[i]
-		w.WriteString(pad(c.id, idW+2))
-		w.WriteString(r.Meta.CreatedAt.In(env.Zone()).Format("2006-01-02 15:04"))
+	zone := env.Zone()
+	var when []byte
+	for i := range rows {
+		r := &rows[i]
+		c := &all[i]
+		writePad(w, c.id, idW+2)
+		when = r.Meta.CreatedAt.In(zone).AppendFormat(when[:0], "2006-01-02 15:04")
+		w.Write(when)
 		w.WriteString("  ")
-		w.WriteString(pad(r.kind, kindW+2))
-		w.WriteString(pad(c.model, modelW+2))
-		w.WriteString(padLeft(c.turns, turnsW))
+		writePad(w, r.kind, kindW+2)
+		writePad(w, c.model, modelW+2)
+		writeSpaces(w, turnsW-width(c.turns))
+		w.WriteString(c.turns)
 		w.WriteString("  ")
-		w.WriteString(pad(c.stop, stopW+2))
+		writePad(w, c.stop, stopW+2)
 		w.WriteString(textfmt.Clip(textfmt.VisibleLine(r.Meta.Title), 70))
 		w.WriteByte('\n')
 	}
 	return w.Flush()
+}
+
+// writePad writes s and spaces to fill n columns.
+func writePad(w *bufio.Writer, s string, n int) {
+	w.WriteString(s)
+	writeSpaces(w, n-width(s))
+}
+
+const spaces = "                                                                "
+
+func writeSpaces(w *bufio.Writer, n int) {
+	for n > 0 {
+		k := min(n, len(spaces))
+		w.WriteString(spaces[:k])
+		n -= k
+	}
 }
 
 func width(s string) int { return utf8.RuneCountInString(s) }

@@ -1,0 +1,54 @@
+package sessionscmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/transcript"
+)
+
+// TestListJSONAsEncodingJSON holds the hand-written rows of "sessions list
+// --json" to what encoding/json writes of the same listJSON, over strings
+// that need escaping (quotes, backslashes, controls, HTML, line and
+// paragraph separators, bytes that are not UTF-8), times with and without
+// fractions and in other zones, and parents and none.
+func TestListJSONAsEncodingJSON(t *testing.T) {
+	strs := []string{"", "plain title", "/", "a/b", "..", "/store//x/../y", `a "quoted" \\ one`, "tab\tnew\nline", "<b>&amp;</b>", "\u2028sep\u2029", "naïve 日本", "\xff\xfe bad", "\x1b[31mred", "\u007f del"}
+	times := []time.Time{
+		time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 1, 12, 0, 0, 123456000, time.UTC),
+		time.Date(2026, 3, 1, 12, 0, 0, 5, time.FixedZone("x", 3600)),
+		time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+	n := 0
+	paths := &pather{} // one for all rows, as a chunk of the listing has
+	for i, s := range strs {
+		for j, at := range times {
+			tot := &session.Totals{Info: session.Info{Meta: transcript.Meta{ID: "20260301T120000-" + s, CreatedAt: at, Provider: s, Model: strs[(i+1)%len(strs)], Title: s, Workspace: "/w/" + s},
+				Ref: session.Ref{Dir: []string{"/store/" + s, s, "/store"}[j%3], ID: []string{"id" + s, s}[i%2]}}, Turns: i * 1000, Stop: strs[(i+j)%len(strs)]}
+			if j%2 == 1 {
+				tot.Meta.Parent = &transcript.ParentCall{Session: s, CallID: "toolu_" + s}
+			}
+			r := listed{Totals: tot, kind: session.Kind(&tot.Meta)}
+			m := r.Meta
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			wantErr := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, r.Ref.Path()})
+			got, err := appendListJSON(nil, r, paths)
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("row %q at %v: error %v, encoding/json's %v", s, at, err, wantErr)
+			}
+			if err == nil && string(got) != string(bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
+				t.Errorf("row %q at %v:\ngot  %s\nwant %s", s, at, got, want.Bytes())
+			}
+			n++
+		}
+	}
+	if n != len(strs)*len(times) {
+		t.Fatal("not every row was tried")
+	}
+}
