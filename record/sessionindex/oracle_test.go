@@ -180,14 +180,27 @@ func checkOracle(t *testing.T, dir string, ix *Index) {
 		}
 		q.Role, q.Tool = qs.role, qs.tool
 		want := searchAll(t, scan, wl.Sessions, q, nil)
-		cands, narrowed, err := idx.Candidates(q)
+		n, narrowed, err := idx.Candidates(q)
 		if err != nil || narrowed != qs.wantNarrows {
 			t.Errorf("%q: candidates narrowed=%v err=%v", qs.q, narrowed, err)
 		}
 		if !narrowed {
 			continue
 		}
-		got := searchAll(t, idx, gl.Sessions, q, cands)
+		if a, b := fileErrs(n.NotSessions), fileErrs(wl.NotSessions); !reflect.DeepEqual(a, b) {
+			t.Errorf("search %q passes over %v, the scan %v", qs.q, a, b)
+		}
+		// The sessions it names are the listing's, in its order.
+		var named []session.Info
+		for _, s := range gl.Sessions {
+			if _, ok := n.Lines[s.Ref.ID]; ok {
+				named = append(named, s)
+			}
+		}
+		if !reflect.DeepEqual(infos(n.Sessions), infos(named)) {
+			t.Errorf("search %q: sessions %v, want %v", qs.q, infos(n.Sessions), infos(named))
+		}
+		got := searchAll(t, idx, n.Sessions, q, n.Lines)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("search %q (role %q tool %q) differs: index %d hits, scan %d; only in index %v; only in scan %v", qs.q, qs.role, qs.tool, len(got), len(want), minus(got, want), minus(want, got))
 		}

@@ -25,35 +25,12 @@ var _ session.Index = (*Index)(nil)
 // snapshot, that is all it reads; otherwise it brings the database in
 // step and writes the snapshot again. what is readEntries, or readAll for
 // the summaries too.
+//
+// When the store's directory is as the snapshot recorded it (no file
+// created, removed or renamed since), the snapshot's entries are the files
+// to check: each is stat'd and nothing else read. Otherwise the directory
+// is read and every .jsonl file in it stat'd and matched with its entry.
 func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
-	snap, skipped, err := ix.check(what)
-	if err == nil && snap != nil {
-		ix.mu.Lock()
-		ix.last, ix.lastAt = snap, time.Now()
-		ix.mu.Unlock()
-	}
-	return snap, skipped, err
-}
-
-// recent is the snapshot this process checked in the last second, or
-// the current one.
-func (ix *Index) recent() (*snapshot, error) {
-	ix.mu.Lock()
-	snap, at := ix.last, ix.lastAt
-	ix.mu.Unlock()
-	if snap != nil && time.Since(at) < time.Second {
-		return snap, nil
-	}
-	snap, _, err := ix.current(readEntries)
-	return snap, err
-}
-
-// check is current without the record of it. When the store's directory
-// is as the snapshot recorded it (no file created, removed or renamed
-// since), the snapshot's entries are the files to check: each is stat'd
-// and nothing else read. Otherwise the directory is read and every .jsonl
-// file in it stat'd and matched with its entry.
-func (ix *Index) check(what int) (*snapshot, []*session.FileError, error) {
 	dfd, dirBefore, err := openDir(ix.dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil // no store: the scans say so

@@ -2,6 +2,7 @@ package sessionindex
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -131,7 +132,30 @@ func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
 		st.names = append(st.names, done...)
 		st.skipped = append(st.skipped, skipped...)
 	}
+	if len(work) > 0 || len(gone) > 0 {
+		checkpoint(db)
+	}
 	return st, nil
+}
+
+// checkpoint copies what the write-ahead log holds into the database and
+// empties the log, when no other process is reading an older state (it
+// waits for one at most a moment, and gives up). A process that opens the
+// database while no other has it open reads the whole log to rebuild its
+// index (the -shm file), so a log left long by a large indexing would be
+// read again by every search after.
+func checkpoint(db *sql.DB) {
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 100"); err != nil {
+		return
+	}
+	conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	conn.ExecContext(ctx, "PRAGMA busy_timeout = 60000")
 }
 
 func statFile(path string) fileStat {
