@@ -23,8 +23,8 @@ var _ session.Index = (*Index)(nil)
 // first, with the files a listing passes over; nil when the index cannot
 // be used (the caller then reads the files). When every file matches the
 // snapshot, that is all it reads; otherwise it brings the database in
-// step and writes the snapshot again. what is readEntries, or readAll for
-// the summaries too.
+// step for the files that changed and writes the snapshot again. what is
+// readEntries, or readAll for the summaries too.
 //
 // When the store's directory is as the snapshot recorded it (no file
 // created, removed or renamed since), the snapshot's entries are the files
@@ -40,23 +40,79 @@ func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
 	}
 	defer syscall.Close(dfd)
 	snap := ix.readSnapshot(what, 0)
+	var changed []string
+	var skipped []*session.FileError
 	if snap != nil && snap.dirMtime != 0 && snap.dirMtime == dirBefore.mtime && snap.dirIno == dirBefore.ino {
-		if skipped, ok := ix.unchanged(dfd, snap); ok {
+		changed, skipped = ix.unchanged(dfd, snap)
+		if len(changed) == 0 {
+			return snap, skipped, nil
+		}
+	} else {
+		var err error
+		if changed, skipped, err = ix.compare(dfd, snap); err != nil {
+			return nil, nil, err
+		}
+		if snap != nil && len(changed) == 0 {
+			// Every file is as the snapshot has it: the directory as it
+			// was read may be recorded for the readers after (see
+			// unchanged).
+			if d := dirBefore; (snap.dirMtime != d.mtime || snap.dirIno != d.ino) && time.Since(time.Unix(0, d.mtime)) > 2*time.Second {
+				ix.recordDir(snap, d, skipped)
+			}
 			return snap, skipped, nil
 		}
 	}
+	if snap != nil && len(changed) <= maxPatch && len(changed) <= len(snap.entries)/4+64 {
+		if s, sk, ok, err := ix.patch(snap, changed, skipped, dirBefore); ok || err != nil {
+			return s, sk, err
+		}
+	}
+	return ix.rebuildSnapshot(ix.readSnapshot(readAll, 0))
+}
+
+// maxPatch is the most changed sessions a reader brings in step one by one
+// (patch); past it, or a quarter of the store, it rebuilds the snapshot.
+const maxPatch = 2000
+
+// unchanged checks the snapshot's every entry against its file, and the
+// files it passed over, when the directory is as it was when the snapshot
+// was made: the sessions that changed (or are sessions now), and the
+// files it passes over.
+func (ix *Index) unchanged(dfd int, snap *snapshot) (changed []string, skipped []*session.FileError) {
+	var mu sync.Mutex
+	parallelChunks(len(snap.entries), func(i int) {
+		x := &snap.entries[i]
+		if fs := statAt(dfd, x.name+session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
+			mu.Lock()
+			changed = append(changed, x.name)
+			mu.Unlock()
+		}
+	})
+	for _, name := range snap.passed {
+		if _, fe := session.PeekFile(ix.dir, name); fe != nil {
+			skipped = append(skipped, fe)
+		} else {
+			changed = append(changed, strings.TrimSuffix(name, session.Ext)) // a session now
+		}
+	}
+	return changed, skipped
+}
+
+// compare reads the directory and stats every .jsonl file in it: the
+// sessions that are not as the snapshot (nil: none) has them (new,
+// changed or gone), and the files a listing passes over.
+func (ix *Index) compare(dfd int, snap *snapshot) (changed []string, skipped []*session.FileError, err error) {
 	names, err := dirNames(dfd)
 	if err != nil {
 		return nil, nil, err
 	}
 	stats := make([]fileStat, len(names))
 	parallelChunks(len(names), func(i int) { stats[i] = statAt(dfd, names[i]) })
+	var seen []bool
 	if snap != nil {
 		snap.index()
+		seen = make([]bool, len(snap.entries))
 	}
-	var skipped []*session.FileError
-	valid := snap != nil
-	listed := 0
 	for i, name := range names {
 		id := strings.TrimSuffix(name, session.Ext)
 		fs := stats[i]
@@ -65,62 +121,113 @@ func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
 				continue // a directory: not listed, as the scans have it
 			}
 		}
-		if valid && fs.err == nil && fs.regular {
-			if j, ok := snap.byName[id]; ok {
-				if x := &snap.entries[j]; x.size == fs.size && x.mtime == fs.mtime && x.ino == fs.ino {
-					listed++
-					continue
-				}
-			}
+		j, known := -1, false
+		if snap != nil {
+			j, known = snap.byName[id]
 		}
-		if !valid {
+		if known {
+			seen[j] = true
+			if x := &snap.entries[j]; fs.err == nil && fs.regular && x.size == fs.size && x.mtime == fs.mtime && x.ino == fs.ino {
+				continue
+			}
+			changed = append(changed, id)
 			continue
 		}
-		// Not in the snapshot: a file that is not a session, or a change.
+		// Not in the snapshot: a file that is not a session, or a new one.
 		if _, fe := session.PeekFile(ix.dir, name); fe != nil {
 			skipped = append(skipped, fe)
 			continue
 		}
-		valid = false
+		changed = append(changed, id)
 	}
-	if valid && listed == len(snap.entries) {
-		// Every file is as the snapshot has it: the directory as it was
-		// read may be recorded for the readers after (see unchanged).
-		if d := dirBefore; (snap.dirMtime != d.mtime || snap.dirIno != d.ino) && time.Since(time.Unix(0, d.mtime)) > 2*time.Second {
-			ix.recordDir(snap, d, skipped)
+	for j, ok := range seen {
+		if !ok {
+			changed = append(changed, snap.entries[j].name) // gone
 		}
-		return snap, skipped, nil
 	}
-	return ix.rebuildSnapshot(ix.readSnapshot(readAll, 0))
+	if snap == nil && changed == nil {
+		changed = []string{} // no snapshot: everything is to be made
+	}
+	return changed, skipped, nil
 }
 
-// unchanged checks the snapshot's every entry against its file, and that
-// the files it passed over still are no sessions, when the directory is
-// as it was when the snapshot was made: the files it passes over, and
-// true when all match.
-func (ix *Index) unchanged(dfd int, snap *snapshot) ([]*session.FileError, bool) {
-	var changed atomic.Bool
-	parallelChunks(len(snap.entries), func(i int) {
-		if changed.Load() {
-			return
+// patch brings the sessions changed in step and writes the snapshot again
+// with their entries replaced (a session gone or no longer one loses its
+// entry); false when the snapshot must be made again whole instead (the
+// database is not the one it was made from, or another process replaced
+// it meanwhile).
+func (ix *Index) patch(checked *snapshot, changed []string, skipped []*session.FileError, dir fileStat) (*snapshot, []*session.FileError, bool, error) {
+	old := checked
+	if !old.withSums {
+		if old = ix.readSnapshot(readAll, 0); old == nil || !sameEntries(old, checked) {
+			return nil, nil, false, nil
 		}
-		x := &snap.entries[i]
-		if fs := statAt(dfd, x.name+session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
-			changed.Store(true)
-		}
-	})
-	if changed.Load() {
-		return nil, false
 	}
-	var skipped []*session.FileError
-	for _, name := range snap.passed {
-		_, fe := session.PeekFile(ix.dir, name)
-		if fe == nil {
-			return nil, false // a session now
-		}
-		skipped = append(skipped, fe)
+	st, db, err := ix.sync(changed)
+	if err != nil || st == nil {
+		return nil, nil, err == nil && st == nil, err
 	}
-	return skipped, true
+	var id uint64
+	if err := db.QueryRow("SELECT id FROM ident").Scan(&id); err != nil || id != old.db {
+		return nil, nil, false, nil
+	}
+	drop := make(map[string]bool, len(changed))
+	for _, name := range changed {
+		drop[name] = true
+	}
+	snap := &snapshot{db: id, withSums: true}
+	for i := range old.entries {
+		if !drop[old.entries[i].name] {
+			snap.entries = append(snap.entries, old.entries[i])
+		}
+	}
+	sids, err := sidsOf(db, st.names)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if len(sids) > 0 {
+		es, err := ix.entries(db, sids)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		snap.entries = append(snap.entries, es...)
+	}
+	sortEntries(snap.entries)
+	snap.total = len(snap.entries)
+	skipped = append(skipped, st.skipped...)
+	for _, fe := range skipped {
+		snap.passed = append(snap.passed, filepath.Base(fe.Path))
+	}
+	if dir.err == nil && time.Since(time.Unix(0, dir.mtime)) > 2*time.Second {
+		snap.dirMtime, snap.dirIno = dir.mtime, dir.ino
+	}
+	ix.writeSnapshot(snap.encode())
+	return snap, skipped, true, nil
+}
+
+// sidsOf returns the row ids of the sessions names.
+func sidsOf(db *sql.DB, names []string) ([]int64, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	rs, err := db.Query("SELECT sid FROM sessions WHERE name IN ("+strings.Repeat(",?", len(names))[1:]+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []int64
+	for rs.Next() {
+		var sid int64
+		if err := rs.Scan(&sid); err != nil {
+			return nil, err
+		}
+		out = append(out, sid)
+	}
+	return out, rs.Err()
 }
 
 // recordDir writes the snapshot again with the directory's stat, when
@@ -171,7 +278,7 @@ func (ix *Index) rebuildSnapshot(old *snapshot) (*snapshot, []*session.FileError
 		dirMtime, dirIno = d.mtime, d.ino
 	}
 	for attempt := 0; ; attempt++ {
-		st, db, err := ix.sync("")
+		st, db, err := ix.sync(nil)
 		if err != nil || st == nil {
 			return nil, nil, err
 		}
@@ -565,7 +672,7 @@ func (ix *Index) Children(parent string) ([]session.Info, error) {
 
 // Closed brings the session id's rows in step after a writer closed it.
 func (ix *Index) Closed(id string) {
-	if _, _, err := ix.sync(id); err != nil {
+	if _, _, err := ix.sync([]string{id}); err != nil {
 		ix.mu.Lock()
 		ix.say("the session index %s was not updated (%v); the next listing catches up", ix.path, short(err))
 		ix.mu.Unlock()
