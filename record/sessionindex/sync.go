@@ -3,10 +3,10 @@ package sessionindex
 import (
 	"bytes"
 	"context"
-	"os"
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
