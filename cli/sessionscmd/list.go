@@ -271,7 +271,7 @@ func writeListJSON(env *cmdkit.Env, rows []listed) error {
 	chunks := make([][]byte, (len(rows)+chunk-1)/chunk)
 	errs := make([]error, len(chunks))
 	session.Parallel(len(chunks), func(c int) {
-		var b []byte
+		b := make([]byte, 0, 320*chunk)
 		paths := pather{}
 		for i := c * chunk; i < min(len(rows), (c+1)*chunk); i++ {
 			if i > 0 {
@@ -301,19 +301,38 @@ func writeListJSON(env *cmdkit.Env, rows []listed) error {
 // pather makes sessions' paths as session.Ref.Path does, without cleaning
 // each one when their directory is clean.
 type pather struct {
-	dir   string
-	clean bool
+	dir          string
+	clean, plain bool // the directory is clean; and a plain JSON string
 }
 
 func (p *pather) path(r session.Ref) string {
-	if r.Dir != p.dir {
-		p.dir = r.Dir
-		p.clean = r.Dir != "" && r.Dir != "/" && filepath.Clean(r.Dir) == r.Dir
-	}
-	if !p.clean || r.ID == "" || r.ID == "." || r.ID == ".." || strings.ContainsRune(r.ID, '/') {
+	if !p.simple(r) {
 		return r.Path()
 	}
 	return r.Dir + "/" + r.ID + session.Ext
+}
+
+// simple says the path of r is its directory, a slash and its file's name.
+func (p *pather) simple(r session.Ref) bool {
+	if r.Dir != p.dir {
+		p.dir = r.Dir
+		p.clean = r.Dir != "" && r.Dir != "/" && filepath.Clean(r.Dir) == r.Dir
+		p.plain = jsonPlain(r.Dir)
+	}
+	return p.clean && r.ID != "" && r.ID != "." && r.ID != ".." && !strings.ContainsRune(r.ID, '/')
+}
+
+// appendPath appends the path of r as a JSON string.
+func (p *pather) appendPath(b []byte, r session.Ref) []byte {
+	if !p.simple(r) || !p.plain || !jsonPlain(r.ID) {
+		return appendJSONString(b, p.path(r))
+	}
+	b = append(b, '"')
+	b = append(b, r.Dir...)
+	b = append(b, '/')
+	b = append(b, r.ID...)
+	b = append(b, session.Ext...)
+	return append(b, '"')
 }
 
 // appendListJSON appends the row as encoding/json writes its listJSON
@@ -353,22 +372,43 @@ func appendListJSON(b []byte, r listed, paths *pather) ([]byte, error) {
 		b = append(b, '}')
 	}
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, paths.path(r.Ref))
+	b = paths.appendPath(b, r.Ref)
 	return append(b, '}'), nil
 }
 
 // appendJSONString appends s as a JSON string: printable ASCII but for the
 // quote and the backslash as it is, anything else through encoding/json.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			b, _ = appendEncoded(b, s)
-			return b
-		}
+	if !jsonPlain(s) {
+		b, _ = appendEncoded(b, s)
+		return b
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// jsonPlain says s is printable ASCII with no quote or backslash: a JSON
+// string as it is. Eight bytes at a time: a word has a byte below 0x20,
+// at or above 0x7f, or equal to '"' or '\\' when one of these tests sets
+// that byte's top bit (each exact for whether any byte does).
+func jsonPlain(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		if ((w-ones*0x20)&^w|((w+ones)|w)|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // appendEncoded appends v as encoding/json writes it, HTML unescaped.

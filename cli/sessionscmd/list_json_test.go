@@ -52,3 +52,18 @@ func TestListJSONAsEncodingJSON(t *testing.T) {
 		t.Fatal("not every row was tried")
 	}
 }
+
+// TestJSONPlain holds the eight-at-a-time test to a byte-at-a-time one:
+// every byte value at every place of a string longer than two words.
+func TestJSONPlain(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 19; at++ {
+			b := []byte("abcdefghijklmnopqrs")
+			b[at] = byte(c)
+			want := c >= 0x20 && c < 0x7f && c != '"' && c != '\\'
+			if got := jsonPlain(string(b)); got != want {
+				t.Fatalf("byte %#x at %d: %v, want %v", c, at, got, want)
+			}
+		}
+	}
+}
