@@ -7,6 +7,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/internal/textfmt"
+	"github.com/mecha-agent/mecha/record/session"
 )
 
 // writeListTable writes the rows as padded columns. Everything a header
@@ -15,72 +16,91 @@ import (
 // may reach the terminal as a control sequence.
 func writeListTable(env *cmdkit.Env, rows []listed) error {
 	type cells struct{ id, model, turns, stop string }
+	type widths struct{ id, model, turns, stop int }
+	// The cells are made, then the lines, in chunks on every core; the
+	// lines are written in order.
+	const chunk = 1024
 	all := make([]cells, len(rows))
-	idW, modelW, turnsW, stopW := len("ID"), len("PROVIDER/MODEL"), len("TURNS"), len("STOP")
-	// A store holds a handful of models: each one's column is made once.
-	models := map[[2]string]string{}
-	for i := range rows {
-		r := &rows[i]
-		m := &r.Meta
-		model, ok := models[[2]string{m.Provider, m.Model}]
-		if !ok {
-			model = textfmt.VisibleLine(m.Provider + "/" + m.Model)
-			models[[2]string{m.Provider, m.Model}] = model
+	chunkW := make([]widths, (len(rows)+chunk-1)/chunk)
+	session.Parallel(len(chunkW), func(k int) {
+		wd := widths{len("ID"), len("PROVIDER/MODEL"), len("TURNS"), len("STOP")}
+		// A store holds a handful of models: each one's column is made once.
+		models := map[[2]string]string{}
+		for i := k * chunk; i < min(len(rows), (k+1)*chunk); i++ {
+			r := &rows[i]
+			m := &r.Meta
+			model, ok := models[[2]string{m.Provider, m.Model}]
+			if !ok {
+				model = textfmt.VisibleLine(m.Provider + "/" + m.Model)
+				models[[2]string{m.Provider, m.Model}] = model
+			}
+			c := cells{id: textfmt.VisibleLine(m.ID), model: model, turns: textfmt.Count(r.Turns), stop: "—"}
+			if !r.Finished {
+				c.turns = "—"
+			}
+			if r.Stop != "" {
+				c.stop = textfmt.Clip(textfmt.VisibleLine(r.Stop), 20)
+			}
+			all[i] = c
+			wd.id = max(wd.id, width(c.id))
+			wd.model = max(wd.model, width(c.model))
+			wd.turns = max(wd.turns, width(c.turns))
+			wd.stop = max(wd.stop, width(c.stop))
 		}
-		c := cells{id: textfmt.VisibleLine(m.ID), model: model, turns: textfmt.Count(r.Turns), stop: "—"}
-		if !r.Finished {
-			c.turns = "—"
-		}
-		if r.Stop != "" {
-			c.stop = textfmt.Clip(textfmt.VisibleLine(r.Stop), 20)
-		}
-		all[i] = c
-		idW = max(idW, width(c.id))
-		modelW = max(modelW, width(c.model))
-		turnsW = max(turnsW, width(c.turns))
-		stopW = max(stopW, width(c.stop))
+		chunkW[k] = wd
+	})
+	wd := widths{len("ID"), len("PROVIDER/MODEL"), len("TURNS"), len("STOP")}
+	for _, c := range chunkW {
+		wd = widths{max(wd.id, c.id), max(wd.model, c.model), max(wd.turns, c.turns), max(wd.stop, c.stop)}
 	}
 	st := cmdkit.NewStyle(env)
 	w := bufio.NewWriterSize(env.Out, 256<<10)
 	kindW := len("reflection")
-	w.WriteString(st.Bold(pad("ID", idW+2) + pad("CREATED", 18) + pad("KIND", kindW+2) + pad("PROVIDER/MODEL", modelW+2) +
-		padLeft("TURNS", turnsW) + "  " + pad("STOP", stopW+2) + "TITLE"))
+	w.WriteString(st.Bold(pad("ID", wd.id+2) + pad("CREATED", 18) + pad("KIND", kindW+2) + pad("PROVIDER/MODEL", wd.model+2) +
+		padLeft("TURNS", wd.turns) + "  " + pad("STOP", wd.stop+2) + "TITLE"))
 	w.WriteByte('\n')
 	zone := env.Zone()
-	var when []byte
-	for i := range rows {
-		r := &rows[i]
-		c := &all[i]
-		writePad(w, c.id, idW+2)
-		when = r.Meta.CreatedAt.In(zone).AppendFormat(when[:0], "2006-01-02 15:04")
-		w.Write(when)
-		w.WriteString("  ")
-		writePad(w, r.kind, kindW+2)
-		writePad(w, c.model, modelW+2)
-		writeSpaces(w, turnsW-width(c.turns))
-		w.WriteString(c.turns)
-		w.WriteString("  ")
-		writePad(w, c.stop, stopW+2)
-		w.WriteString(textfmt.Clip(textfmt.VisibleLine(r.Meta.Title), 70))
-		w.WriteByte('\n')
+	lines := make([][]byte, len(chunkW))
+	session.Parallel(len(chunkW), func(k int) {
+		b := make([]byte, 0, 160*chunk)
+		for i := k * chunk; i < min(len(rows), (k+1)*chunk); i++ {
+			r := &rows[i]
+			c := &all[i]
+			b = appendPad(b, c.id, wd.id+2)
+			b = r.Meta.CreatedAt.In(zone).AppendFormat(b, "2006-01-02 15:04")
+			b = append(b, "  "...)
+			b = appendPad(b, r.kind, kindW+2)
+			b = appendPad(b, c.model, wd.model+2)
+			b = appendSpaces(b, wd.turns-width(c.turns))
+			b = append(b, c.turns...)
+			b = append(b, "  "...)
+			b = appendPad(b, c.stop, wd.stop+2)
+			b = append(b, textfmt.Clip(textfmt.VisibleLine(r.Meta.Title), 70)...)
+			b = append(b, '\n')
+		}
+		lines[k] = b
+	})
+	for k := range lines {
+		w.Write(lines[k])
+		lines[k] = nil
 	}
 	return w.Flush()
 }
 
-// writePad writes s and spaces to fill n columns.
-func writePad(w *bufio.Writer, s string, n int) {
-	w.WriteString(s)
-	writeSpaces(w, n-width(s))
+// appendPad appends s and spaces to fill n columns.
+func appendPad(b []byte, s string, n int) []byte {
+	return appendSpaces(append(b, s...), n-width(s))
 }
 
 const spaces = "                                                                "
 
-func writeSpaces(w *bufio.Writer, n int) {
+func appendSpaces(b []byte, n int) []byte {
 	for n > 0 {
 		k := min(n, len(spaces))
-		w.WriteString(spaces[:k])
+		b = append(b, spaces[:k]...)
 		n -= k
 	}
+	return b
 }
 
 func width(s string) int { return utf8.RuneCountInString(s) }
