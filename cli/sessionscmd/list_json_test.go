@@ -67,3 +67,24 @@ func TestJSONPlain(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendMinute holds the table's hand-made time to AppendFormat's,
+// over times spread across the years of four digits and beyond, in zones
+// east and west.
+func TestAppendMinute(t *testing.T) {
+	zones := []*time.Location{time.UTC, time.FixedZone("e", 5*3600+1800), time.FixedZone("w", -7*3600)}
+	for i := range 20000 {
+		sec := int64(i)*7919*86400 + int64(i)*4099 - 62135596800 // from year 1 on
+		for _, z := range zones {
+			at := time.Unix(sec, 0).In(z)
+			if got, want := string(appendMinute(nil, at)), at.Format("2006-01-02 15:04"); got != want {
+				t.Fatalf("%v: %q, want %q", at, got, want)
+			}
+		}
+	}
+	for _, at := range []time.Time{time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC), {}} {
+		if got, want := string(appendMinute(nil, at)), at.Format("2006-01-02 15:04"); got != want {
+			t.Fatalf("%v: %q, want %q", at, got, want)
+		}
+	}
+}

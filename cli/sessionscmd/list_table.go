@@ -3,6 +3,7 @@ package sessionscmd
 import (
 	"bufio"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
@@ -67,7 +68,7 @@ func writeListTable(env *cmdkit.Env, rows []listed) error {
 			r := &rows[i]
 			c := &all[i]
 			b = appendPad(b, c.id, wd.id+2)
-			b = r.Meta.CreatedAt.In(zone).AppendFormat(b, "2006-01-02 15:04")
+			b = appendMinute(b, r.Meta.CreatedAt.In(zone))
 			b = append(b, "  "...)
 			b = appendPad(b, r.kind, kindW+2)
 			b = appendPad(b, c.model, wd.model+2)
@@ -85,6 +86,20 @@ func writeListTable(env *cmdkit.Env, rows []listed) error {
 		lines[k] = nil
 	}
 	return w.Flush()
+}
+
+// appendMinute appends t as AppendFormat's "2006-01-02 15:04" does, by
+// hand for the years of four digits (a fifth of printing the table went to
+// the general formatter).
+func appendMinute(b []byte, t time.Time) []byte {
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(b, "2006-01-02 15:04")
+	}
+	h, mi, _ := t.Clock()
+	return append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+int(mo)/10), byte('0'+int(mo)%10), '-', byte('0'+d/10), byte('0'+d%10), ' ',
+		byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10))
 }
 
 // appendPad appends s and spaces to fill n columns.
