@@ -3,8 +3,12 @@ package sessionscmd
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mecha-agent/mecha/cli/cmdkit"
 
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -85,6 +89,41 @@ func TestAppendMinute(t *testing.T) {
 	for _, at := range []time.Time{time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC), {}} {
 		if got, want := string(appendMinute(nil, at)), at.Format("2006-01-02 15:04"); got != want {
 			t.Fatalf("%v: %q, want %q", at, got, want)
+		}
+	}
+}
+
+// TestListInChunks: a listing of several chunks (made on every core) is
+// the rows' lines in order, each as a listing of that row alone writes it
+// (the rows' cells are all of one width, so the columns are the same),
+// in the table and in JSON.
+func TestListInChunks(t *testing.T) {
+	const n = 5000
+	rows := make([]listed, n)
+	for i := range rows {
+		tot := &session.Totals{Info: session.Info{Meta: transcript.Meta{ID: fmt.Sprintf("20260301T120000-%08x", i), CreatedAt: time.Date(2026, 3, 1, 12, 0, i, 0, time.UTC),
+			Provider: "p", Model: "m", Title: fmt.Sprintf("title %d", i%10)}, Ref: session.Ref{Dir: "/s", ID: fmt.Sprintf("20260301T120000-%08x", i)}},
+			Turns: 5, Stop: "end_turn", Finished: true}
+		rows[i] = listed{Totals: tot, kind: session.Kind(&tot.Meta)}
+	}
+	for _, write := range []func(*cmdkit.Env, []listed) error{writeListTable, writeListJSON} {
+		all := &bytes.Buffer{}
+		if err := write(&cmdkit.Env{Out: all}, rows); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(all.String(), "\n")
+		for _, i := range []int{0, 1, 1023, 1024, 1025, 2047, 2048, 4095, 4096, n - 1} {
+			one := &bytes.Buffer{}
+			if err := write(&cmdkit.Env{Out: one}, rows[i:i+1]); err != nil {
+				t.Fatal(err)
+			}
+			want := strings.TrimPrefix(strings.Split(one.String(), "\n")[1], "  ")
+			if got := strings.TrimSuffix(strings.TrimPrefix(lines[i+1], "  "), ","); got != want {
+				t.Fatalf("row %d: %q, alone %q", i, got, want)
+			}
+		}
+		if len(lines) != n+3 && len(lines) != n+2 {
+			t.Fatalf("%d lines for %d rows", len(lines), n)
 		}
 	}
 }
