@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -197,7 +199,7 @@ func (opts *ListOptions) keep() (func(transcript.Meta) bool, error) {
 
 // listed is one row of the listing.
 type listed struct {
-	session.Totals
+	*session.Totals
 	kind string
 }
 
@@ -236,7 +238,8 @@ func listRun(opts *ListOptions) error {
 	}
 	opts.Env.NoteSkipped(skipped)
 	rows := make([]listed, 0, len(read))
-	for _, s := range read {
+	for i := range read {
+		s := &read[i]
 		opts.Env.NoteForeignID(s.Ref, s.HeaderID)
 		rows = append(rows, listed{Totals: s, kind: session.Kind(&s.Meta)})
 	}
@@ -255,31 +258,166 @@ func listRun(opts *ListOptions) error {
 }
 
 // writeListJSON writes an array with one compact object per line: as easy
-// to read and to grep as indented JSON, and cheap for ten thousand
-// sessions.
+// to read and to grep as indented JSON, and cheap for a hundred thousand
+// sessions (each row is written by hand, as encoding/json would write
+// listJSON; TestListJSONAsEncodingJSON holds the two together).
 func writeListJSON(env *cmdkit.Env, rows []listed) error {
 	jw := textfmt.JSONWriter(env.Out) // the JSON, inert on a terminal
 	defer jw.Close()
-	w := bufio.NewWriterSize(jw, 64<<10)
-	var line bytes.Buffer
-	enc := json.NewEncoder(&line)
-	enc.SetEscapeHTML(false)
+	w := bufio.NewWriterSize(jw, 256<<10)
 	w.WriteString("[")
-	for i, r := range rows {
-		m := r.Meta
-		line.Reset()
-		if err := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, r.Ref.Path()}); err != nil {
-			return err
+	// The rows are made in chunks on every core, written in order.
+	const chunk = 2048
+	chunks := make([][]byte, (len(rows)+chunk-1)/chunk)
+	errs := make([]error, len(chunks))
+	session.Parallel(len(chunks), func(c int) {
+		b := make([]byte, 0, 320*chunk)
+		paths := pather{}
+		for i := c * chunk; i < min(len(rows), (c+1)*chunk); i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n  "...)
+			if b, errs[c] = appendListJSON(b, rows[i], &paths); errs[c] != nil {
+				return
+			}
 		}
-		if i > 0 {
-			w.WriteString(",")
+		chunks[c] = b
+	})
+	for c := range chunks {
+		if errs[c] != nil {
+			return errs[c]
 		}
-		w.WriteString("\n  ")
-		w.Write(bytes.TrimSuffix(line.Bytes(), []byte("\n")))
+		w.Write(chunks[c])
+		chunks[c] = nil
 	}
 	if len(rows) > 0 {
 		w.WriteString("\n")
 	}
 	w.WriteString("]\n")
 	return w.Flush()
+}
+
+// pather makes sessions' paths as session.Ref.Path does, without cleaning
+// each one when their directory is clean.
+type pather struct {
+	dir          string
+	clean, plain bool // the directory is clean; and a plain JSON string
+}
+
+func (p *pather) path(r session.Ref) string {
+	if !p.simple(r) {
+		return r.Path()
+	}
+	return r.Dir + "/" + r.ID + session.Ext
+}
+
+// simple says the path of r is its directory, a slash and its file's name.
+func (p *pather) simple(r session.Ref) bool {
+	if r.Dir != p.dir {
+		p.dir = r.Dir
+		p.clean = r.Dir != "" && r.Dir != "/" && filepath.Clean(r.Dir) == r.Dir
+		p.plain = jsonPlain(r.Dir)
+	}
+	return p.clean && r.ID != "" && r.ID != "." && r.ID != ".." && !strings.ContainsRune(r.ID, '/')
+}
+
+// appendPath appends the path of r as a JSON string.
+func (p *pather) appendPath(b []byte, r session.Ref) []byte {
+	if !p.simple(r) || !p.plain || !jsonPlain(r.ID) {
+		return appendJSONString(b, p.path(r))
+	}
+	b = append(b, '"')
+	b = append(b, r.Dir...)
+	b = append(b, '/')
+	b = append(b, r.ID...)
+	b = append(b, session.Ext...)
+	return append(b, '"')
+}
+
+// appendListJSON appends the row as encoding/json writes its listJSON
+// (HTML left unescaped), without the newline.
+func appendListJSON(b []byte, r listed, paths *pather) ([]byte, error) {
+	m := &r.Meta
+	at := m.CreatedAt.UTC()
+	if y := at.Year(); y < 0 || y > 9999 {
+		return appendEncoded(b, listJSON{m.ID, at, r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, r.Ref.Path()})
+	}
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, m.ID)
+	b = append(b, `,"created_at":"`...)
+	b = at.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","kind":`...)
+	b = appendJSONString(b, r.kind)
+	b = append(b, `,"provider":`...)
+	b = appendJSONString(b, m.Provider)
+	b = append(b, `,"model":`...)
+	b = appendJSONString(b, m.Model)
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, m.Title)
+	b = append(b, `,"workspace":`...)
+	b = appendJSONString(b, m.Workspace)
+	b = append(b, `,"turns":`...)
+	b = strconv.AppendInt(b, int64(r.Turns), 10)
+	b = append(b, `,"stop_reason":`...)
+	b = appendJSONString(b, r.Stop)
+	b = append(b, `,"parent":`...)
+	if m.Parent == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"session":`...)
+		b = appendJSONString(b, m.Parent.Session)
+		b = append(b, `,"call_id":`...)
+		b = appendJSONString(b, m.Parent.CallID)
+		b = append(b, '}')
+	}
+	b = append(b, `,"path":`...)
+	b = paths.appendPath(b, r.Ref)
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string: printable ASCII but for the
+// quote and the backslash as it is, anything else through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	if !jsonPlain(s) {
+		b, _ = appendEncoded(b, s)
+		return b
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// jsonPlain says s is printable ASCII with no quote or backslash: a JSON
+// string as it is. Eight bytes at a time: a word has a byte below 0x20,
+// at or above 0x7f, or equal to '"' or '\\' when one of these tests sets
+// that byte's top bit (each exact for whether any byte does).
+func jsonPlain(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		if ((w-ones*0x20)&^w|((w+ones)|w)|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendEncoded appends v as encoding/json writes it, HTML unescaped.
+func appendEncoded(b []byte, v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b, err
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
 }

@@ -105,26 +105,33 @@ func searchRun(opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
-	store, infos, err := searchable(opts)
+	store, err := opts.Env.Store()
 	if err != nil {
 		return err
 	}
-	// The index narrows the search to the lines that may match (every one
-	// verified on the file); without it every transcript is read.
-	cands, narrowed, err := store.Candidates(q)
+	// Searching allocates a little per session and keeps all of it:
+	// collect less often while it runs.
+	defer opts.Env.TuneGC(800)()
+	// The index narrows the search to the sessions and lines that may
+	// match (every line verified on the file); without it every
+	// transcript is read.
+	narrowed, ok, err := store.Candidates(q)
 	if err != nil {
 		return err
 	}
-	if narrowed {
-		kept := infos[:0]
-		for _, in := range infos {
-			if _, ok := cands[in.Ref.ID]; ok && store.Holds(in.Ref) {
-				kept = append(kept, in)
+	var infos []session.Info
+	var cands map[string][]session.Span
+	if ok {
+		opts.Env.NoteSkipped(narrowed.NotSessions)
+		keep := createdSince(opts.Env.Clock.Now(), opts.Days)
+		for _, in := range narrowed.Sessions {
+			if (keep == nil || keep(in.Meta)) && store.Holds(in.Ref) {
+				infos = append(infos, in)
 			}
 		}
-		infos = kept
-	} else {
-		cands = nil
+		cands = narrowed.Lines
+	} else if infos, err = searchable(opts, store); err != nil {
+		return err
 	}
 	// Sessions are searched in parallel and printed in order, each as
 	// soon as it and every newer one are done.
@@ -176,14 +183,10 @@ func searchRun(opts *SearchOptions) error {
 
 // searchable lists the sessions of the store to search, newest first,
 // within --days.
-func searchable(opts *SearchOptions) (*session.Store, []session.Info, error) {
-	store, err := opts.Env.Store()
-	if err != nil {
-		return nil, nil, err
-	}
+func searchable(opts *SearchOptions, store *session.Store) ([]session.Info, error) {
 	l, err := store.List()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	opts.Env.NoteSkipped(l.NotSessions)
 	keep := createdSince(opts.Env.Clock.Now(), opts.Days)
@@ -193,7 +196,7 @@ func searchable(opts *SearchOptions) (*session.Store, []session.Info, error) {
 			infos = append(infos, s)
 		}
 	}
-	return store, infos, nil
+	return infos, nil
 }
 
 // searchAll searches the sessions on one worker per core, closing each

@@ -83,6 +83,9 @@ func statsRun(opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
+	// Totalling allocates a little per session and keeps all of it:
+	// collect less often while it runs, as listing does.
+	defer opts.Env.TuneGC(800)()
 	read, skipped, err := store.Summaries(createdSince(opts.Env.Clock.Now(), opts.Days))
 	if err != nil {
 		return err

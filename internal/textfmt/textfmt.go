@@ -14,7 +14,33 @@ import (
 )
 
 // OneLine folds any run of white space, newlines included, into one space.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func OneLine(s string) string {
+	if oneLineAlready(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// oneLineAlready says OneLine would return s as it is: ASCII with no
+// space but single ones between words (anything beyond ASCII takes the
+// long way, for Unicode's spaces).
+func oneLineAlready(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	prev := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || (c >= '\t' && c <= '\r') || (c == ' ' && prev == ' ') {
+			return false
+		}
+		prev = c
+	}
+	return true
+}
 
 // Clip shortens s to at most n runes, marking the cut with "…".
 func Clip(s string, n int) string {
@@ -52,6 +78,9 @@ func (s Style) Red(t string) string  { return s.wrap("31", t) }
 
 // Count formats an integer with thousands separators.
 func Count[T ~int | ~uint64 | ~int64](n T) string {
+	if n >= 0 && n < 1000 {
+		return strconv.Itoa(int(n))
+	}
 	s := strconv.FormatUint(uint64(max(n, 0)), 10)
 	if n < 0 {
 		s = strconv.FormatInt(int64(n), 10)

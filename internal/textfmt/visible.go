@@ -1,6 +1,7 @@
 package textfmt
 
 import (
+	"encoding/binary"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -178,11 +179,32 @@ func (j *jsonWriter) Write(p []byte) (int, error) {
 		}
 	}
 	j.held = append(j.held, src[cut:]...)
-	j.buf = appendJSONVisible(j.buf[:0], src[:cut])
-	if _, err := j.w.Write(j.buf); err != nil {
+	out := src[:cut]
+	if plainASCII(out) < len(out) {
+		j.buf = appendJSONVisible(j.buf[:0], out)
+		out = j.buf
+	}
+	if _, err := j.w.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// plainASCII returns the length of the run of b's first bytes below DEL
+// (0x7f), which appendJSONVisible leaves as they are; eight at a time.
+func plainASCII(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// A byte at 0x7f or above sets its top bit in w or in w plus one
+		// in each byte (no carry crosses bytes below 0x7f).
+		if ((w+0x0101010101010101)|w)&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(b) && b[i] < 0x7f; i++ {
+	}
+	return i
 }
 
 // Close passes on what is held; it does not close the writer underneath.
@@ -198,6 +220,10 @@ func (j *jsonWriter) Close() error {
 func appendJSONVisible(dst, src []byte) []byte {
 	start := 0
 	for i := 0; i < len(src); {
+		if n := plainASCII(src[i:]); n > 0 {
+			i += n
+			continue
+		}
 		c := src[i]
 		if c < utf8.RuneSelf {
 			if c == 0x7f {

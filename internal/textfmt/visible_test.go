@@ -122,3 +122,25 @@ func TestJSONWriter(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainASCII holds the eight-at-a-time scan to a byte-at-a-time one:
+// every byte value at every place of a run longer than two words.
+func TestPlainASCII(t *testing.T) {
+	t.Parallel()
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 19; at++ {
+			b := []byte("abcdefghijklmnopqrs")
+			b[at] = byte(c)
+			want := len(b)
+			for i, x := range b {
+				if x >= 0x7f {
+					want = i
+					break
+				}
+			}
+			if got := plainASCII(b); got != want {
+				t.Fatalf("byte %#x at %d: %d, want %d", c, at, got, want)
+			}
+		}
+	}
+}

@@ -21,10 +21,10 @@ type Index interface {
 	Totals(keep func(transcript.Meta) bool, limit int) ([]Totals, []*FileError, error)
 	Summaries(keep func(transcript.Meta) bool) ([]Summarized, []*FileError, error)
 	Children(parent string) ([]Info, error)
-	// Candidates returns, by session id, the lines that may hold a match
-	// of q (a superset of those that do, each to be verified with
-	// Store.SearchLines), or false when it cannot narrow q.
-	Candidates(q *Query) (map[string][]Span, bool, error)
+	// Candidates returns the sessions that may hold a match of q, with
+	// the lines that may (a superset of those that do, each to be
+	// verified with Store.SearchLines), or false when it cannot narrow q.
+	Candidates(q *Query) (*Narrowed, bool, error)
 	// Closed is told that a writer closed the session id, Removed that
 	// the session's file was removed: best-effort, never failing what
 	// told it.
@@ -32,9 +32,19 @@ type Index interface {
 	Removed(id string)
 }
 
-// Candidates narrows a search of the store to the lines that may hold a
-// match of q, by session id, when its index can (see Index.Candidates).
-func (s *Store) Candidates(q *Query) (map[string][]Span, bool, error) {
+// Narrowed is a search of the store narrowed by its index: the sessions
+// that may hold a match, newest first, and in each the lines that may.
+type Narrowed struct {
+	Sessions []Info
+	Lines    map[string][]Span // by session id
+	// NotSessions are the .jsonl files a listing passes over, as
+	// Listing.NotSessions.
+	NotSessions []*FileError
+}
+
+// Candidates narrows a search of the store to the sessions and lines that
+// may hold a match of q, when its index can (see Index.Candidates).
+func (s *Store) Candidates(q *Query) (*Narrowed, bool, error) {
 	if s.Index == nil {
 		return nil, false, nil
 	}

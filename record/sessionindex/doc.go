@@ -33,12 +33,28 @@
 // Beside the database, .index/index.list is a snapshot of what the
 // listings answer, written whole and renamed into place after the database
 // was brought in step; a reader whose every file matches its entry answers
-// from it without opening the database. A listing with a limit (the
-// newest fifty) trusts the store directory's mtime, recorded with the
-// snapshot: unchanged, no session was created, removed or renamed, and
-// since the files are append-only no header changed, so only the sessions
-// shown are checked against their files. The index lives in a directory of
-// its own so that its files never change the store directory's mtime.
+// from it without opening the database. It is laid out in parts, each with
+// its CRC (a header, blocks of entries newest first, then every entry's
+// summaries, in binary when that decodes to the same record), so that a
+// limited listing reads its first blocks and only stats reads the
+// summaries. With the snapshot, the store directory's mtime is recorded
+// (when it last changed over two seconds before, so a change in the same
+// clock tick cannot hide): unchanged, no session was created, removed or
+// renamed, so a reader stats the snapshot's files by name (fstatat on the
+// directory) without reading the directory, and a limited listing stats
+// only the sessions it shows (the files are append-only, so no header
+// changed and the newest sessions are the snapshot's). A reader that finds
+// a few sessions changed brings only those in step and patches the
+// snapshot; past maxPatch, or a quarter of the store, it rebuilds it. The
+// index lives in a directory of its own so that its files never change
+// the store directory's mtime.
+//
+// A search asks the full-text table only after the store was checked as a
+// listing checks it, and gets back the candidate sessions in the
+// listing's order (session.Narrowed) without decoding the others. After a
+// sync that wrote, a write-ahead log past 1 MB is checkpointed and
+// emptied: the first process to open the database rebuilds the log's
+// index from the whole log, which every search would otherwise pay.
 //
 // A missing, unreadable, corrupt or foreign-version index is rebuilt, said
 // in one line; an index that cannot be written at all (a read-only store)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -88,9 +87,6 @@ type Index struct {
 	db     *sql.DB
 	broken bool // unusable: the files are read instead
 	warned bool
-
-	last   *snapshot // the snapshot last checked against the files, and when
-	lastAt time.Time
 }
 
 // say tells warn one line, once.

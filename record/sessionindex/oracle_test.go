@@ -180,14 +180,27 @@ func checkOracle(t *testing.T, dir string, ix *Index) {
 		}
 		q.Role, q.Tool = qs.role, qs.tool
 		want := searchAll(t, scan, wl.Sessions, q, nil)
-		cands, narrowed, err := idx.Candidates(q)
+		n, narrowed, err := idx.Candidates(q)
 		if err != nil || narrowed != qs.wantNarrows {
 			t.Errorf("%q: candidates narrowed=%v err=%v", qs.q, narrowed, err)
 		}
 		if !narrowed {
 			continue
 		}
-		got := searchAll(t, idx, gl.Sessions, q, cands)
+		if a, b := fileErrs(n.NotSessions), fileErrs(wl.NotSessions); !reflect.DeepEqual(a, b) {
+			t.Errorf("search %q passes over %v, the scan %v", qs.q, a, b)
+		}
+		// The sessions it names are the listing's, in its order.
+		var named []session.Info
+		for _, s := range gl.Sessions {
+			if _, ok := n.Lines[s.Ref.ID]; ok {
+				named = append(named, s)
+			}
+		}
+		if !reflect.DeepEqual(infos(n.Sessions), infos(named)) {
+			t.Errorf("search %q: sessions %v, want %v", qs.q, infos(n.Sessions), infos(named))
+		}
+		got := searchAll(t, idx, n.Sessions, q, n.Lines)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("search %q (role %q tool %q) differs: index %d hits, scan %d; only in index %v; only in scan %v", qs.q, qs.role, qs.tool, len(got), len(want), minus(got, want), minus(want, got))
 		}
@@ -268,9 +281,19 @@ func TestOracle(t *testing.T) {
 			dir := t.TempDir()
 			r := rand.New(rand.NewPCG(seed, 7))
 			ids := genStore(t, dir, r, 60)
+			// A directory last changed a while ago, as a store usually is:
+			// the snapshot records it, and the readers after check the
+			// files it lists without reading the directory.
+			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(dir, old, old)
 			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 			checkOracle(t, dir, ix)
-			// Appended-to sessions, a completed torn line, deleted files.
+			if snap := ix.readSnapshot(readEntries, 0); snap == nil || snap.dirMtime == 0 {
+				t.Fatal("the snapshot does not record the directory")
+			}
+			// Appended-to sessions and a completed torn line, which leave
+			// the directory as it was; then deleted files.
 			for i, id := range ids {
 				path := filepath.Join(dir, id+session.Ext)
 				switch i % 5 {
@@ -284,10 +307,15 @@ func TestOracle(t *testing.T) {
 					f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 					f.Write([]byte(`"}]}` + "\n"))
 					f.Close()
-				case 2:
-					if i%3 == 0 {
-						os.Remove(path)
-					}
+				}
+			}
+			if st, _ := os.Stat(dir); !st.ModTime().Equal(old) {
+				t.Fatal("appending changed the directory's mtime")
+			}
+			checkOracle(t, dir, ix)
+			for i, id := range ids {
+				if i%5 == 2 && i%3 == 0 {
+					os.Remove(filepath.Join(dir, id+session.Ext))
 				}
 			}
 			checkOracle(t, dir, ix)
@@ -341,7 +369,7 @@ func TestLimitedListingTrustsAnUnchangedDirectory(t *testing.T) {
 	os.Chtimes(dir, old, old)
 	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 	checkOracle(t, dir, ix)
-	if snap := ix.readSnapshot(); snap == nil || snap.dirMtime == 0 {
+	if snap := ix.readSnapshot(readEntries, 0); snap == nil || snap.dirMtime == 0 {
 		t.Fatal("the snapshot does not record the directory")
 	}
 	if _, _, ok := ix.quickTotals(nil, 5); !ok {

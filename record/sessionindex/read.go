@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mecha-agent/mecha/record/session"
@@ -22,45 +23,96 @@ var _ session.Index = (*Index)(nil)
 // first, with the files a listing passes over; nil when the index cannot
 // be used (the caller then reads the files). When every file matches the
 // snapshot, that is all it reads; otherwise it brings the database in
-// step and writes the snapshot again.
-func (ix *Index) current() (*snapshot, []*session.FileError, error) {
-	snap, skipped, err := ix.check()
-	if err == nil && snap != nil {
-		ix.mu.Lock()
-		ix.last, ix.lastAt = snap, time.Now()
-		ix.mu.Unlock()
+// step for the files that changed and writes the snapshot again. what is
+// readEntries, or readAll for the summaries too.
+//
+// When the store's directory is as the snapshot recorded it (no file
+// created, removed or renamed since), the snapshot's entries are the files
+// to check: each is stat'd and nothing else read. Otherwise the directory
+// is read and every .jsonl file in it stat'd and matched with its entry.
+func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
+	dfd, dirBefore, err := openDir(ix.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil // no store: the scans say so
 	}
-	return snap, skipped, err
+	if err != nil {
+		return nil, nil, err
+	}
+	defer syscall.Close(dfd)
+	snap := ix.readSnapshot(what, 0)
+	var changed []string
+	var skipped []*session.FileError
+	if snap != nil && snap.dirMtime != 0 && snap.dirMtime == dirBefore.mtime && snap.dirIno == dirBefore.ino {
+		changed, skipped = ix.unchanged(dfd, snap)
+		if len(changed) == 0 {
+			return snap, skipped, nil
+		}
+	} else {
+		var err error
+		if changed, skipped, err = ix.compare(dfd, snap); err != nil {
+			return nil, nil, err
+		}
+		if snap != nil && len(changed) == 0 {
+			// Every file is as the snapshot has it: the directory as it
+			// was read may be recorded for the readers after (see
+			// unchanged).
+			if d := dirBefore; (snap.dirMtime != d.mtime || snap.dirIno != d.ino) && time.Since(time.Unix(0, d.mtime)) > 2*time.Second {
+				ix.recordDir(snap, d, skipped)
+			}
+			return snap, skipped, nil
+		}
+	}
+	if snap != nil && len(changed) <= maxPatch && len(changed) <= len(snap.entries)/4+64 {
+		if s, sk, ok, err := ix.patch(snap, changed, skipped, dirBefore); ok || err != nil {
+			return s, sk, err
+		}
+	}
+	return ix.rebuildSnapshot(ix.readSnapshot(readAll, 0))
 }
 
-// recent is the snapshot this process checked in the last second, or
-// the current one.
-func (ix *Index) recent() (*snapshot, error) {
-	ix.mu.Lock()
-	snap, at := ix.last, ix.lastAt
-	ix.mu.Unlock()
-	if snap != nil && time.Since(at) < time.Second {
-		return snap, nil
+// maxPatch is the most changed sessions a reader brings in step one by one
+// (patch); past it, or a quarter of the store, it rebuilds the snapshot.
+const maxPatch = 2000
+
+// unchanged checks the snapshot's every entry against its file, and the
+// files it passed over, when the directory is as it was when the snapshot
+// was made: the sessions that changed (or are sessions now), and the
+// files it passes over.
+func (ix *Index) unchanged(dfd int, snap *snapshot) (changed []string, skipped []*session.FileError) {
+	var mu sync.Mutex
+	parallelChunks(len(snap.entries), func(i int) {
+		x := &snap.entries[i]
+		if fs := statAt(dfd, x.name+session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
+			mu.Lock()
+			changed = append(changed, x.name)
+			mu.Unlock()
+		}
+	})
+	for _, name := range snap.passed {
+		if _, fe := session.PeekFile(ix.dir, name); fe != nil {
+			skipped = append(skipped, fe)
+		} else {
+			changed = append(changed, strings.TrimSuffix(name, session.Ext)) // a session now
+		}
 	}
-	snap, _, err := ix.current()
-	return snap, err
+	return changed, skipped
 }
 
-func (ix *Index) check() (*snapshot, []*session.FileError, error) {
-	dirBefore := statFile(ix.dir)
-	names, err := readNames(ix.dir)
+// compare reads the directory and stats every .jsonl file in it: the
+// sessions that are not as the snapshot (nil: none) has them (new,
+// changed or gone), and the files a listing passes over.
+func (ix *Index) compare(dfd int, snap *snapshot) (changed []string, skipped []*session.FileError, err error) {
+	names, err := dirNames(dfd)
 	if err != nil {
 		return nil, nil, err
 	}
 	stats := make([]fileStat, len(names))
-	parallelChunks(len(names), func(i int) { stats[i] = statFile(filepath.Join(ix.dir, names[i])) })
-	snap := ix.readSnapshot()
+	parallelChunks(len(names), func(i int) { stats[i] = statAt(dfd, names[i]) })
+	var seen []bool
 	if snap != nil {
 		snap.index()
+		seen = make([]bool, len(snap.entries))
 	}
-	var skipped []*session.FileError
-	valid := snap != nil
-	listed := 0
 	for i, name := range names {
 		id := strings.TrimSuffix(name, session.Ext)
 		fs := stats[i]
@@ -69,42 +121,150 @@ func (ix *Index) check() (*snapshot, []*session.FileError, error) {
 				continue // a directory: not listed, as the scans have it
 			}
 		}
-		if valid && fs.err == nil && fs.regular {
-			if j, ok := snap.byName[id]; ok {
-				if x := &snap.entries[j]; x.size == fs.size && x.mtime == fs.mtime && x.ino == fs.ino {
-					listed++
-					continue
-				}
-			}
+		j, known := -1, false
+		if snap != nil {
+			j, known = snap.byName[id]
 		}
-		if !valid {
+		if known {
+			seen[j] = true
+			if x := &snap.entries[j]; fs.err == nil && fs.regular && x.size == fs.size && x.mtime == fs.mtime && x.ino == fs.ino {
+				continue
+			}
+			changed = append(changed, id)
 			continue
 		}
-		// Not in the snapshot: a file that is not a session, or a change.
+		// Not in the snapshot: a file that is not a session, or a new one.
 		if _, fe := session.PeekFile(ix.dir, name); fe != nil {
 			skipped = append(skipped, fe)
 			continue
 		}
-		valid = false
+		changed = append(changed, id)
 	}
-	if valid && listed == len(snap.entries) {
-		// Every file is as the snapshot has it: the directory as it was
-		// read may be recorded for limited listings (see Totals).
-		if d := dirBefore; d.err == nil && (snap.dirMtime != d.mtime || snap.dirIno != d.ino) && time.Since(time.Unix(0, d.mtime)) > 2*time.Second {
-			snap.dirMtime, snap.dirIno = d.mtime, d.ino
-			snap.passed = snap.passed[:0]
-			for _, fe := range skipped {
-				snap.passed = append(snap.passed, filepath.Base(fe.Path))
-			}
-			ix.writeSnapshot(snap.encode())
+	for j, ok := range seen {
+		if !ok {
+			changed = append(changed, snap.entries[j].name) // gone
 		}
-		return snap, skipped, nil
 	}
-	return ix.rebuildSnapshot(snap)
+	if snap == nil && changed == nil {
+		changed = []string{} // no snapshot: everything is to be made
+	}
+	return changed, skipped, nil
+}
+
+// patch brings the sessions changed in step and writes the snapshot again
+// with their entries replaced (a session gone or no longer one loses its
+// entry); false when the snapshot must be made again whole instead (the
+// database is not the one it was made from, or another process replaced
+// it meanwhile).
+func (ix *Index) patch(checked *snapshot, changed []string, skipped []*session.FileError, dir fileStat) (*snapshot, []*session.FileError, bool, error) {
+	old := checked
+	if !old.withSums {
+		if old = ix.readSnapshot(readAll, 0); old == nil || !sameEntries(old, checked) {
+			return nil, nil, false, nil
+		}
+	}
+	st, db, err := ix.sync(changed)
+	if err != nil || st == nil {
+		return nil, nil, err == nil && st == nil, err
+	}
+	var id uint64
+	if err := db.QueryRow("SELECT id FROM ident").Scan(&id); err != nil || id != old.db {
+		return nil, nil, false, nil
+	}
+	drop := make(map[string]bool, len(changed))
+	for _, name := range changed {
+		drop[name] = true
+	}
+	snap := &snapshot{db: id, withSums: true}
+	for i := range old.entries {
+		if !drop[old.entries[i].name] {
+			snap.entries = append(snap.entries, old.entries[i])
+		}
+	}
+	sids, err := sidsOf(db, st.names)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if len(sids) > 0 {
+		es, err := ix.entries(db, sids)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		snap.entries = append(snap.entries, es...)
+	}
+	sortEntries(snap.entries)
+	snap.total = len(snap.entries)
+	skipped = append(skipped, st.skipped...)
+	for _, fe := range skipped {
+		snap.passed = append(snap.passed, filepath.Base(fe.Path))
+	}
+	if dir.err == nil && time.Since(time.Unix(0, dir.mtime)) > 2*time.Second {
+		snap.dirMtime, snap.dirIno = dir.mtime, dir.ino
+	}
+	ix.writeSnapshot(snap.encode())
+	return snap, skipped, true, nil
+}
+
+// sidsOf returns the row ids of the sessions names.
+func sidsOf(db *sql.DB, names []string) ([]int64, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	rs, err := db.Query("SELECT sid FROM sessions WHERE name IN ("+strings.Repeat(",?", len(names))[1:]+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []int64
+	for rs.Next() {
+		var sid int64
+		if err := rs.Scan(&sid); err != nil {
+			return nil, err
+		}
+		out = append(out, sid)
+	}
+	return out, rs.Err()
+}
+
+// recordDir writes the snapshot again with the directory's stat, when
+// the file still holds the snapshot that was checked.
+func (ix *Index) recordDir(checked *snapshot, d fileStat, skipped []*session.FileError) {
+	snap := checked
+	if !snap.withSums {
+		if snap = ix.readSnapshot(readAll, 0); snap == nil || !sameEntries(snap, checked) {
+			return
+		}
+	}
+	snap.dirMtime, snap.dirIno = d.mtime, d.ino
+	snap.passed = snap.passed[:0:0]
+	for _, fe := range skipped {
+		snap.passed = append(snap.passed, filepath.Base(fe.Path))
+	}
+	ix.writeSnapshot(snap.encode())
+	checked.dirMtime, checked.dirIno, checked.passed = snap.dirMtime, snap.dirIno, snap.passed
+}
+
+// sameEntries says a and b list the same files at the same stats.
+func sameEntries(a, b *snapshot) bool {
+	if a.db != b.db || len(a.entries) != len(b.entries) {
+		return false
+	}
+	for i := range a.entries {
+		x, y := &a.entries[i], &b.entries[i]
+		if x.name != y.name || x.size != y.size || x.mtime != y.mtime || x.ino != y.ino {
+			return false
+		}
+	}
+	return true
 }
 
 // rebuildSnapshot brings the database in step and makes the snapshot
-// again from it, reusing the old one's entries whose files are unchanged.
+// again from it, reusing the old one's entries whose files are unchanged
+// (old must hold its summaries, or be nil).
 func (ix *Index) rebuildSnapshot(old *snapshot) (*snapshot, []*session.FileError, error) {
 	// The directory as it is before it is read: a session created after
 	// this changes its mtime. One changed in the last two seconds is not
@@ -118,7 +278,7 @@ func (ix *Index) rebuildSnapshot(old *snapshot) (*snapshot, []*session.FileError
 		dirMtime, dirIno = d.mtime, d.ino
 	}
 	for attempt := 0; ; attempt++ {
-		st, db, err := ix.sync("")
+		st, db, err := ix.sync(nil)
 		if err != nil || st == nil {
 			return nil, nil, err
 		}
@@ -175,9 +335,11 @@ func (ix *Index) snapshotFrom(db *sql.DB, st *state, old *snapshot) (*snapshot, 
 	if err := rs.Err(); err != nil {
 		return nil, err
 	}
-	snap := &snapshot{db: id}
-	if old != nil {
+	snap := &snapshot{db: id, withSums: true}
+	if old != nil && old.withSums {
 		old.index()
+	} else {
+		old = nil
 	}
 	var need []int64
 	for _, name := range st.names {
@@ -187,9 +349,12 @@ func (ix *Index) snapshotFrom(db *sql.DB, st *state, old *snapshot) (*snapshot, 
 		}
 		if old != nil {
 			if j, ok := old.byName[name]; ok {
-				if x := old.entries[j]; x.size == a.size && x.mtime == a.mtime && x.ino == a.ino && x.decode() == nil {
-					snap.entries = append(snap.entries, x)
-					continue
+				var t session.Totals
+				if x := old.entries[j]; x.size == a.size && x.mtime == a.mtime && x.ino == a.ino && x.totals(ix.dir, &t) == nil {
+					if _, err := x.summaries(); err == nil {
+						snap.entries = append(snap.entries, x)
+						continue
+					}
 				}
 			}
 		}
@@ -205,6 +370,7 @@ func (ix *Index) snapshotFrom(db *sql.DB, st *state, old *snapshot) (*snapshot, 
 		need = need[n:]
 	}
 	sortEntries(snap.entries)
+	snap.total = len(snap.entries)
 	snap.index()
 	return snap, nil
 }
@@ -227,24 +393,24 @@ func (ix *Index) entries(db *sql.DB, sids []int64) ([]entry, error) {
 	var out []entry
 	for rs.Next() {
 		var x entry
+		var l listed
 		var sid int64
 		var created string
 		var parent, call sql.NullString
 		var header []byte
 		var rich bool
-		m := &x.info.Meta
+		m := &l.info.Meta
 		if err := rs.Scan(&sid, &x.name, &x.size, &x.mtime, &x.ino, &created, &m.Format, &m.Provider, &m.Model, &m.Workspace, &m.Title, &m.ReplayOf, &m.RerunOf,
-			&m.ReflectsOn, &m.Distill, &parent, &call, &rich, &header, &x.info.HeaderID, &x.turns, &x.stop, &x.finished, &x.tail); err != nil {
+			&m.ReflectsOn, &m.Distill, &parent, &call, &rich, &header, &l.info.HeaderID, &l.turns, &l.stop, &l.finished, &l.tail); err != nil {
 			return nil, err
 		}
-		x.info.Ref = session.Ref{Dir: ix.dir, ID: x.name}
 		if rich {
 			dm, err := transcript.DecodeMeta(header)
 			if err != nil {
 				return nil, fmt.Errorf("a header it holds does not decode: %w", err)
 			}
 			*m = *dm
-			x.header = string(header)
+			l.header = string(header)
 		} else {
 			if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
 				return nil, err
@@ -253,7 +419,7 @@ func (ix *Index) entries(db *sql.DB, sids []int64) ([]entry, error) {
 				m.Parent = &transcript.ParentCall{Session: parent.String, CallID: call.String}
 			}
 		}
-		m.ID = x.name
+		x.raw = encodePayload(&l)
 		at[sid] = len(out)
 		out = append(out, x)
 	}
@@ -265,6 +431,7 @@ func (ix *Index) entries(db *sql.DB, sids []int64) ([]entry, error) {
 		return nil, err
 	}
 	defer sr.Close()
+	recs := make([][]string, len(out))
 	for sr.Next() {
 		var sid int64
 		var rec []byte
@@ -272,34 +439,16 @@ func (ix *Index) entries(db *sql.DB, sids []int64) ([]entry, error) {
 			return nil, err
 		}
 		if i, ok := at[sid]; ok {
-			out[i].sums = append(out[i].sums, string(rec))
+			recs[i] = append(recs[i], string(rec))
 		}
 	}
-	return out, sr.Err()
-}
-
-// readNames returns the names of the .jsonl entries of dir; none when it
-// does not exist.
-func readNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	if err := sr.Err(); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("session: %w", err)
+	for i := range out {
+		out[i].sums = encodeSums(recs[i])
 	}
-	defer f.Close()
-	all, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, fmt.Errorf("session: %w", err)
-	}
-	names := all[:0]
-	for _, n := range all {
-		if strings.HasSuffix(n, session.Ext) {
-			names = append(names, n)
-		}
-	}
-	return names, nil
+	return out, nil
 }
 
 // parallelChunks calls fn(0..n-1) on one goroutine per processor, handing
@@ -335,8 +484,8 @@ func parallelChunks(n int, fn func(i int)) {
 
 // read answers from the current listing, or returns false when the index
 // cannot be used.
-func (ix *Index) read(fn func(snap *snapshot, skipped []*session.FileError) error) (bool, error) {
-	snap, skipped, err := ix.current()
+func (ix *Index) read(what int, fn func(snap *snapshot, skipped []*session.FileError) error) (bool, error) {
+	snap, skipped, err := ix.current(what)
 	if err != nil {
 		return ix.failed(err)
 	}
@@ -358,13 +507,14 @@ func (ix *Index) failed(err error) (bool, error) {
 // List is session.Store.List from the index.
 func (ix *Index) List() (*session.Listing, error) {
 	l := &session.Listing{}
-	ok, err := ix.read(func(snap *snapshot, skipped []*session.FileError) error {
+	ok, err := ix.read(readEntries, func(snap *snapshot, skipped []*session.FileError) error {
 		l.Sessions = make([]session.Info, len(snap.entries))
+		var t session.Totals
 		for i := range snap.entries {
-			if err := snap.entries[i].decode(); err != nil {
+			if err := snap.entries[i].totals(ix.dir, &t); err != nil {
 				return err
 			}
-			l.Sessions[i] = snap.entries[i].info
+			l.Sessions[i] = t.Info
 		}
 		l.NotSessions = skipped
 		return nil
@@ -388,27 +538,11 @@ func (ix *Index) Totals(keep func(transcript.Meta) bool, limit int) ([]session.T
 	}
 	var out []session.Totals
 	var skippedFiles []*session.FileError
-	ok, err := ix.read(func(snap *snapshot, skipped []*session.FileError) error {
-		n := len(snap.entries)
-		if limit > 0 && keep == nil {
-			n = min(n, limit)
-		}
-		out = make([]session.Totals, 0, n)
-		for i := range snap.entries {
-			x := &snap.entries[i]
-			if err := x.decode(); err != nil {
-				return err
-			}
-			if keep != nil && !keep(x.info.Meta) {
-				continue
-			}
-			out = append(out, session.Totals{Info: x.info, Turns: x.turns, Stop: x.stop, Finished: x.finished, Tail: x.tail})
-			if limit > 0 && len(out) == limit {
-				break
-			}
-		}
+	ok, err := ix.read(readEntries, func(snap *snapshot, skipped []*session.FileError) error {
+		var err error
+		out, _, err = decodeTotals(ix.dir, snap.entries, keep, limit)
 		skippedFiles = skipped
-		return nil
+		return err
 	})
 	if !ok && err == nil {
 		return session.ScanTotals(ix.dir, keep, limit)
@@ -416,28 +550,95 @@ func (ix *Index) Totals(keep func(transcript.Meta) bool, limit int) ([]session.T
 	return out, skippedFiles, err
 }
 
+// decodeTotals decodes the entries keep accepts (nil: all), at most limit
+// of them when it is above zero, and says which entries they are.
+func decodeTotals(dir string, entries []entry, keep func(transcript.Meta) bool, limit int) ([]session.Totals, []int, error) {
+	if limit <= 0 && len(entries) >= 4096 {
+		return decodeAll(dir, entries, keep)
+	}
+	n := len(entries)
+	if limit > 0 && keep == nil {
+		n = min(n, limit)
+	}
+	out := make([]session.Totals, n)
+	var pos []int
+	if limit > 0 {
+		pos = make([]int, 0, n)
+	}
+	k := 0
+	for i := range entries {
+		if k == len(out) || limit > 0 && k == limit {
+			break
+		}
+		t := &out[k]
+		if err := entries[i].totals(dir, t); err != nil {
+			return nil, nil, err
+		}
+		if keep != nil && !keep(t.Meta) {
+			*t = session.Totals{}
+			continue
+		}
+		if limit > 0 {
+			pos = append(pos, i)
+		}
+		k++
+	}
+	return out[:k:k], pos, nil
+}
+
+// decodeAll is decodeTotals with no limit, for a large store: the
+// entries decoded on every core, then kept (keep is called on one
+// goroutine, in order).
+func decodeAll(dir string, entries []entry, keep func(transcript.Meta) bool) ([]session.Totals, []int, error) {
+	out := make([]session.Totals, len(entries))
+	var failed atomic.Bool
+	parallelChunks(len(entries), func(i int) {
+		if entries[i].totals(dir, &out[i]) != nil {
+			failed.Store(true)
+		}
+	})
+	if failed.Load() {
+		return nil, nil, errSnapshot
+	}
+	if keep == nil {
+		return out, nil, nil
+	}
+	k := 0
+	for i := range out {
+		if keep(out[i].Meta) {
+			if k != i {
+				out[k] = out[i]
+			}
+			k++
+		}
+	}
+	clear(out[k:])
+	return out[:k:k], nil, nil
+}
+
 // Summaries is session.Store.Summaries from the index.
 func (ix *Index) Summaries(keep func(transcript.Meta) bool) ([]session.Summarized, []*session.FileError, error) {
 	var out []session.Summarized
 	var skippedFiles []*session.FileError
-	ok, err := ix.read(func(snap *snapshot, skipped []*session.FileError) error {
+	ok, err := ix.read(readAll, func(snap *snapshot, skipped []*session.FileError) error {
+		if !snap.withSums {
+			return errors.New("the listing snapshot was read without its summaries")
+		}
+		out = make([]session.Summarized, 0, len(snap.entries))
+		var t session.Totals
 		for i := range snap.entries {
 			x := &snap.entries[i]
-			if err := x.decode(); err != nil {
+			if err := x.totals(ix.dir, &t); err != nil {
 				return err
 			}
-			if keep != nil && !keep(x.info.Meta) {
+			if keep != nil && !keep(t.Meta) {
 				continue
 			}
-			s := session.Summarized{Info: x.info}
-			for _, r := range x.sums {
-				if rec, err := transcript.Decode([]byte(r)); err == nil {
-					if sum, ok := rec.(*transcript.Summary); ok {
-						s.Summaries = append(s.Summaries, sum)
-					}
-				}
+			sums, err := x.summaries()
+			if err != nil {
+				return err
 			}
-			out = append(out, s)
+			out = append(out, session.Summarized{Info: t.Info, Summaries: sums})
 		}
 		skippedFiles = skipped
 		return nil
@@ -451,13 +652,14 @@ func (ix *Index) Summaries(keep func(transcript.Meta) bool) ([]session.Summarize
 // Children is session.Store.Children from the index.
 func (ix *Index) Children(parent string) ([]session.Info, error) {
 	var out []session.Info
-	ok, err := ix.read(func(snap *snapshot, _ []*session.FileError) error {
+	ok, err := ix.read(readEntries, func(snap *snapshot, _ []*session.FileError) error {
+		var t session.Totals
 		for i := len(snap.entries) - 1; i >= 0; i-- {
-			if err := snap.entries[i].decode(); err != nil {
+			if err := snap.entries[i].totals(ix.dir, &t); err != nil {
 				return err
 			}
-			if p := snap.entries[i].info.Meta.Parent; p != nil && p.Session == parent {
-				out = append(out, snap.entries[i].info)
+			if p := t.Meta.Parent; p != nil && p.Session == parent {
+				out = append(out, t.Info)
 			}
 		}
 		return nil
@@ -470,7 +672,7 @@ func (ix *Index) Children(parent string) ([]session.Info, error) {
 
 // Closed brings the session id's rows in step after a writer closed it.
 func (ix *Index) Closed(id string) {
-	if _, _, err := ix.sync(id); err != nil {
+	if _, _, err := ix.sync([]string{id}); err != nil {
 		ix.mu.Lock()
 		ix.say("the session index %s was not updated (%v); the next listing catches up", ix.path, short(err))
 		ix.mu.Unlock()
@@ -511,31 +713,32 @@ func (ix *Index) Reindex() (int, error) {
 
 // quickTotals is Totals with a limit from the snapshot alone, when the
 // store's directory has not changed since it was made and every session
-// shown still matches its file; false otherwise.
+// shown still matches its file; false otherwise. It reads the snapshot's
+// first blocks, and the rest only when keep passes over too many.
 func (ix *Index) quickTotals(keep func(transcript.Meta) bool, limit int) ([]session.Totals, []*session.FileError, bool) {
-	d := statFile(ix.dir)
-	if d.err != nil {
+	dfd, d, err := openDir(ix.dir)
+	if err != nil {
 		return nil, nil, false
 	}
-	snap := ix.readSnapshot()
+	defer syscall.Close(dfd)
+	snap := ix.readSnapshot(readHead, limit)
 	if snap == nil || snap.dirMtime == 0 || snap.dirMtime != d.mtime || snap.dirIno != d.ino {
 		return nil, nil, false
 	}
-	var out []session.Totals
-	for i := range snap.entries {
+	out, pos, err := decodeTotals(ix.dir, snap.entries, keep, limit)
+	if err == nil && len(out) < limit && !snap.complete() {
+		if snap = ix.readSnapshot(readEntries, 0); snap == nil || snap.dirMtime != d.mtime || snap.dirIno != d.ino {
+			return nil, nil, false
+		}
+		out, pos, err = decodeTotals(ix.dir, snap.entries, keep, limit)
+	}
+	if err != nil {
+		return nil, nil, false
+	}
+	for _, i := range pos {
 		x := &snap.entries[i]
-		if x.decode() != nil {
+		if fs := statAt(dfd, x.name+session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
 			return nil, nil, false
-		}
-		if keep != nil && !keep(x.info.Meta) {
-			continue
-		}
-		if fs := statFile(filepath.Join(ix.dir, x.name+session.Ext)); fs.err != nil || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
-			return nil, nil, false
-		}
-		out = append(out, session.Totals{Info: x.info, Turns: x.turns, Stop: x.stop, Finished: x.finished, Tail: x.tail})
-		if len(out) == limit {
-			break
 		}
 	}
 	var skipped []*session.FileError

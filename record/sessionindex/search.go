@@ -13,22 +13,23 @@ import (
 // enough to make a long literal rare, few enough to stay quick.
 const maxTrigrams = 24
 
-// Candidates returns, by session id, the lines whose text holds every
-// trigram of every fragment of q (session.Query.Fragments) and the role
-// and tool q asks for, sorted by line; false when no fragment is three
-// characters long, when the index cannot narrow the search.
-func (ix *Index) Candidates(q *session.Query) (map[string][]session.Span, bool, error) {
+// Candidates returns the sessions whose lines hold every trigram of
+// every fragment of q (session.Query.Fragments) in a text of the role and
+// tool q asks for, newest first, with those lines sorted; false when no
+// fragment is three characters long, when the index cannot narrow the
+// search. The store is checked against the index first, as a listing
+// checks it, so a session changed since it was indexed is indexed again
+// before the index is asked.
+func (ix *Index) Candidates(q *session.Query) (*session.Narrowed, bool, error) {
 	frags, never := q.Fragments()
 	if never {
-		return map[string][]session.Span{}, true, nil
+		return &session.Narrowed{Lines: map[string][]session.Span{}}, true, nil
 	}
 	match := ftsQuery(frags)
 	if match == "" {
 		return nil, false, nil
 	}
-	// A search lists the store first: the snapshot that listing checked
-	// a moment ago in this process is the one to search by.
-	snap, err := ix.recent()
+	snap, skipped, err := ix.current(readEntries)
 	if err != nil {
 		ix.failed(err)
 		return nil, false, nil
@@ -41,12 +42,13 @@ func (ix *Index) Candidates(q *session.Query) (map[string][]session.Span, bool, 
 		ix.failed(err)
 		return nil, false, nil
 	}
+	out.NotSessions = skipped
 	return out, true, nil
 }
 
 // candidates queries the full-text table, once the database is known to
 // be the one the snapshot was made from (else it is brought in step).
-func (ix *Index) candidates(snap *snapshot, q *session.Query, match string) (map[string][]session.Span, error) {
+func (ix *Index) candidates(snap *snapshot, q *session.Query, match string) (*session.Narrowed, error) {
 	ix.mu.Lock()
 	db := ix.open()
 	ix.mu.Unlock()
@@ -63,7 +65,6 @@ func (ix *Index) candidates(snap *snapshot, q *session.Query, match string) (map
 		db = ix.db
 		ix.mu.Unlock()
 	}
-	live := snap.byName
 	query := `SELECT s.name, p.line, p.off, p.len FROM texts JOIN spans p ON p.rid = texts.rowid JOIN sessions s ON s.sid = p.sid
 		WHERE texts MATCH ?`
 	args := []any{match}
@@ -80,23 +81,42 @@ func (ix *Index) candidates(snap *snapshot, q *session.Query, match string) (map
 		return nil, err
 	}
 	defer rs.Close()
-	out := map[string][]session.Span{}
+	lines := map[string][]session.Span{}
 	for rs.Next() {
 		var name string
 		var sp session.Span
 		if err := rs.Scan(&name, &sp.Line, &sp.Off, &sp.Len); err != nil {
 			return nil, err
 		}
-		if _, ok := live[name]; !ok {
-			continue
-		}
-		l := out[name]
+		l := lines[name]
 		if n := len(l); n > 0 && l[n-1].Line == sp.Line {
 			continue
 		}
-		out[name] = append(l, sp)
+		lines[name] = append(l, sp)
 	}
-	return out, rs.Err()
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	// The sessions, in the snapshot's order; rows of sessions it does not
+	// list (gone since) are dropped.
+	out := &session.Narrowed{Lines: map[string][]session.Span{}}
+	var t session.Totals
+	for i := range snap.entries {
+		x := &snap.entries[i]
+		l, ok := lines[x.name]
+		if !ok {
+			continue
+		}
+		if err := x.totals(ix.dir, &t); err != nil {
+			return nil, err
+		}
+		out.Sessions = append(out.Sessions, t.Info)
+		out.Lines[x.name] = l
+		if len(out.Sessions) == len(lines) {
+			break
+		}
+	}
+	return out, nil
 }
 
 // ftsQuery is the FTS5 query asking for every trigram of the fragments

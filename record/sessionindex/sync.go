@@ -2,9 +2,11 @@ package sessionindex
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -39,9 +41,10 @@ type state struct {
 	skipped []*session.FileError
 }
 
-// sync brings the index in step with the files and returns what it found;
-// it returns nil state (and no error) when the index cannot be used.
-func (ix *Index) sync(only string) (*state, *sql.DB, error) {
+// sync brings the index in step with the files (only the sessions only
+// names, when it is not nil) and returns what it found; it returns nil
+// state (and no error) when the index cannot be used.
+func (ix *Index) sync(only []string) (*state, *sql.DB, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for attempt := 0; ; attempt++ {
@@ -60,7 +63,7 @@ func (ix *Index) sync(only string) (*state, *sql.DB, error) {
 	}
 }
 
-func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
+func (ix *Index) syncDB(db *sql.DB, only []string) (*state, error) {
 	// The rows first, then the files: a row is written only after its
 	// file exists, so a row whose file is not listed has lost its file
 	// (read the other way round, a session created in between would be
@@ -70,8 +73,10 @@ func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
 		return nil, err
 	}
 	var names []string
-	if only != "" {
-		names = []string{only + session.Ext}
+	if only != nil {
+		for _, id := range only {
+			names = append(names, id+session.Ext)
+		}
 	} else {
 		var err error
 		if names, err = session.SessionNames(ix.dir); err != nil {
@@ -87,7 +92,7 @@ func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
 		id := strings.TrimSuffix(name, session.Ext)
 		fs := stats[i]
 		if fs.err != nil || !fs.regular {
-			if only == "" || fs.err == nil {
+			if only == nil || fs.err == nil {
 				if _, fe := session.PeekFile(ix.dir, name); fe != nil {
 					st.skipped = append(st.skipped, fe)
 				}
@@ -131,7 +136,41 @@ func (ix *Index) syncDB(db *sql.DB, only string) (*state, error) {
 		st.names = append(st.names, done...)
 		st.skipped = append(st.skipped, skipped...)
 	}
+	if len(work) > 0 || len(gone) > 0 {
+		ix.checkpoint(db)
+	}
 	return st, nil
+}
+
+// walBytes is the size of the write-ahead log past which a sync that
+// wrote empties it (see checkpoint).
+var walBytes int64 = 1 << 20
+
+// checkpoint copies what the write-ahead log holds into the database and
+// empties the log, when no other process is reading an older state (it
+// waits for one at most a moment, and gives up). A process that opens the
+// database while no other has it open reads the whole log to rebuild its
+// index (the -shm file), so a log left long by a large indexing would be
+// read again by every search after.
+//
+// It is done once the log passes walBytes: emptying it costs the database
+// file an fsync, which a recorded run closing its session need not pay for
+// a log of a few pages.
+func (ix *Index) checkpoint(db *sql.DB) {
+	if st, err := os.Stat(ix.path + "-wal"); err != nil || st.Size() < walBytes {
+		return
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 100"); err != nil {
+		return
+	}
+	conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	conn.ExecContext(ctx, "PRAGMA busy_timeout = 60000")
 }
 
 func statFile(path string) fileStat {
@@ -150,12 +189,17 @@ func statFile(path string) fileStat {
 		dir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR}
 }
 
-func loadRows(db *sql.DB, only string) (map[string]row, error) {
+func loadRows(db *sql.DB, only []string) (map[string]row, error) {
 	q := "SELECT sid, name, size, mtime, ino, done, lines, prov FROM sessions"
 	var args []any
-	if only != "" {
-		q += " WHERE name = ?"
-		args = append(args, only)
+	if only != nil {
+		if len(only) == 0 {
+			return map[string]row{}, nil
+		}
+		q += " WHERE name IN (" + strings.Repeat(",?", len(only))[1:] + ")"
+		for _, id := range only {
+			args = append(args, id)
+		}
 	}
 	rs, err := db.Query(q, args...)
 	if err != nil {
