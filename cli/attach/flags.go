@@ -92,9 +92,10 @@ func PermissionFlags(cmd *cobra.Command, yes, readOnly *bool) {
 
 // TrifectaFlag adds --trifecta: what the interlock does with a call that
 // could send data out of a conversation holding private data and
-// untrusted content (run, chat, rerun).
+// untrusted content, and with a call that acts outward in a conversation
+// holding untrusted content (run, chat, rerun).
 func TrifectaFlag(cmd *cobra.Command, policy *string) {
-	cmd.Flags().StringVar(policy, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out are: refuse, ask or off")
+	cmd.Flags().StringVar(policy, "trifecta", string(tool.TrifectaRefuse), "once private data and untrusted content are both in the conversation, calls that could send data out (and, once untrusted content is, calls that act outward: pay, post, invite) are: refuse, ask or off")
 }
 
 // SandboxFlags adds --sandbox and --sandbox-network: what confines the

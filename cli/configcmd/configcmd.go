@@ -61,7 +61,7 @@ it and its line. Its keys:
 
   [mcp.servers.NAME.tool_capabilities]
   read_inbox = ["reads_workspace", "external"]
-  send_email = ["reaches_network"]
+  send_email = ["reaches_network", "acts_outward"]
   list_folders = []                what single tools of server NAME declare,
                                    by the server's names for them; an entry
                                    wins over the server's capabilities. A

@@ -43,8 +43,8 @@ own, since it can start any program. --no-mcp starts no server.
 
   [mcp.servers.mail.tool_capabilities]  what single tools declare, by the
   read_inbox = ["reads_workspace", "external"]    server's names for them;
-  send_email = ["reaches_network"]      an entry wins over capabilities
-  list_folders = []                     for its tool
+  send_email = ["reaches_network", "acts_outward"]   an entry wins over
+  list_folders = []                     capabilities for its tool
 
 ${VAR} is expanded when the server starts (an unset one stops that server)
 and is never recorded, nor are env or header values. A stdio server gets
@@ -52,20 +52,25 @@ mecha's environment less the variables holding credentials, as the
 shell does: pass one through env when the server needs it.
 
 Capabilities: an MCP tool declares every capability (reads_workspace,
-modifies_workspace, runs_commands, reaches_network, external) unless
-capabilities narrows them, so each call asks first and taints the session
-as the shell does. A server that reads files and reaches the network is
-all three legs of the trifecta in one call: narrow it (see SECURITY.md).
-Servers mix tools: tool_capabilities says what each one declares, so that
-once a conversation holds private and untrusted text the interlock refuses
-the mail server's send_email and still lets read_inbox and list_folders
-run. It is a table of its own, not [mcp.servers.NAME.tools.TOOL], because
+modifies_workspace, runs_commands, reaches_network, acts_outward,
+external) unless capabilities narrows them, so each call asks first and
+taints the session as the shell does. reaches_network says data can leave
+with a call; acts_outward that a call does something in the world in the
+user's name (pays, books, posts, messages, invites) whose harm needs no
+private data. The interlock refuses a reaches_network call once the
+conversation holds private data and untrusted content, and an
+acts_outward call once it holds untrusted content. A server that reads
+files and reaches the network is all three legs of the trifecta in one
+call: narrow it (see SECURITY.md). Servers mix tools: tool_capabilities
+says what each one declares, so that once a conversation holds untrusted
+text the interlock refuses the mail server's send_email and still lets
+read_inbox and list_folders run. It is a table of its own, not [mcp.servers.NAME.tools.TOOL], because
 TOML cannot hold tools both as the list above and as a table. In a
 .mcp.json the same keys go in a server's "mecha" object, which other
 clients ignore:
 
   {"mcpServers": {"mail": {"command": "mail-mcp", "mecha": {
-    "capabilities": [], "tool_capabilities": {"send_email": ["reaches_network"]}}}}}
+    "capabilities": [], "tool_capabilities": {"send_email": ["reaches_network", "acts_outward"]}}}}}
 
 "mecha mcp list" shows what each tool declares; a run's config record
 keeps it for each tool offered, and "mecha rerun" judges the calls it

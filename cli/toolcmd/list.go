@@ -78,6 +78,7 @@ type capabilities struct {
 	ModifiesWorkspace bool `json:"modifies_workspace"`
 	RunsCommands      bool `json:"runs_commands"`
 	ReachesNetwork    bool `json:"reaches_network"`
+	ActsOutward       bool `json:"acts_outward"`
 	External          bool `json:"external"`
 	// UntrustedWorkspace: what it reads of the workspace counts as
 	// untrusted (the workspace is not trusted: mecha trust).
@@ -95,7 +96,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for _, t := range reg.Tools() {
 		s, c := t.Spec(), t.Capabilities()
 		out = append(out, listed{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema,
-			Capabilities: capabilities{c.ReadsWorkspace, c.ModifiesWorkspace, c.RunsCommands, c.ReachesNetwork, c.External,
+			Capabilities: capabilities{c.ReadsWorkspace, c.ModifiesWorkspace, c.RunsCommands, c.ReachesNetwork, c.ActsOutward, c.External,
 				c.ReadsWorkspace && c.UntrustedWorkspace}})
 	}
 	if opts.JSON {
@@ -116,7 +117,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 }
 
 // capsText says what a tool may do in a few words: "reads", "writes*",
-// "runs*,network*,external"; "untrusted" when what it reads of the
+// "runs*,network*,acts*,external"; "untrusted" when what it reads of the
 // workspace counts as untrusted (a workspace not trusted).
 func capsText(reg *tool.Registry, name string) string {
 	t, _ := reg.Get(name)
@@ -135,6 +136,7 @@ func capsText(reg *tool.Registry, name string) string {
 	add(c.ModifiesWorkspace, "writes", true)
 	add(c.RunsCommands, "runs", true)
 	add(c.ReachesNetwork, "network", true)
+	add(c.ActsOutward, "acts", true)
 	add(c.External, "external", false)
 	add(c.ReadsWorkspace && c.UntrustedWorkspace, "untrusted", false)
 	if len(parts) == 0 {

@@ -27,8 +27,8 @@
 // # Permission
 //
 // Gate decorates a Tool with the run's permission Mode. A tool that can
-// neither modify the workspace, run commands nor reach the network (see
-// NeedsPermission) runs without asking in every mode. Other calls run in
+// neither modify the workspace, run commands, reach the network nor act
+// outward (see NeedsPermission) runs without asking in every mode. Other calls run in
 // ModeYes, are refused in ModeReadOnly, and in ModeAsk (the default) run
 // only when the Asker says yes; with no Asker (no terminal) they are
 // denied. A call that is not run returns a Result with IsError set and a
@@ -50,6 +50,12 @@
 // redaction of secrets (Redact) are assembled, from the tool outwards:
 //
 //	Interlock(Gate(tracker.Wrap(Redact(t))))
+//
+// The interlock holds back a call that could send data out once the
+// conversation holds private data and untrusted content (the lethal
+// trifecta), and a call that acts outward in the user's name (pays,
+// posts, invites: ActsOutward) once it holds untrusted content, since such
+// an action does harm with no private data (see Held).
 //
 // A call the interlock refuses is neither asked about nor counted, one the
 // gate denies is not counted. The interlock judges the call's capabilities

@@ -39,11 +39,11 @@ func ParseMode(s string) (Mode, error) {
 func (m Mode) String() string { return string(m) }
 
 // NeedsPermission reports whether a tool with these capabilities can change
-// something or reach outside: it modifies the workspace, runs commands or
-// reaches the network. Such calls go through the permission gate; anything
-// else runs without asking in every mode.
+// something or reach outside: it modifies the workspace, runs commands,
+// reaches the network or acts outward. Such calls go through the
+// permission gate; anything else runs without asking in every mode.
 func NeedsPermission(c Capabilities) bool {
-	return c.ModifiesWorkspace || c.RunsCommands || c.ReachesNetwork
+	return c.ModifiesWorkspace || c.RunsCommands || c.ReachesNetwork || c.ActsOutward
 }
 
 // Request is what an Asker is asked to allow.
@@ -214,6 +214,9 @@ func describe(c Capabilities) string {
 	}
 	if c.ReachesNetwork {
 		parts = append(parts, "reaches the network")
+	}
+	if c.ActsOutward {
+		parts = append(parts, "acts outward in the user's name")
 	}
 	switch len(parts) {
 	case 0:

@@ -14,7 +14,15 @@ type Capabilities struct {
 	ReadsWorkspace    bool // reads workspace data: private data enters the conversation
 	ModifiesWorkspace bool // writes, edits or deletes files
 	RunsCommands      bool // executes programs
-	ReachesNetwork    bool // may talk to other machines
+	ReachesNetwork    bool // may talk to other machines: data can leave with a call
+	// ActsOutward is true when a call does something in the world on the
+	// user's behalf (pays, books, posts, sends a message, invites someone)
+	// whose harm needs no private data: an action asked for by untrusted
+	// content is harm enough. It is distinct from ReachesNetwork (data can
+	// leave): a mail server's send_email does both, a GET of a public page
+	// only reaches the network. The interlock holds an acting call back
+	// once the conversation holds untrusted content (see Interlock).
+	ActsOutward bool
 	// External is true when the tool's results may come from outside this
 	// machine (a web page, an API, a command that reached the network): such
 	// results are untrusted.
@@ -98,6 +106,7 @@ func (a Capabilities) Union(b Capabilities) Capabilities {
 		ModifiesWorkspace: a.ModifiesWorkspace || b.ModifiesWorkspace,
 		RunsCommands:      a.RunsCommands || b.RunsCommands,
 		ReachesNetwork:    a.ReachesNetwork || b.ReachesNetwork,
+		ActsOutward:       a.ActsOutward || b.ActsOutward,
 		External:          a.External || b.External,
 
 		UntrustedWorkspace: a.UntrustedWorkspace || b.UntrustedWorkspace,

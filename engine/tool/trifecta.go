@@ -8,7 +8,8 @@ import (
 
 // Trifecta is the policy of the interlock (see Interlock): what happens to
 // a call that could send data out of a conversation that holds private
-// data and untrusted content.
+// data and untrusted content, and to a call that acts outward in a
+// conversation that holds untrusted content.
 type Trifecta string
 
 // Trifecta policies.
@@ -37,7 +38,8 @@ func ParseTrifecta(s string) (Trifecta, error) {
 
 func (p Trifecta) String() string { return string(p) }
 
-// RefusalPrefix starts the result of every call the interlock does not run.
+// RefusalPrefix starts the result of every call the interlock does not
+// run, by either of its rules (see Held).
 const RefusalPrefix = "refused: lethal trifecta:"
 
 // CanLeak says why a tool with these capabilities could send data out of
@@ -54,12 +56,49 @@ func CanLeak(c Capabilities) string {
 	return ""
 }
 
-// Interlock wraps t so that, once the conversation tracked by tr is both
-// private and untrusted (armed), a call that could send data out (see
-// CanLeak) is handled by policy: not run under TrifectaRefuse, run only if
-// the asker says yes under TrifectaAsk (a nil asker: nobody to ask, not
-// run), run under TrifectaOff. An unknown policy refuses: the interlock
-// fails closed.
+// CanAct says why a call with these capabilities acts in the world on
+// the user's behalf: "it acts outward in the user's name" (ActsOutward);
+// "" when it does not.
+func CanAct(c Capabilities) string {
+	if c.ActsOutward {
+		return "it acts outward in the user's name"
+	}
+	return ""
+}
+
+// Held says why the interlock holds back (refuses, or asks about) a call
+// with capabilities c in a conversation in state st, as the refusal says
+// it (starting with RefusalPrefix, without what the policy then did); ""
+// when the call runs. Two rules, each a judgement of harm:
+//
+//   - A call that could send data out (CanLeak) is held once the
+//     conversation holds private data and untrusted content: the lethal
+//     trifecta, all three legs. Untrusted content alone cannot make it
+//     leak anything of the user's.
+//   - A call that acts outward (CanAct: pays, books, posts, messages,
+//     invites) is held once the conversation holds untrusted content,
+//     private data or not: the action is the harm, so two legs suffice.
+//
+// When both hold, the refusal is the trifecta's.
+func Held(c Capabilities, name string, st TaintState) string {
+	if leak := CanLeak(c); leak != "" && st.Taint.Private && st.Taint.Untrusted {
+		return fmt.Sprintf("%s the conversation holds private data (%s) and untrusted content (%s); %s could send it out: %s.",
+			RefusalPrefix, st.PrivateBy, st.UntrustedBy, name, leak)
+	}
+	if act := CanAct(c); act != "" && st.Taint.Untrusted {
+		return fmt.Sprintf("%s the conversation holds untrusted content (%s); %s acts outward in the user's name, which that content may have asked for: an action needs no private data to do harm.",
+			RefusalPrefix, st.UntrustedBy, name)
+	}
+	return ""
+}
+
+// Interlock wraps t so that a call the conversation tracked by tr holds
+// back (see Held) is handled by policy: a call that could send data out
+// (CanLeak) once the conversation is both private and untrusted (armed),
+// and a call that acts outward (CanAct) once it is untrusted. Under
+// TrifectaRefuse it is not run, under TrifectaAsk it runs only if the
+// asker says yes (a nil asker: nobody to ask, not run), under TrifectaOff
+// it runs. An unknown policy refuses: the interlock fails closed.
 //
 // The conversation's state is the tracker's Judged state: with a front end
 // that marks turns (Tracker.Turn), the state when the model made the call.
@@ -74,6 +113,10 @@ func CanLeak(c Capabilities) string {
 // it untrusted, and why this tool could leak, for instance:
 //
 //	refused: lethal trifecta: the conversation holds private data (fs_read read the workspace) and untrusted content (web_fetch brought in content from outside); web_fetch could send it out: it reaches the network. The call was not run (--trifecta refuse).
+//
+// or, for an acting call, what made it untrusted:
+//
+//	refused: lethal trifecta: the conversation holds untrusted content (web_fetch brought in content from outside); mcp__bank__send_money acts outward in the user's name, which that content may have asked for: an action needs no private data to do harm. The call was not run (--trifecta refuse).
 //
 // It goes outside the permission gate and the tracker, so that a refused
 // call is neither asked about nor counted; Policy.Wrap assembles that
@@ -120,16 +163,13 @@ func (l *interlocked) Run(ctx context.Context, input json.RawMessage) (Result, e
 }
 
 func (l *interlocked) runCall(ctx context.Context, c *call) (Result, error) {
-	leak := CanLeak(c.caps)
-	if l.policy == TrifectaOff || leak == "" {
+	if l.policy == TrifectaOff || CanLeak(c.caps) == "" && CanAct(c.caps) == "" {
 		return runJudged(ctx, l.inner, c)
 	}
-	st := l.tr.Judged()
-	if !st.Taint.Private || !st.Taint.Untrusted {
+	why := Held(c.caps, c.name, l.tr.Judged())
+	if why == "" {
 		return runJudged(ctx, l.inner, c)
 	}
-	why := fmt.Sprintf("%s the conversation holds private data (%s) and untrusted content (%s); %s could send it out: %s.",
-		RefusalPrefix, st.PrivateBy, st.UntrustedBy, c.name, leak)
 	switch l.policy {
 	case TrifectaRefuse:
 		return refused(why + " The call was not run (--trifecta refuse)."), nil

@@ -13,6 +13,7 @@ func TestUnionKeepsEachCapability(t *testing.T) {
 		"ModifiesWorkspace": {ModifiesWorkspace: true},
 		"RunsCommands":      {RunsCommands: true},
 		"ReachesNetwork":    {ReachesNetwork: true},
+		"ActsOutward":       {ActsOutward: true},
 		"External":          {External: true},
 	} {
 		if got := c.Union(Capabilities{}); got != c {
@@ -28,8 +29,8 @@ func TestUnionKeepsEachCapability(t *testing.T) {
 	if got := (Capabilities{}).Union(Capabilities{}); got != (Capabilities{}) {
 		t.Errorf("nothing ∪ nothing = %+v", got)
 	}
-	all := Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, External: true}
-	a := Capabilities{ReadsWorkspace: true, RunsCommands: true, External: true}
+	all := Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, ActsOutward: true, External: true}
+	a := Capabilities{ReadsWorkspace: true, RunsCommands: true, ActsOutward: true, External: true}
 	b := Capabilities{ModifiesWorkspace: true, ReachesNetwork: true}
 	if got := a.Union(b); got != all {
 		t.Errorf("%+v ∪ %+v = %+v, want %+v", a, b, got, all)

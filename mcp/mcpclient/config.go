@@ -143,11 +143,12 @@ const (
 	CapModifiesWorkspace = "modifies_workspace"
 	CapRunsCommands      = "runs_commands"
 	CapReachesNetwork    = "reaches_network"
+	CapActsOutward       = "acts_outward"
 	CapExternal          = "external"
 )
 
 // CapabilityNames lists the names ParseCapabilities accepts.
-var CapabilityNames = []string{CapReadsWorkspace, CapModifiesWorkspace, CapRunsCommands, CapReachesNetwork, CapExternal}
+var CapabilityNames = []string{CapReadsWorkspace, CapModifiesWorkspace, CapRunsCommands, CapReachesNetwork, CapActsOutward, CapExternal}
 
 // ParseCapabilities turns a list of capability names into capabilities.
 func ParseCapabilities(names []string) (tool.Capabilities, error) {
@@ -162,6 +163,8 @@ func ParseCapabilities(names []string) (tool.Capabilities, error) {
 			c.RunsCommands = true
 		case CapReachesNetwork:
 			c.ReachesNetwork = true
+		case CapActsOutward:
+			c.ActsOutward = true
 		case CapExternal:
 			c.External = true
 		default:
@@ -196,7 +199,7 @@ func CapabilityList(c tool.Capabilities) []string {
 		on   bool
 		name string
 	}{{c.ReadsWorkspace, CapReadsWorkspace}, {c.ModifiesWorkspace, CapModifiesWorkspace},
-		{c.RunsCommands, CapRunsCommands}, {c.ReachesNetwork, CapReachesNetwork}, {c.External, CapExternal}} {
+		{c.RunsCommands, CapRunsCommands}, {c.ReachesNetwork, CapReachesNetwork}, {c.ActsOutward, CapActsOutward}, {c.External, CapExternal}} {
 		if p.on {
 			out = append(out, p.name)
 		}

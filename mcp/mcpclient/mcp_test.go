@@ -122,7 +122,7 @@ func TestOnlyTools(t *testing.T) {
 
 func TestCapabilities(t *testing.T) {
 	t.Parallel()
-	all := tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, External: true}
+	all := tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, ActsOutward: true, External: true}
 	reads := tool.Capabilities{ReadsWorkspace: true}
 	for _, c := range []struct {
 		name string

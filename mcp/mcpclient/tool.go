@@ -40,12 +40,15 @@ func newTool(s *Server, lt *mcp.Tool) (*Tool, error) {
 // unless the config narrows it (the tool's own entry in
 // ToolCapabilities, else the server's Capabilities), and then, with
 // trust_annotations, less what the tool's annotations rule out.
-// readOnlyHint rules out modifying the workspace and running commands;
-// openWorldHint=false rules out reaching the network and outside results.
+// readOnlyHint rules out modifying the workspace, running commands and
+// acting outward (a tool that modifies nothing takes no action);
+// openWorldHint=false rules out reaching the network, acting outward and
+// outside results (the tool deals with no one outside).
 // Reading the workspace is never ruled out: nothing in the protocol says a
 // tool does not.
 func capabilities(c ServerConfig, remote string, a *mcp.ToolAnnotations) tool.Capabilities {
-	caps := tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, External: true}
+	caps := tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true,
+		ActsOutward: true, External: true}
 	if tc, ok := c.ToolCapabilities[remote]; ok {
 		caps = tc
 	} else if c.Capabilities != nil {
@@ -55,10 +58,10 @@ func capabilities(c ServerConfig, remote string, a *mcp.ToolAnnotations) tool.Ca
 		return caps
 	}
 	if a.ReadOnlyHint {
-		caps.ModifiesWorkspace, caps.RunsCommands = false, false
+		caps.ModifiesWorkspace, caps.RunsCommands, caps.ActsOutward = false, false, false
 	}
 	if a.OpenWorldHint != nil && !*a.OpenWorldHint {
-		caps.ReachesNetwork, caps.External = false, false
+		caps.ReachesNetwork, caps.ActsOutward, caps.External = false, false, false
 	}
 	return caps
 }

@@ -50,7 +50,7 @@ func (m *mailbox) outbox() []string {
 
 func TestToolCapabilities(t *testing.T) {
 	t.Parallel()
-	all := tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, External: true}
+	all := tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, ActsOutward: true, External: true}
 	reads := tool.Capabilities{ReadsWorkspace: true}
 	for _, c := range []struct {
 		name string

@@ -45,8 +45,8 @@ func handler(t tool.Tool) mcp.ToolHandler {
 // annotations tells a client what the tool can do, from the capabilities
 // it declares (the widest thing it can do).
 func annotations(c tool.Capabilities) *mcp.ToolAnnotations {
-	readOnly := !c.ModifiesWorkspace && !c.RunsCommands
+	readOnly := !c.ModifiesWorkspace && !c.RunsCommands && !c.ActsOutward
 	destructive := c.ModifiesWorkspace || c.RunsCommands
-	open := c.ReachesNetwork || c.External || c.RunsCommands
+	open := c.ReachesNetwork || c.ActsOutward || c.External || c.RunsCommands
 	return &mcp.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &destructive, OpenWorldHint: &open}
 }

@@ -161,7 +161,9 @@
 // protocol_version negotiated, tools, the names the model was offered
 // for its tools (mcp__<server>__<tool>), and tool_capabilities, what each
 // offered tool declared (the capability names reads_workspace,
-// modifies_workspace, runs_commands, reaches_network and external, by the
+// modifies_workspace, runs_commands, reaches_network, acts_outward (since
+// the interlock's second rule; a list of the other five, every one,
+// written before it, meant every capability) and external, by the
 // server's own name for the tool; [] for a tool that declared none): what
 // the interlock, the gate and the taint tracker judged its calls by, after
 // config.toml's capabilities, tool_capabilities and trust_annotations. A

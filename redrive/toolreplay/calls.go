@@ -513,6 +513,10 @@ func rawLines(path string, want map[int]bool) (map[int][]byte, error) {
 	return out, nil
 }
 
+// beforeActs is every capability a build before acts_outward knew of: a
+// tool recorded with all of them was one its configuration did not narrow.
+var beforeActs = tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, External: true}
+
 // ServerConfig is how a recorded server is started again: its command and
 // args, or its URL, as recorded (with ${VAR} references expanded when it
 // starts), its tools declaring what the recording says they declared (the
@@ -520,7 +524,9 @@ func rawLines(path string, want map[int]bool) (map[int][]byte, error) {
 // headers were recorded. A tool the recording names no capabilities for
 // (a transcript older than tool_capabilities, a tool offered only today)
 // declares every capability; so does one whose recorded names this build
-// does not know: never narrower than the recording could have meant.
+// does not know, and one recorded with every capability a build before
+// acts_outward knew (it declared everything then): never narrower than
+// the recording could have meant.
 func ServerConfig(s transcript.MCPServer) mcpclient.ServerConfig {
 	c := mcpclient.ServerConfig{Name: s.Name, Transport: s.Transport, Command: s.Command, Args: s.Args, URL: s.URL,
 		Source: "the recording"}
@@ -531,6 +537,11 @@ func ServerConfig(s transcript.MCPServer) mcpclient.ServerConfig {
 		caps, err := mcpclient.ParseCapabilities(names)
 		if err != nil {
 			continue
+		}
+		if caps == beforeActs {
+			// Every capability a build before acts_outward knew: what it
+			// recorded for a tool nothing narrowed. It meant everything.
+			caps.ActsOutward = true
 		}
 		if c.ToolCapabilities == nil {
 			c.ToolCapabilities = map[string]tool.Capabilities{}

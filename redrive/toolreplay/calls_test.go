@@ -298,6 +298,12 @@ func TestServersRecordedCapabilities(t *testing.T) {
 	if cfg := ServerConfig(session(mail(reader), mail(nil)).Servers()[0]); cfg.ToolCapabilities != nil {
 		t.Errorf("with an older record: %+v", cfg.ToolCapabilities)
 	}
+	// Everything a build before acts_outward knew means everything: the
+	// tool was not narrowed, so it acts outward too.
+	old := []string{"reads_workspace", "modifies_workspace", "runs_commands", "reaches_network", "external"}
+	if cfg := ServerConfig(transcript.MCPServer{Name: "m", Command: "x", ToolCapabilities: map[string][]string{"t": old}}); !cfg.ToolCapabilities["t"].ActsOutward {
+		t.Errorf("an older build's everything: %+v", cfg.ToolCapabilities)
+	}
 	// Names this build does not know are never read as narrower.
 	if cfg := ServerConfig(transcript.MCPServer{Name: "m", Command: "x", ToolCapabilities: map[string][]string{"t": {"teleports"}}}); cfg.ToolCapabilities != nil {
 		t.Errorf("unknown names: %+v", cfg.ToolCapabilities)

@@ -64,6 +64,12 @@ func WriteScript(w io.Writer, c *Calls, o ScriptOptions) error {
 				fmt.Fprintf(bw, "# send it out (%s): with --taint, mecha tool call's interlock refuses it if it can\n", Comment(leak))
 			}
 		}
+		if call.Taint.Untrusted && (!armed(call) || mayLeak(call, o.Caps) == "") {
+			if act := mayAct(call, o.Caps); act != "" {
+				fmt.Fprintf(bw, "# untrusted: the conversation held untrusted content, and %s acts\n", Comment(call.Name))
+				fmt.Fprintf(bw, "# outward (%s): with --taint, mecha tool call's interlock refuses it if it can\n", Comment(act))
+			}
+		}
 		body := strings.TrimSpace(string(call.Input))
 		if body == "" {
 			body = "{}"
@@ -101,6 +107,20 @@ func mayLeak(call Call, caps func(string) (tool.Capabilities, bool)) string {
 		return "a tool mecha does not have here may do anything"
 	}
 	return tool.CanLeak(c)
+}
+
+// mayAct says why the call's tool may act outward in the user's name,
+// as mayLeak does for sending.
+func mayAct(call Call, caps func(string) (tool.Capabilities, bool)) string {
+	c := tool.Capabilities{ActsOutward: true}
+	known := call.Server != nil
+	if !known && caps != nil {
+		c, known = caps(call.Name)
+	}
+	if !known {
+		return "a tool mecha does not have here may do anything"
+	}
+	return tool.CanAct(c)
 }
 
 // serverFlags are the flags of "mecha tool call" that start a recorded
@@ -200,7 +220,8 @@ func writeHeader(w *bufio.Writer, c *Calls, o ScriptOptions) {
 	p("# conversation held when the model made it (private data, untrusted\n")
 	p("# content; both where the record cannot say), so mecha tool call's trifecta\n")
 	p("# interlock judges it as a run would: one that could send data out of an\n")
-	p("# armed conversation is refused, and the script stops there. The script\n")
+	p("# armed conversation, or act outward after untrusted content, is refused,\n")
+	p("# and the script stops there. The script\n")
 	p("# stops at the first call that fails where the recording succeeded; a call\n")
 	p("# that failed in the recording may fail again. MECHA names the mecha to run\n")
 	p("# (default: mecha on the PATH).\n")
@@ -240,7 +261,7 @@ func lossLine(c *Calls) string {
 // effects says whether the redone calls modify the workspace or run
 // commands.
 func effects(calls []Call, caps func(string) (tool.Capabilities, bool)) string {
-	var modifies, runs, network, unknown []string
+	var modifies, runs, network, acts, unknown []string
 	seen := map[string]bool{}
 	for _, c := range calls {
 		if seen[c.Name] {
@@ -252,7 +273,7 @@ func effects(calls []Call, caps func(string) (tool.Capabilities, bool)) string {
 		switch {
 		case c.Server != nil:
 			// An MCP tool started ad hoc declares every capability.
-			cp, ok = tool.Capabilities{ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true}, true
+			cp, ok = tool.Capabilities{ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, ActsOutward: true}, true
 		case caps != nil:
 			cp, ok = caps(c.Name)
 		}
@@ -269,6 +290,9 @@ func effects(calls []Call, caps func(string) (tool.Capabilities, bool)) string {
 			if cp.ReachesNetwork {
 				network = append(network, c.Name)
 			}
+			if cp.ActsOutward {
+				acts = append(acts, c.Name)
+			}
 		}
 	}
 	var parts []string
@@ -280,6 +304,7 @@ func effects(calls []Call, caps func(string) (tool.Capabilities, bool)) string {
 	say(modifies, "modifies the workspace")
 	say(runs, "runs commands")
 	say(network, "may reach the network")
+	say(acts, "may act outward in the user's name")
 	say(unknown, "calls tools mecha does not have here, whose effects are unknown")
 	if len(parts) == 0 {
 		return "reads only: it neither modifies the workspace nor runs commands"

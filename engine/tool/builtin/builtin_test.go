@@ -27,7 +27,7 @@ func TestAll(t *testing.T) {
 		{NameFSEdit, tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true}},
 		{NameFSGrep, tool.Capabilities{ReadsWorkspace: true}},
 		{NameFSGlob, tool.Capabilities{ReadsWorkspace: true}},
-		{NameShell, tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, External: true}},
+		{NameShell, tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true, ReachesNetwork: true, ActsOutward: true, External: true}},
 		{NameWebFetch, tool.Capabilities{ReachesNetwork: true, External: true}},
 	}
 	if len(tools) != len(want) {

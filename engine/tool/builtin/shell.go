@@ -82,18 +82,22 @@ func (t *shell) confinement() string {
 // content in from those hosts (External), but counts as able to send data
 // out only when one of them is marked as able to receive it (EgressSends):
 // a shell that can download from a package registry is not an
-// exfiltration route the way an open network is (see SECURITY.md).
+// exfiltration route the way an open network is (see SECURITY.md). A
+// command that reaches a host able to receive can also act there in the
+// user's name (git push, an API's POST): the shell acts outward exactly
+// when it can send.
 func (t *shell) Capabilities() tool.Capabilities {
 	net := !t.opts.Sandbox.NetworkCut()
 	if t.opts.Sandbox.Egress {
 		return tool.Capabilities{ReadsWorkspace: true, ModifiesWorkspace: true, RunsCommands: true,
-			ReachesNetwork: t.opts.EgressSends, External: true}
+			ReachesNetwork: t.opts.EgressSends, ActsOutward: t.opts.EgressSends, External: true}
 	}
 	return tool.Capabilities{
 		ReadsWorkspace:    true,
 		ModifiesWorkspace: true,
 		RunsCommands:      true,
 		ReachesNetwork:    net,
+		ActsOutward:       net,
 		External:          net,
 		// What a command prints of the workspace is the workspace's text.
 		UntrustedWorkspace: t.opts.UntrustedWorkspace,

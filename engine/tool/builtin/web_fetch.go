@@ -86,7 +86,11 @@ func (t *webFetch) Spec() tool.Spec {
 }
 
 // Capabilities: it reaches the network, and what it brings back comes from
-// outside.
+// outside. It does not act outward: it only GETs, which HTTP defines as
+// safe (RFC 9110, 9.2.1: the client asks for no change on the server), so
+// a fetch with nothing private in the conversation can leak nothing and
+// change nothing of the user's; following a link a page gave is what
+// reading the web is. It is a send channel, judged by the trifecta.
 func (t *webFetch) Capabilities() tool.Capabilities {
 	return tool.Capabilities{ReachesNetwork: true, External: true}
 }
