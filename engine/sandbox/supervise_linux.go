@@ -50,6 +50,9 @@ func supervise(p policy, env []string) int {
 	ends := make(chan os.Signal, 1)
 	signal.Notify(ends, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 
+	// The ambient capabilities and the bounding set were cleared and
+	// dropped on this thread only (confineAndExec locked it): the command
+	// is forked from it, here, so that it inherits them as cleared.
 	proc, err := os.StartProcess(p.argv[0], p.argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: %s: %v\n", p.argv[0], errors.Unwrap(err))

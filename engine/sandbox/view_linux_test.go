@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -206,6 +207,49 @@ z=0; for f in /proc/[0-9]*/stat; do set -- $(cut -d')' -f2 "$f" 2>/dev/null); [ 
 			}
 			if !strings.Contains(out, "zombies=0") {
 				t.Errorf("the orphans were not reaped: %s", out)
+			}
+		})
+	}
+}
+
+// TestCommandCapabilities: the command the helper starts holds no
+// capability as a user other than root (the helper's CAP_SYS_ADMIN and
+// CAP_NET_ADMIN, kept to build the view, are not passed on: the ambient
+// set is cleared on the thread that starts it), runs with no_new_privs
+// (it can gain none), and as root has CAP_SYS_PTRACE out of its bounding
+// set (another user's helper may not drop it, lacking CAP_SETPCAP, and
+// need not: the command holds no capability and can gain none). TestAsUnprivileged runs it as nobody;
+// without the ambient clear, an unprivileged user's command holds
+// CAP_SYS_ADMIN and CAP_NET_ADMIN (checked by hand).
+func TestCommandCapabilities(t *testing.T) {
+	for _, l := range layers {
+		t.Run(l.name, func(t *testing.T) {
+			requireLayer(t, l.s)
+			b := newBox(t)
+			out, err := b.run(t, l.s, `grep -E '^(Cap(Eff|Amb|Bnd)|NoNewPrivs):' /proc/self/status`)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			caps := map[string]uint64{}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				k, v, _ := strings.Cut(line, ":")
+				n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+				if err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+				caps[k] = n
+			}
+			if len(caps) != 4 {
+				t.Fatalf("capabilities not read: %q", out)
+			}
+			if caps["NoNewPrivs"] != 1 {
+				t.Error("the command runs without no_new_privs")
+			}
+			if os.Getuid() == 0 && caps["CapBnd"]&(1<<19) != 0 {
+				t.Errorf("CAP_SYS_PTRACE is in the command's bounding set: %x", caps["CapBnd"])
+			}
+			if os.Getuid() != 0 && (caps["CapEff"] != 0 || caps["CapAmb"] != 0) {
+				t.Errorf("the command holds capabilities: effective %x, ambient %x", caps["CapEff"], caps["CapAmb"])
 			}
 		})
 	}
