@@ -72,12 +72,7 @@ func (o *SyncOptions) parse(args []string, since string) error {
 
 // NewCmdPush builds "mecha sessions push".
 func NewCmdPush(env *cmdkit.Env, runF func(*SyncOptions) error) *cobra.Command {
-	opts := &SyncOptions{Env: env}
-	var since string
-	cmd := &cobra.Command{
-		Use:   "push [ID...|--all|--since DUR] [--remote NAME]",
-		Short: "Upload sessions to a remote",
-		Long: `Upload sessions to a remote, each with its SHA-256. A session the remote
+	return newSyncCmd(env, runF, pushRun, "push", "Upload sessions to a remote", `Upload sessions to a remote, each with its SHA-256. A session the remote
 already holds byte for byte moves nothing (its checksum is in the remote's
 index); one still being written goes up to its last complete line, and the
 rest on a later push; one that grew since its last push (a resume) is
@@ -88,10 +83,19 @@ least 5 MiB, when set) goes up in parts, and a push interrupted mid-way
 resumes from the parts the server holds (each checked by its MD5; the
 upload's id is kept in $MECHA_HOME/remote-uploads); nothing partial is ever
 visible to a pull. The index the remote's "sessions list
---remote" reads is written once per push.
+--remote" reads is written once per push.`)
+}
 
-` + remoteHelp,
-		Args: cmdkit.RangeArgs(0, math.MaxInt, "session ids"),
+// newSyncCmd builds push or pull: the same selection (ids, --all,
+// --since) and remote flags, run by run unless runF is given (tests).
+func newSyncCmd(env *cmdkit.Env, runF func(*SyncOptions) error, run func(context.Context, *SyncOptions) error, verb, short, long string) *cobra.Command {
+	opts := &SyncOptions{Env: env}
+	var since string
+	cmd := &cobra.Command{
+		Use:   verb + " [ID...|--all|--since DUR] [--remote NAME]",
+		Short: short,
+		Long:  long + "\n\n" + remoteHelp,
+		Args:  cmdkit.RangeArgs(0, math.MaxInt, "session ids"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.parse(args, since); err != nil {
 				return err
@@ -99,7 +103,7 @@ visible to a pull. The index the remote's "sessions list
 			if runF != nil {
 				return runF(opts)
 			}
-			return pushRun(cmd.Context(), opts)
+			return run(cmd.Context(), opts)
 		},
 	}
 	syncFlags(cmd, opts, &since)
@@ -242,33 +246,13 @@ func report(opts *SyncOptions, name, verb string, out []remote.Outcome, start ti
 
 // NewCmdPull builds "mecha sessions pull".
 func NewCmdPull(env *cmdkit.Env, runF func(*SyncOptions) error) *cobra.Command {
-	opts := &SyncOptions{Env: env}
-	var since string
-	cmd := &cobra.Command{
-		Use:   "pull [ID...|--all|--since DUR] [--remote NAME]",
-		Short: "Download sessions from a remote into the store",
-		Long: `Download sessions from a remote into the local store, chosen from the
+	return newSyncCmd(env, runF, pullRun, "pull", "Download sessions from a remote into the store", `Download sessions from a remote into the local store, chosen from the
 remote's index (one request) by id or unique prefix, --all, or --since (by
 creation). A session the store lacks is written whole, byte for byte as
 pushed and checked against its SHA-256; one the store holds a prefix of is
 brought up to date (never one being written); one the store holds more of
 is left (push it); one neither side holds a prefix of is a conflict, named
-and left alone.
-
-` + remoteHelp,
-		Args: cmdkit.RangeArgs(0, math.MaxInt, "session ids"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.parse(args, since); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return pullRun(cmd.Context(), opts)
-		},
-	}
-	syncFlags(cmd, opts, &since)
-	return cmd
+and left alone.`)
 }
 
 func pullRun(ctx context.Context, opts *SyncOptions) error {
