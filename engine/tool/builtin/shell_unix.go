@@ -19,7 +19,12 @@ import (
 // nothing it left in the background outlives the call or keeps the output
 // pipe open). Output still arriving from processes that left the group is
 // read for at most spec.grace after that. With spec.guard, the group also
-// dies with mecha, however mecha ends (see startOrphanGuard).
+// dies with mecha, however mecha ends (see startOrphanGuard). With
+// spec.lifeline (a confined command) the sandbox's helper ends everything
+// the command started, those that left the group included, when the
+// command ends, when the lifeline is closed here (timeout, cancel) and
+// when mecha dies (see sandbox.Cmd.Lifeline); the group's kill then only
+// backs it up.
 func runCommand(ctx context.Context, spec commandSpec, out io.Writer) outcome {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -192,7 +197,9 @@ func killGroup(pgid int) {
 // it fires when the forking thread ends rather than the process. A
 // subreaper would not do either: orphans go to it only while it lives.
 // Processes that leave the group (setsid) escape both, as they escape the
-// timeout's group kill.
+// timeout's group kill: so it is the unconfined shell's guard only. A
+// confined command's helper is a subreaper that lives until it has ended
+// them (sandbox.Cmd.Lifeline).
 type orphanGuard struct {
 	cmd *exec.Cmd
 	w   *os.File // the only write end of the watcher's standard input
