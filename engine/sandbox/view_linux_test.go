@@ -103,7 +103,8 @@ func appears(p string, expected bool, quiet time.Duration) bool {
 // plays mecha) takes down the command and all it started, a process that
 // left the group and one orphaned included, under both layers. The
 // control, the helper without its lifeline and parent-death signal, leaves
-// them running.
+// them running. (The shell outlives them: without the helper it is the
+// namespace's first process, whose end would kill them too.)
 func TestEndsWithMecha(t *testing.T) {
 	for _, l := range layers {
 		for _, unsupervised := range []bool{false, true} {
@@ -111,7 +112,7 @@ func TestEndsWithMecha(t *testing.T) {
 				t.Parallel()
 				requireLayer(t, l.s)
 				b := newBox(t)
-				cmd := b.command(t, l.s, `(sh -c 'sleep 2; echo x > orphan' &) ; setsid sh -c 'sleep 2; echo x > escaped' >/dev/null 2>&1 & echo started > started; wait`, unsupervised)
+				cmd := b.command(t, l.s, `(sh -c 'sleep 2; echo x > orphan' &) ; setsid sh -c 'sleep 2; echo x > escaped' >/dev/null 2>&1 & echo started > started; sleep 10`, unsupervised)
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
