@@ -208,20 +208,25 @@ func ensureSchema(db *sql.DB) error {
 		var n int
 		return db.QueryRow("SELECT count(*) FROM sessions WHERE sid < 0").Scan(&n)
 	}
-	if app != 0 || ver != 0 {
-		return fmt.Errorf("an index of another version (%d)", ver)
-	}
+	// The two reads above are not one snapshot: another process making
+	// the index between them shows one field set and not the other. Read
+	// both again under the write lock before judging.
 	tx, err := db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	// Another process may have made it meanwhile.
+	if err := tx.QueryRow("PRAGMA application_id").Scan(&app); err != nil {
+		return err
+	}
 	if err := tx.QueryRow("PRAGMA user_version").Scan(&ver); err != nil {
 		return err
 	}
-	if ver == version {
-		return tx.Commit()
+	if app == appID && ver == version {
+		return tx.Commit() // another process made it meanwhile
+	}
+	if app != 0 || ver != 0 {
+		return fmt.Errorf("an index of another version (%d)", ver)
 	}
 	var tables int
 	if err := tx.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
