@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -25,7 +26,9 @@ type Rule struct {
 
 // sourceRef is the reference a distilling model ends a rule with:
 // "(from: ID, ID)", tolerating brackets, a missing colon and any case.
-var sourceRef = regexp.MustCompile(`(?i)[(\[]\s*(?:from|sources?)\s*:?\s*([^()\[\]]*)[)\]]\s*\.?\s*$`)
+var sourceRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)[(\[]\s*(?:from|sources?)\s*:?\s*([^()\[\]]*)[)\]]\s*\.?\s*$`)
+})
 
 // ParseDistilled reads a distilling model's answer: each line beginning
 // "- " is a rule, ending with the reflections it came from. Ids the batch
@@ -50,7 +53,7 @@ func ParseDistilled(md string, b Batch) []Rule {
 			continue
 		}
 		var from []string
-		if m := sourceRef.FindStringSubmatchIndex(t); m != nil {
+		if m := sourceRef().FindStringSubmatchIndex(t); m != nil {
 			for _, id := range strings.FieldsFunc(t[m[2]:m[3]], func(r rune) bool { return r == ',' || r == ' ' || r == ';' || r == '`' }) {
 				if _, ok := kept[id]; ok && !slices.Contains(from, id) {
 					from = append(from, id)
@@ -88,7 +91,7 @@ func sanitize(t string) string {
 
 // mark is the comment that ends a rule line mecha wrote:
 // "<!-- mecha: private; from: ID, ID -->".
-var mark = regexp.MustCompile(`<!--\s*mecha:([^>]*?)-->\s*$`)
+var mark = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<!--\s*mecha:([^>]*?)-->\s*$`) })
 
 // Line is how a rule is written in learned_rules.md.
 func (r Rule) Line() string {
@@ -109,7 +112,7 @@ func parseRule(line string) (Rule, bool) {
 		return Rule{}, false
 	}
 	var r Rule
-	if m := mark.FindStringSubmatchIndex(t); m != nil {
+	if m := mark().FindStringSubmatchIndex(t); m != nil {
 		for _, f := range strings.Split(t[m[2]:m[3]], ";") {
 			f = strings.TrimSpace(f)
 			if strings.EqualFold(f, "private") {

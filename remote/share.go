@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -166,7 +167,9 @@ func withhold(rec transcript.Record, why string, line int, notes *[]Withheld) tr
 }
 
 // keyShapes are what a key looks like, found whatever variable held it.
-var keyShapes = regexp.MustCompile(`AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{40,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----`)
+var keyShapes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{40,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----`)
+})
 
 // redact replaces secrets in JSONL: each value in every form a Redactor
 // knows, and as it reads inside a JSON string; then key shapes.
@@ -185,7 +188,7 @@ func redact(data []byte, secrets []tool.Secret) ([]byte, int) {
 		n += bytes.Count([]byte(red), []byte("[redacted ")) - bytes.Count(data, []byte("[redacted "))
 		text = red
 	}
-	text = keyShapes.ReplaceAllStringFunc(text, func(string) string { n++; return "[redacted key]" })
+	text = keyShapes().ReplaceAllStringFunc(text, func(string) string { n++; return "[redacted key]" })
 	return []byte(text), n
 }
 

@@ -311,7 +311,7 @@ func setup(ctx context.Context, opts *Options, send func(tea.Msg)) (*engine, *mo
 func canBuild(env *cmdkit.Env, cfg *config.Config, s harness.Settings, provider string) error {
 	_, err := harness.NewProvider(attach.World(env), provider,
 		harness.ProviderSetup{MockScript: s.MockScript, Config: cfg, RequestTimeout: s.RequestTimeout})
-	v := notSet.FindStringSubmatch(fmt.Sprint(err))
+	v := notSet().FindStringSubmatch(fmt.Sprint(err))
 	if v == nil {
 		return err
 	}
@@ -319,7 +319,7 @@ func canBuild(env *cmdkit.Env, cfg *config.Config, s harness.Settings, provider 
 }
 
 // notSet finds the variable in the error of a provider whose key is unset.
-var notSet = regexp.MustCompile(`\b([A-Z][A-Z0-9_]*) is not set\b`)
+var notSet = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b([A-Z][A-Z0-9_]*) is not set\b`) })
 
 // openHistory is the prompt history of the workspace, in memory only
 // when $MECHA_HOME or the workspace cannot be named.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/internal/workdir"
@@ -21,7 +22,7 @@ import (
 // of the input box.
 
 // mentionRE finds the mentions of a text: @ at the start or after a blank.
-var mentionRE = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
+var mentionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([^\s@]+)`) })
 
 // maxMentions bounds the files one prompt may attach.
 const maxMentions = 20
@@ -44,7 +45,7 @@ func (e *engine) workspaceRoot() (*os.Root, string, error) {
 // A mention that names a file outside the workspace, a directory or
 // something that cannot be read is an error, for the person to fix.
 func (e *engine) mentions(text string) ([]string, error) {
-	found := mentionRE.FindAllStringSubmatch(text, -1)
+	found := mentionRE().FindAllStringSubmatch(text, -1)
 	if len(found) == 0 {
 		return nil, nil
 	}

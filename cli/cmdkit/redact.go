@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mecha-agent/mecha/internal/credential"
 )
@@ -74,10 +75,10 @@ func RedactArgs(args []string) []string {
 }
 
 // urlInText finds URLs in a message, up to a space or a quote.
-var urlInText = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>` + "`" + `]+`)
+var urlInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>` + "`" + `]+`) })
 
 // RedactURLsIn applies RedactURL to every URL in a message, such as an
 // error that quotes the URL a request was sent to.
 func RedactURLsIn(msg string) string {
-	return urlInText.ReplaceAllStringFunc(msg, RedactURL)
+	return urlInText().ReplaceAllStringFunc(msg, RedactURL)
 }

@@ -22,8 +22,9 @@ var completionExamples = map[string]string{
 // addCompletion adds cobra's completion and help commands now rather
 // than when the tree runs, so that they have examples and mecha's usage
 // errors like every other command, and registers what each argument and
-// flag of the tree completes with (cmdkit.RegisterCompletions).
-func addCompletion(root *cobra.Command, env *cmdkit.Env) {
+// flag of the tree completes with (complete.Register) when registered is
+// set.
+func addCompletion(root *cobra.Command, env *cmdkit.Env, registered bool) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -41,8 +42,17 @@ func addCompletion(root *cobra.Command, env *cmdkit.Env) {
 			}
 		}
 	}
-	complete.Register(root, env, catalog())
+	if registered {
+		complete.Register(root, env, catalog())
+	}
 	addExamples(root)
+}
+
+// completing reports whether args are a completion request: cobra's
+// hidden __complete and __completeNoDesc commands, which the scripts of
+// "mecha completion SHELL" call.
+func completing(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
 }
 
 // helpTopic is the help command: the help of the command its arguments

@@ -50,7 +50,7 @@ func Main(args []string) int {
 // Run executes one command line, prints its error on one line and returns
 // the exit code.
 func Run(ctx context.Context, env *cmdkit.Env, args []string) int {
-	root := NewCmdRoot(env)
+	root := newCmdRoot(env, completing(args))
 	root.SetArgs(args)
 	root.SetIn(env.In)
 	root.SetOut(env.Out)

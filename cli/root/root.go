@@ -57,8 +57,15 @@ nearest ones (exit status 2). "mecha completion bash|zsh|fish|powershell"
 prints a shell completion script; it completes commands and flags, session
 ids (newest first, with titles), providers, models, tool names and files.`
 
-// NewCmdRoot builds the mecha command tree.
-func NewCmdRoot(env *cmdkit.Env) *cobra.Command {
+// NewCmdRoot builds the mecha command tree, with what each argument and
+// flag completes with.
+func NewCmdRoot(env *cmdkit.Env) *cobra.Command { return newCmdRoot(env, true) }
+
+// newCmdRoot builds the tree; completions registers what its arguments and
+// flags complete with, which only a completion request (cobra's hidden
+// __complete command, see completing) reads: walking every flag of every
+// command for it is about a tenth of a plain command's start.
+func newCmdRoot(env *cmdkit.Env, completions bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mecha",
 		Short:         "An agent harness whose every run is a reproducible record",
@@ -80,6 +87,6 @@ func NewCmdRoot(env *cmdkit.Env) *cobra.Command {
 		toolcmd.NewCmdTool(env), scriptcmd.NewCmdScript(env, nil), reruncmd.NewCmdRerun(env, nil), rewindcmd.NewCmdRewind(env, nil), mcpcmd.NewCmdMCP(env),
 		importcmd.NewCmdImport(env, nil), reflectcmd.NewCmdReflect(env, nil),
 		learncmd.NewCmdDistill(env, nil), learncmd.NewCmdLearn(env, nil), configcmd.NewCmdConfig(env), doctorcmd.NewCmdDoctor(env, nil), trustcmd.NewCmdTrust(env, nil))
-	addCompletion(root, env)
+	addCompletion(root, env, completions)
 	return root
 }

@@ -2,9 +2,8 @@ package sandbox
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"net"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -78,7 +77,7 @@ func loopbackUp() error {
 // bind, no socket but a Unix one, none of what seccompFilter refuses
 // anyone) and relays until the namespace ends.
 func forwarder(p policy) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, port, err := listenLoopback()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: forwarder: %v\n", err)
 		return 126
@@ -100,12 +99,77 @@ func forwarder(p policy) int {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: forwarder: seccomp: %v\n", err)
 		return 126
 	}
-	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
-	if err := forwardAll(ln, p.Proxy); err != nil && !errors.Is(err, net.ErrClosed) {
+	fmt.Println(port)
+	if err := forwardAll(ln, p.Proxy); err != nil {
 		fmt.Fprintf(os.Stderr, "mecha sandbox: forwarder: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// The forwarder's sockets are made with golang.org/x/sys/unix, not package
+// net: net links the C resolver (cgo) into the helper, which every
+// confined shell call starts, and a dynamically linked helper takes about
+// a millisecond longer to start (scripts/shell-cost.sh).
+
+// listenLoopback listens on 127.0.0.1 at a port the kernel picks, and
+// returns the socket and the port.
+func listenLoopback() (fd, port int, err error) {
+	fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, 0, fmt.Errorf("socket: %w", err)
+	}
+	if err = unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err == nil {
+		err = unix.Listen(fd, unix.SOMAXCONN)
+	}
+	var sa unix.Sockaddr
+	if err == nil {
+		sa, err = unix.Getsockname(fd)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, 0, fmt.Errorf("listening on 127.0.0.1: %w", err)
+	}
+	return fd, sa.(*unix.SockaddrInet4).Port, nil
+}
+
+// forwardAll relays each connection accepted on the listening socket ln
+// to the Unix socket sock, until accepting fails.
+func forwardAll(ln int, sock string) error {
+	for {
+		c, _, err := unix.Accept4(ln, unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK)
+		switch {
+		case err == unix.EINTR || err == unix.ECONNABORTED:
+			continue
+		case err != nil:
+			return fmt.Errorf("accept: %w", err)
+		}
+		go relay(os.NewFile(uintptr(c), "connection"), sock)
+	}
+}
+
+// relay copies conn to the Unix socket sock and back, and closes both when
+// either way ends.
+func relay(conn *os.File, sock string) {
+	defer conn.Close()
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: sock}); err != nil {
+		unix.Close(fd)
+		return
+	}
+	_ = unix.SetNonblock(fd, true)
+	up := os.NewFile(uintptr(fd), "proxy")
+	defer up.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, conn); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(conn, up); done <- struct{}{} }()
+	<-done
+	conn.Close()
+	up.Close()
+	<-done
 }
 
 // egressSocketRules are what seccomp refuses of socket(2) when the

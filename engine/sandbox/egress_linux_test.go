@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/engine/sandbox/egress"
 	"github.com/mecha-agent/mecha/testkit/sandboxtest"
 )
 
@@ -35,7 +36,7 @@ func TestEgress(t *testing.T) {
 
 	var mu sync.Mutex
 	var logged []string
-	e, err := sandbox.StartEgress([]string{"127.0.0.1", "*.allowed.test"}, func(s string) {
+	e, err := egress.Start([]string{"127.0.0.1", "*.allowed.test"}, func(s string) {
 		mu.Lock()
 		logged = append(logged, s)
 		mu.Unlock()

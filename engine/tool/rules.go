@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -175,7 +176,7 @@ func (rs *Rules) matches(r Rule, name string, input json.RawMessage, allow bool)
 	if r.re.MatchString(strings.TrimSpace(subject)) {
 		return true
 	}
-	for _, part := range shellSplit.Split(subject, -1) {
+	for _, part := range shellSplit().Split(subject, -1) {
 		if r.re.MatchString(strings.TrimSpace(part)) {
 			return true
 		}
@@ -187,7 +188,7 @@ func (rs *Rules) matches(r Rule, name string, input json.RawMessage, allow bool)
 // simple command; shellSplit splits a command at them (for deny rules).
 const shellSpecial = ";&|<>`$()\n\r"
 
-var shellSplit = regexp.MustCompile("&&|\\|\\||[;&|\n\r`()]|\\$\\(")
+var shellSplit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("&&|\\|\\||[;&|\n\r`()]|\\$\\(") })
 
 // pathMatches matches a file tool's path against a glob: the path as
 // written, cleaned and made relative to the workspace, and the file it

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // InValue returns the credentials a variable's value holds whatever the
@@ -19,7 +20,7 @@ func InValue(value string) []string {
 }
 
 // urlStart finds where a URL's authority begins: just after "scheme://".
-var urlStart = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://`)
+var urlStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://`) })
 
 // scanValue returns what InValue returns, and whether one of them is a
 // password or a credential-named query parameter (which makes the variable
@@ -37,7 +38,7 @@ func scanValue(value string) (found []string, strong bool) {
 			found = append(found, d)
 		}
 	}
-	for _, loc := range urlStart.FindAllStringIndex(value, -1) {
+	for _, loc := range urlStart().FindAllStringIndex(value, -1) {
 		rest := value[loc[1]:]
 		if i := strings.IndexAny(rest, " \t\r\n\"'<>`"); i >= 0 {
 			rest = rest[:i]

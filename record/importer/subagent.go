@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mecha-agent/mecha/record/transcript"
 )
@@ -51,7 +52,7 @@ func (c *Conversation) answered(call, agent string) {
 }
 
 // agentIDText is how a Task's result names its agent in its text (2.1).
-var agentIDText = regexp.MustCompile(`agentId: ([A-Za-z0-9_-]+)`)
+var agentIDText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`agentId: ([A-Za-z0-9_-]+)`) })
 
 // agentOf is the agent a result entry names: in toolUseResult (2.1), on
 // the entry (2.0), or in the result's text.
@@ -65,7 +66,7 @@ func agentOf(n *ccNode, bl ccBlock) string {
 	if n.e.AgentID != "" && !n.e.IsSidechain {
 		return n.e.AgentID
 	}
-	if m := agentIDText.FindStringSubmatch(resultText(bl.Content)); m != nil {
+	if m := agentIDText().FindStringSubmatch(resultText(bl.Content)); m != nil {
 		return m[1]
 	}
 	return ""

@@ -74,7 +74,7 @@ type Options struct {
 	// sandbox.View.Deny).
 	ReadDeny []string
 	// AllowDomains are the hosts a command may reach through the egress
-	// proxy when Sandbox has Egress (see sandbox.Egress); EgressSends says
+	// proxy when Sandbox has Egress (see egress.Egress); EgressSends says
 	// one of them is marked as able to receive data, which makes the
 	// shell able to send data out.
 	AllowDomains []string

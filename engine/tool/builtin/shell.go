@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/engine/sandbox"
+	"github.com/mecha-agent/mecha/engine/sandbox/egress"
 	"github.com/mecha-agent/mecha/engine/tool"
 )
 
@@ -264,7 +265,7 @@ func (t *shell) confine(spec *commandSpec) (cleanup func(), el *egressLog, err e
 	view := sandbox.View{Workspace: t.ws.Root(), Tmp: tmp, Deny: t.opts.ReadDeny}
 	if t.opts.Sandbox.Egress {
 		el = &egressLog{}
-		e, err := sandbox.StartEgress(t.opts.AllowDomains, el.add)
+		e, err := egress.Start(t.opts.AllowDomains, el.add)
 		if err != nil {
 			cleanup()
 			return nil, nil, err

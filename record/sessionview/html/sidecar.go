@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/mecha-agent/mecha/internal/atomicfile"
 )
@@ -33,7 +34,7 @@ type Sidecar struct {
 	old   string // the previous directory, moved aside by Commit
 }
 
-var sidecarFile = regexp.MustCompile(`^([0-9]{4,}\.txt|part-[0-9]{4,}\.html)$`)
+var sidecarFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{4,}\.txt|part-[0-9]{4,}\.html)$`) })
 
 // NewSidecar prepares the sidecar of the page to be written at page. It
 // fails, writing nothing, when the sidecar's name is taken by anything
@@ -66,7 +67,7 @@ func checkSidecar(dir string) error {
 		return fmt.Errorf("cannot write %s: %v", dir, unwrapPath(err))
 	}
 	for _, e := range ents {
-		if !e.Type().IsRegular() || !sidecarFile.MatchString(e.Name()) {
+		if !e.Type().IsRegular() || !sidecarFile().MatchString(e.Name()) {
 			return fmt.Errorf("cannot replace %s: it holds %s, which no page of mecha wrote", dir, e.Name())
 		}
 	}
