@@ -315,7 +315,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		watch = func(ev agent.Event) { p.Watch(ev, history.Taint.Merge(tracker.Taint())) }
 	}
 	res, runErr := agent.Run(ctx, agent.Options{
-		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder, Prices: d.cfg.Prices,
+		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder, Prices: d.cfg.Prices(),
 		History: history, Now: w.clock(), Log: p.Log, Ledger: ledger, OnEvent: watch, Steer: p.Steer,
 		CompactOnly: p.Compact, CompactInstructions: compactInstructions(p), Attach: images,
 	}, prompt(p, text))
@@ -401,7 +401,7 @@ func (d *Door) adopt(rec *session.Lazy) {
 // its own naming the run's (none when the run records nothing).
 func (d *Door) children(prov provider.Provider, ledger *agent.Ledger, rec *session.Lazy) *subagent.Setup {
 	w := d.world
-	sub := &subagent.Setup{Provider: func() (provider.Provider, error) { return prov, nil }, Prices: d.cfg.Prices,
+	sub := &subagent.Setup{Provider: func() (provider.Provider, error) { return prov, nil }, Prices: d.cfg.Prices(),
 		Ledger: ledger, Now: w.clock(), Log: w.errw(), MCPServers: d.mcp.Record,
 		ParentID: func() string {
 			if rec == nil || rec.Writer() == nil {

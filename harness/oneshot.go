@@ -81,7 +81,7 @@ func (d *Door) ask(ctx context.Context, q Question) (*Attached, error) {
 	rec := &learn.PromptCovered{Lazy: &session.Lazy{Open: func(transcript.Record) (*session.Writer, error) {
 		return d.startRecord(&rc, q.Prompt, q.Says)
 	}}, Taint: q.Taint, Now: d.world.now}
-	res, runErr := agent.Run(ctx, agent.Options{Provider: prov, Tools: &tool.Registry{}, Config: rc, Recorder: rec, Prices: d.cfg.Prices,
+	res, runErr := agent.Run(ctx, agent.Options{Provider: prov, Tools: &tool.Registry{}, Config: rc, Recorder: rec, Prices: d.cfg.Prices(),
 		History: learnedTaint(agent.History{Taint: q.Taint, TaintWhy: q.TaintWhy}, rc), Now: d.world.clock(), Log: q.Log}, q.Prompt)
 	closeErr := rec.Close()
 	switch w := rec.Writer(); {

@@ -113,7 +113,7 @@ func (d *Door) Replay(ctx context.Context, log io.Writer) (*replay.Report, error
 	images := &imageCache{} // one per replay, over all its providers
 	opts := replay.Options{
 		Session: d.replay.of, Mode: d.replay.mode, Override: d.override(), MechaVersion: d.world.Version,
-		PermissionMode: string(mode), SystemPrompt: d.replay.systemPrompt, Prices: d.cfg.Prices, Now: d.world.clock(), Log: log, MCPServers: d.mcp.Record,
+		PermissionMode: string(mode), SystemPrompt: d.replay.systemPrompt, Prices: d.cfg.Prices(), Now: d.world.clock(), Log: log, MCPServers: d.mcp.Record,
 		Providers: func(name, _ string) (provider.Provider, error) {
 			p, err := d.ProviderFor(name)
 			if err != nil {

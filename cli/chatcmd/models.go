@@ -40,7 +40,7 @@ func (m *model) openModelPicker() tea.Cmd {
 	add(m.status.model, "in use")
 	add(cfg.Model(prov), "config.toml")
 	add(harness.DefaultModel(cfg, prov), "mecha's default")
-	for id := range cfg.Prices[prov] {
+	for id := range cfg.Prices()[prov] {
 		if id != "*" {
 			add(id, "priced")
 		}

@@ -284,7 +284,7 @@ func (m *model) model(name string) {
 
 // cost says the session's usage and cost so far.
 func (m *model) cost() string {
-	u, cost := m.status.totals(m.eng.door.Config().Prices)
+	u, cost := m.status.totals(m.eng.door.Config().Prices())
 	if cost == "—" {
 		cost += " (no price for it in mecha's table or config.toml)"
 	}
@@ -352,7 +352,7 @@ func (m *model) showSession(s *session.Session) {
 	if m.eng.isGiven("model") {
 		m.status.model = m.eng.settings().Model
 	}
-	m.status.fromSession(m.eng.door.Config().Prices, s.Summaries())
+	m.status.fromSession(m.eng.door.Config().Prices(), s.Summaries())
 	m.status.taint = s.Taint()
 	for _, msg := range s.Messages() {
 		m.replayMessage(msg)

@@ -504,7 +504,7 @@ func (m *model) runDone(msg runDoneMsg) tea.Cmd {
 		m.streaming = -1
 	}
 	if msg.res != nil {
-		m.status.addRun(m.eng.door.Config().Prices, msg.res.Usage)
+		m.status.addRun(m.eng.door.Config().Prices(), msg.res.Usage)
 	}
 	m.status.run = transcript.Usage{}
 	m.status.id = m.eng.current().ID

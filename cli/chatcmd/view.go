@@ -362,9 +362,9 @@ func (m *model) View() tea.View {
 	var line string
 	if m.running { // alive while the model thinks and nothing streams yet
 		sp := m.sp.View()
-		line = sp + m.status.line(m.eng.door.Config().Prices, m.running, m.width-lipgloss.Width(sp))
+		line = sp + m.status.line(m.eng.door.Config().Prices(), m.running, m.width-lipgloss.Width(sp))
 	} else {
-		line = m.status.line(m.eng.door.Config().Prices, m.running, m.width)
+		line = m.status.line(m.eng.door.Config().Prices(), m.running, m.width)
 	}
 	parts = append(parts, m.st.status.Render(line))
 	for _, extra := range []string{m.searchView(), m.pickerView(), m.slashMenuView()} {

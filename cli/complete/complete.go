@@ -260,7 +260,7 @@ func CompleteModels(env *cmdkit.Env) cobra.CompletionFunc {
 				add(m, p+", priced in config.toml")
 			}
 			for _, m := range pricing.Builtin().Models[p] {
-				if _, ok := cfg.Prices[p][m]; ok {
+				if _, ok := cfg.Prices()[p][m]; ok {
 					add(m, p+", priced in mecha's table")
 				}
 			}

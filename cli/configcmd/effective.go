@@ -115,7 +115,7 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 	_, statErr := os.Stat(path)
 	e := &Effective{Home: home, SessionsDir: store.Dir, ConfigFile: path, ConfigFileExists: statErr == nil,
 		LearnedRules: home + "/learned_rules.md", DefaultProvider: cfg.DefaultProvider,
-		Providers: providers(env, cfg), Prices: cfg.Prices, MCP: MCP{Servers: map[string]Server{}},
+		Providers: providers(env, cfg), Prices: cfg.Prices(), MCP: MCP{Servers: map[string]Server{}},
 		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}, TrustedWorkspaces: cfg.TrustedWorkspaces,
 		Permissions: Permissions{Allow: orEmpty(cfg.Permissions.Allow), Deny: orEmpty(cfg.Permissions.Deny)},
 		Chat:        Chat{Notify: cfg.Chat.Notify}}

@@ -30,7 +30,7 @@ func writeInspect(env *cmdkit.Env, path string, sums []regressSummary) error {
 		return err
 	}
 	for _, sum := range sums {
-		l := suiteLog(store, cfg.Prices, sum, env)
+		l := suiteLog(store, cfg.Prices(), sum, env)
 		out := path
 		if len(sums) > 1 {
 			ext := filepath.Ext(path)

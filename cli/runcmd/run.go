@@ -267,7 +267,7 @@ func runRun(ctx context.Context, opts *Options) error {
 	if prev != nil {
 		opts.Env.NoteForeignID(ref, prev.HeaderID)
 	}
-	out := newOutput(opts, d.Config().Prices)
+	out := newOutput(opts, d.Config().Prices())
 	p := harness.Prompt{Text: opts.Task, Log: opts.Env.Err}
 	if watch := out.onEvent(); watch != nil {
 		p.Watch = func(ev agent.Event, _ transcript.Taint) { watch(ev) }

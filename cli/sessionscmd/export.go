@@ -121,16 +121,16 @@ func exportRun(opts *ExportOptions) error {
 	path := ref.Path() // the renderers read the file as they write
 	page := func(w io.Writer, o viewhtml.Options) error {
 		o.Budget = opts.Budget
-		return viewhtml.Write(w, path, cfg.Prices, o)
+		return viewhtml.Write(w, path, cfg.Prices(), o)
 	}
 	write := func(w io.Writer) error {
 		switch opts.Format {
 		case "html":
 			return page(w, viewhtml.Options{})
 		case "json":
-			return sessionview.WriteJSON(w, path, cfg.Prices)
+			return sessionview.WriteJSON(w, path, cfg.Prices())
 		}
-		return sessionview.WriteMarkdown(w, path, cfg.Prices, sessionview.MarkdownOptions{})
+		return sessionview.WriteMarkdown(w, path, cfg.Prices(), sessionview.MarkdownOptions{})
 	}
 	if opts.Output == "" || opts.Output == "-" {
 		return toOut(opts.Env, write)

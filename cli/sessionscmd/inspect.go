@@ -47,7 +47,7 @@ func exportInspect(opts *ExportOptions) error {
 		if err != nil {
 			return err
 		}
-		samples = append(samples, inspectlog.FromSession(s, cfg.Prices))
+		samples = append(samples, inspectlog.FromSession(s, cfg.Prices()))
 		kids, err := store.Children(ref)
 		if err != nil {
 			return err

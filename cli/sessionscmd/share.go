@@ -94,7 +94,7 @@ func shareRun(ctx context.Context, opts *ShareOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := r.Share(ctx, sh, cfg.Prices, env.Vars.Get("TMPDIR"), opts.Expires)
+	res, err := r.Share(ctx, sh, cfg.Prices(), env.Vars.Get("TMPDIR"), opts.Expires)
 	if err != nil {
 		return err
 	}

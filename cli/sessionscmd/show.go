@@ -93,13 +93,13 @@ func showRun(opts *ShowOptions) error {
 	}
 	path := ref.Path() // the renderers read the file as they write
 	if opts.JSON {
-		return sessionview.WriteJSON(opts.Env.Out, path, cfg.Prices, kids...)
+		return sessionview.WriteJSON(opts.Env.Out, path, cfg.Prices(), kids...)
 	}
 	pager := &cmdkit.Pager{Out: opts.Env.Out}
 	if !opts.NoPager {
 		pager = opts.Env.StartPager()
 	}
-	err = sessionview.WriteText(pager.Out, path, cfg.Prices, sessionview.TextOptions{
+	err = sessionview.WriteText(pager.Out, path, cfg.Prices(), sessionview.TextOptions{
 		Color: opts.Env.Color(), Full: opts.Full, Turn: opts.Turn, Last: opts.Last, Children: kids})
 	return pager.Close(err)
 }

@@ -92,7 +92,7 @@ func statsRun(opts *StatsOptions) error {
 	}
 	opts.Env.NoteSkipped(skipped)
 	rows, failed := rollUp(read, opts.Env.Err)
-	out := priced(rows, cfg.Prices)
+	out := priced(rows, cfg.Prices())
 	if opts.JSON {
 		return cmdkit.WriteJSON(opts.Env.Out, out)
 	}

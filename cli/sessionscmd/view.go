@@ -104,7 +104,7 @@ func viewRun(opts *ViewOptions) error {
 	}
 	err = writePage(out, func(w io.Writer, o viewhtml.Options) error {
 		o.Budget = opts.Budget
-		return viewhtml.Write(w, ref.Path(), cfg.Prices, o)
+		return viewhtml.Write(w, ref.Path(), cfg.Prices(), o)
 	})
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -63,12 +64,9 @@ type Config struct {
 	// Reflect makes mecha run reflect on each session when the run closes,
 	// as --reflect does.
 	Reflect bool `toml:"reflect"`
-	// Prices are the prices in effect once Load has read the file: the
-	// built-in table (pricing.Builtin) with config.toml's [prices] over
-	// it (pricing.Merge).
-	Prices pricing.Table `toml:"prices"`
-	// FilePrices is config.toml's own [prices] (nil when it has none).
-	FilePrices pricing.Table       `toml:"-"`
+	// FilePrices is config.toml's own [prices] (nil when it has none);
+	// Prices is what is in effect.
+	FilePrices pricing.Table       `toml:"prices"`
 	Providers  map[string]Provider `toml:"providers"`
 	MCP        MCP                 `toml:"mcp"`
 	// Subagents offers the "agent" tool (a sub-task run as a child run)
@@ -91,6 +89,9 @@ type Config struct {
 	Chat        Chat        `toml:"chat"`
 	// Path is where the configuration was read from ("" when there was no file).
 	Path string `toml:"-"`
+
+	// merged is Prices, merged at its first call.
+	merged *mergedPrices
 }
 
 // WebFetch is the [web_fetch] table.
@@ -240,7 +241,7 @@ const MaxFileSize = 4 << 20
 func Load(path string) (*Config, error) {
 	data, err := safeopen.ReadFile(path, MaxFileSize)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return &Config{Prices: pricing.Merge(pricing.Builtin().Table, nil)}, nil
+		return &Config{merged: new(mergedPrices)}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -249,9 +250,28 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.FilePrices, c.Prices = c.Prices, pricing.Merge(pricing.Builtin().Table, c.Prices)
+	c.merged = new(mergedPrices)
 	c.Path = path
 	return c, nil
+}
+
+// Prices are the prices in effect: the built-in table (pricing.Builtin)
+// with config.toml's [prices] over it (pricing.Merge). They are merged at
+// the first call, not by Load: reading the built-in table costs about half
+// a millisecond, which a command that prices nothing (a tool call, a
+// listing) need not pay. Callers must not change the table.
+func (c *Config) Prices() pricing.Table {
+	if c.merged == nil { // a Config not made by Load
+		return pricing.Merge(pricing.Builtin().Table, c.FilePrices)
+	}
+	c.merged.once.Do(func() { c.merged.table = pricing.Merge(pricing.Builtin().Table, c.FilePrices) })
+	return c.merged.table
+}
+
+// mergedPrices is Prices once merged, shared by the copies of a Config.
+type mergedPrices struct {
+	once  sync.Once
+	table pricing.Table
 }
 
 // decode decodes config.toml's data strictly and checks what it says.
@@ -262,7 +282,7 @@ func decode(path string, data []byte) (*Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("config: %s: %s", path, describe(err))
 	}
-	if err := c.Prices.Validate(); err != nil {
+	if err := c.FilePrices.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", path, err)
 	}
 	// A default_provider that is not a provider is an error of the file,

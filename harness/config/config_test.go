@@ -54,7 +54,7 @@ list_folders = []
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ok := c.Prices.Lookup("anthropic", "claude-opus-5")
+	p, ok := c.Prices().Lookup("anthropic", "claude-opus-5")
 	if !ok || p.Output != 75 || *p.CacheWrite != 18.75 || c.Model("local") != "qwen3" || c.Model("openai") != "" || c.DefaultProvider != "local" || !c.Reflect || !c.WebFetch.RefusePrivate || c.Chat.Notify != "osc777" || c.Path != good {
 		t.Errorf("config = %+v", c)
 	}
@@ -67,10 +67,10 @@ list_folders = []
 	}
 	// With no file, or none reachable, the prices are the built-in table.
 	builtin := pricing.Builtin().Table
-	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || !reflect.DeepEqual(c.Prices, builtin) || c.FilePrices != nil || c.WebFetch.RefusePrivate {
+	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || !reflect.DeepEqual(c.Prices(), builtin) || c.FilePrices != nil || c.WebFetch.RefusePrivate {
 		t.Errorf("missing file: %+v, %v", c, err)
 	}
-	if c, err := Load(filepath.Join(good, "config.toml")); err != nil || !reflect.DeepEqual(c.Prices, builtin) {
+	if c, err := Load(filepath.Join(good, "config.toml")); err != nil || !reflect.DeepEqual(c.Prices(), builtin) {
 		t.Errorf("a path through a file: %+v, %v", c, err)
 	}
 	for name, tc := range map[string]struct{ body, want string }{
@@ -196,11 +196,11 @@ func TestLoadPricesOverBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, ok := c.Prices.Lookup("anthropic", "claude-sonnet-4-5"); !ok || p.Input != 1 || p.Output != 2 || p.CacheRead != nil {
+	if p, ok := c.Prices().Lookup("anthropic", "claude-sonnet-4-5"); !ok || p.Input != 1 || p.Output != 2 || p.CacheRead != nil {
 		t.Errorf("the configured model: %+v, %v; want config.toml's price whole", p, ok)
 	}
 	want, _ := pricing.Builtin().Table.Lookup("anthropic", "claude-opus-4-5")
-	if p, ok := c.Prices.Lookup("anthropic", "claude-opus-4-5"); !ok || !reflect.DeepEqual(p, want) {
+	if p, ok := c.Prices().Lookup("anthropic", "claude-opus-4-5"); !ok || !reflect.DeepEqual(p, want) {
 		t.Errorf("another model: %+v, %v; want the built-in %+v", p, ok, want)
 	}
 	if p, _ := pricing.Builtin().Table.Lookup("anthropic", "claude-sonnet-4-5"); p.Input != 3 {
