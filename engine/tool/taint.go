@@ -242,6 +242,17 @@ func (tr *Tracker) add(name string, c Capabilities) {
 	tr.merge(t, name+" read the workspace", untrustedBy)
 }
 
+// Reached counts a call of t with input that was answered without running
+// (a replay gives back the recorded result) as the tracker would have
+// counted it running: if it reaches the network and the conversation, as
+// judged (Judged), holds no untrusted content, its destinations are
+// trusted from then on. Its taint is not added: whoever answers it brings
+// in the recorded taint (Absorb).
+func (tr *Tracker) Reached(t Tool, input json.RawMessage) {
+	c := judge(t, input)
+	tr.reach(c)
+}
+
 // reach notes the destinations of a call that runs while the conversation,
 // as the model had it when it made the call (Judged), holds no untrusted
 // content: what the user and the model chose before any outside content

@@ -266,7 +266,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		if err := capture.Append(&rc); err != nil {
 			return rep, err
 		}
-		d.beginTurn(i+1, base, turn.Calls, tracker)
+		d.beginTurn(i+1, base, turn.Calls, tracker, reg)
 		base += len(turn.Calls)
 		prior := &session.Session{Records: capture.records}
 		res, err := agent.Run(ctx, agent.Options{
