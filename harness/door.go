@@ -354,13 +354,17 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 // of it from untrusted content), the prompt as the person typed it, and
 // the session's earlier prompts and steering as typed (cut before the
 // files an @mention inlined, which are the workspace's words, not the
-// person's). Once per attach, before its first call.
+// person's; none of an imported session). Once per attach, before its
+// first call.
 func trustPrompts(tr *tool.Tracker, rc transcript.Config, prev *session.Session, typed string) {
 	if rc.SystemPrompt != nil {
 		tr.TrustText(*rc.SystemPrompt)
 	}
 	tr.TrustText(typed)
-	if prev == nil {
+	if prev == nil || prev.Meta.ImportedFrom != nil {
+		// An imported session's user messages are another harness's
+		// rendering (command output, reminders beside the prompts): not
+		// known to be typed, so not trusted.
 		return
 	}
 	for _, m := range prev.Messages() {

@@ -256,8 +256,10 @@ func Extract(path string) (*Calls, error) {
 		case *sessionview.Attach:
 			c.attach(it.Config)
 		case *sessionview.User:
-			if it.Results || it.Prompt() {
-				// A turn, or steering beside the results: typed.
+			if (it.Results || it.Prompt()) && c.Meta.ImportedFrom == nil {
+				// A turn, or steering beside the results: typed (not
+				// known to be in an imported session, as a resume of it
+				// does not trust them either).
 				c.promptHosts = append(c.promptHosts, tool.HostsInText(transcript.Typed(it.Text()))...)
 			}
 		case *sessionview.Checkpoint:
