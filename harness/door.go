@@ -293,6 +293,16 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		return nil, err
 	}
 	history := d.history(rc)
+	trustPrompts(tracker, rc, d.prev, p.Text)
+	steer := p.Steer
+	if steer != nil {
+		// What the person types mid-run is a prompt too.
+		steer = func() []string {
+			typed := p.Steer()
+			tracker.TrustText(typed...)
+			return typed
+		}
+	}
 	text := p.Text
 	var images []transcript.Block
 	if !p.Compact {
@@ -316,7 +326,7 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 	}
 	res, runErr := agent.Run(ctx, agent.Options{
 		Provider: prov, Tools: tools, Tracker: tracker, Config: rc, Recorder: recorder, Prices: d.cfg.Prices(),
-		History: history, Now: w.clock(), Log: p.Log, Ledger: ledger, OnEvent: watch, Steer: p.Steer,
+		History: history, Now: w.clock(), Log: p.Log, Ledger: ledger, OnEvent: watch, Steer: steer,
 		CompactOnly: p.Compact, CompactInstructions: compactInstructions(p), Attach: images,
 	}, prompt(p, text))
 	out := &Attached{Config: rc, Result: res, Provider: prov}
@@ -336,6 +346,37 @@ func (d *Door) Run(ctx context.Context, p Prompt) (*Attached, error) {
 		return nil, runErr
 	}
 	return out, runErr
+}
+
+// trustPrompts gives the interlock the hosts trusted text names (its rule
+// on where a destination came from, tool.Held): the system prompt (the
+// instructions, a trusted workspace's AGENTS.md, the learned rules, none
+// of it from untrusted content), the prompt as the person typed it, and
+// the session's earlier prompts and steering as typed (cut before the
+// files an @mention inlined, which are the workspace's words, not the
+// person's; none of an imported session). Once per attach, before its
+// first call.
+func trustPrompts(tr *tool.Tracker, rc transcript.Config, prev *session.Session, typed string) {
+	if rc.SystemPrompt != nil {
+		tr.TrustText(*rc.SystemPrompt)
+	}
+	tr.TrustText(typed)
+	if prev == nil || prev.Meta.ImportedFrom != nil {
+		// An imported session's user messages are another harness's
+		// rendering (command output, reminders beside the prompts): not
+		// known to be typed, so not trusted.
+		return
+	}
+	for _, m := range prev.Messages() {
+		if m.Role != transcript.RoleUser {
+			continue
+		}
+		for _, b := range m.Content {
+			if b.Type == transcript.BlockText {
+				tr.TrustText(transcript.Typed(b.Text))
+			}
+		}
+	}
 }
 
 // prompt is the text a prompt sends (none for a compaction).

@@ -66,7 +66,7 @@ func attachFiles(workspace, text string, files []string, untrusted bool, h *agen
 		if len(data) > MaxAttachedFile {
 			return "", nil, fmt.Errorf("@%s: %d bytes, more than the %d a text file attached may have", textfmt.VisibleLine(f), len(data), MaxAttachedFile)
 		}
-		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s", filepath.ToSlash(name), data)
+		fmt.Fprintf(&b, transcript.AttachedFileMark+"%q>\n%s", filepath.ToSlash(name), data)
 		if len(data) > 0 && data[len(data)-1] != '\n' {
 			b.WriteByte('\n')
 		}

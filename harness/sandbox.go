@@ -86,6 +86,22 @@ func egressDomains(w *World, cfg *config.Config, rc *transcript.Config) error {
 	return nil
 }
 
+// trustedHosts are config.toml's [trifecta] trusted_hosts, checked, sorted
+// and each once (nil for none), as the config record keeps them.
+func trustedHosts(cfg *config.Config) ([]string, error) {
+	if cfg == nil || len(cfg.Trifecta.TrustedHosts) == 0 {
+		return nil, nil
+	}
+	for _, h := range cfg.Trifecta.TrustedHosts {
+		if err := sandbox.CheckDomain(h); err != nil {
+			return nil, fmt.Errorf("config.toml: [trifecta] trusted_hosts: %w", err)
+		}
+	}
+	hs := slices.Clone(cfg.Trifecta.TrustedHosts)
+	slices.Sort(hs)
+	return slices.Compact(hs), nil
+}
+
 // readDeny is what the confined shell may not read: sandbox.DefaultDeny
 // of $HOME and mecha's home, with config.toml's [sandbox] read_deny added
 // and read_allow lifted.

@@ -49,6 +49,10 @@ type SurfaceSpec struct {
 	// where it came from ("the recorded session").
 	Taint    transcript.Taint
 	TaintWhy string
+	// TrustedHosts are hosts the interlock trusts as if a prompt had named
+	// them (tool call's --trust-host; a script passes those its recording
+	// trusted): names, or "*.host" for host's subdomains.
+	TrustedHosts []string
 	// Asker answers the gate's and the interlock's questions (nil: a
 	// terminal prompt when World.In is one, else nobody).
 	Asker tool.Asker
@@ -67,6 +71,11 @@ func (s SurfaceSpec) Validate() error {
 	}
 	if _, err := tool.ParseTrifecta(s.Trifecta); err != nil {
 		return usagef("--trifecta must be refuse, ask or off, not %q", s.Trifecta)
+	}
+	for _, h := range s.TrustedHosts {
+		if err := sandbox.CheckDomain(h); err != nil {
+			return usagef("--trust-host: %v", err)
+		}
 	}
 	_, err := PermissionMode(s.Yes, s.ReadOnly)
 	return err
@@ -132,6 +141,7 @@ func OpenSurface(ctx context.Context, w *World, spec SurfaceSpec) (*Surface, err
 	if !spec.Taint.Clean() {
 		s.tracker.Start(spec.Taint, spec.TaintWhy)
 	}
+	s.tracker.TrustHosts(spec.TrustedHosts...)
 	return s, nil
 }
 
@@ -199,6 +209,9 @@ func surfaceOn(w *World, wss *Workspaces, set *mcpclient.Set, rc *transcript.Con
 		}
 	}
 	if err := egressDomains(w, cfg, rc); err != nil {
+		return nil, nil, err
+	}
+	if rc.TrustedHosts, err = trustedHosts(cfg); err != nil {
 		return nil, nil, err
 	}
 	if setup.Rules == nil {

@@ -117,6 +117,7 @@ func BuildTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup
 		return nil, nil, err
 	}
 	tracker := &tool.Tracker{}
+	tracker.TrustHosts(rc.TrustedHosts...)
 	only := setup.Only
 	if len(only) == 0 {
 		only = rc.Tools

@@ -90,6 +90,14 @@ it and its line. Its keys:
                                    cloud-metadata addresses are refused either
                                    way, see SECURITY.md)
 
+  [trifecta]
+  trusted_hosts = ["docs.python.org", "*.corp.example"]
+                                   hosts a call that reaches the network may
+                                   reach after untrusted content came in,
+                                   though no prompt named them (exact names,
+                                   www. and case aside, or *.host for its
+                                   subdomains; see SECURITY.md)
+
   [chat]
   notify = "bell"                  how mecha chat calls you when a permission
                                    question waits or a run ends while its

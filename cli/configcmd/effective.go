@@ -31,6 +31,7 @@ type Effective struct {
 	Prices    pricing.Table       `toml:"prices" json:"prices"`
 	MCP       MCP                 `toml:"mcp" json:"mcp"`
 	WebFetch  WebFetch            `toml:"web_fetch" json:"web_fetch"`
+	Trifecta  Trifecta            `toml:"trifecta" json:"trifecta"`
 	Remotes   map[string]Remote   `toml:"remotes" json:"remotes"`
 	Chat      Chat                `toml:"chat" json:"chat"`
 	// Permissions are config.toml's saved permission rules (a
@@ -64,6 +65,11 @@ type Remote struct {
 // addresses.
 type WebFetch struct {
 	RefusePrivate bool `toml:"refuse_private" json:"refuse_private"`
+}
+
+// Trifecta is what the interlock trusts beyond what the prompts name.
+type Trifecta struct {
+	TrustedHosts []string `toml:"trusted_hosts" json:"trusted_hosts"`
 }
 
 // Provider is one provider's effective settings.
@@ -117,6 +123,7 @@ func Build(env *cmdkit.Env, cfg *config.Config) (*Effective, error) {
 		LearnedRules: home + "/learned_rules.md", DefaultProvider: cfg.DefaultProvider,
 		Providers: providers(env, cfg), Prices: cfg.Prices(), MCP: MCP{Servers: map[string]Server{}},
 		WebFetch: WebFetch{RefusePrivate: cfg.WebFetch.RefusePrivate}, TrustedWorkspaces: cfg.TrustedWorkspaces,
+		Trifecta:    Trifecta{TrustedHosts: orEmpty(cfg.Trifecta.TrustedHosts)},
 		Permissions: Permissions{Allow: orEmpty(cfg.Permissions.Allow), Deny: orEmpty(cfg.Permissions.Deny)},
 		Chat:        Chat{Notify: cfg.Chat.Notify}}
 	if e.TrustedWorkspaces == nil {

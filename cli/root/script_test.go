@@ -138,14 +138,17 @@ func scriptParams(dir string, setup func(*testscript.Env) error) testscript.Para
 // -url-file and one line per request ("GET /path?query") to -log. With
 // -page it answers every request with that file as HTML: the attack
 // suite's hostile page. Without, it answers "ok": the exfiltration
-// server, whose log is what the suite inspects.
+// server, whose log is what the suite inspects. With -host its URL names
+// that host (localhost) instead of the address, so two servers can be two
+// hosts.
 //
-//	httpd -url-file F -log F [-page FILE]
+//	httpd -url-file F -log F [-page FILE] [-host NAME]
 func httpdMain(args []string) int {
 	fs := flag.NewFlagSet("httpd", flag.ContinueOnError)
 	urlFile := fs.String("url-file", "", "write the server's URL here")
 	logFile := fs.String("log", "", "append each request here")
 	page := fs.String("page", "", "serve this file as HTML")
+	host := fs.String("host", "", "name the server by this host in its URL")
 	if err := fs.Parse(args); err != nil || *urlFile == "" || *logFile == "" {
 		return 2
 	}
@@ -179,7 +182,11 @@ func httpdMain(args []string) int {
 		}
 		fmt.Fprint(w, "ok")
 	})
-	if err := os.WriteFile(*urlFile, []byte("http://"+ln.Addr().String()), 0o600); err != nil {
+	addr := ln.Addr().String()
+	if *host != "" {
+		addr = net.JoinHostPort(*host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	}
+	if err := os.WriteFile(*urlFile, []byte("http://"+addr), 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

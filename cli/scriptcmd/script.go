@@ -66,8 +66,12 @@ session imported from another harness). mecha tool call's trifecta
 interlock then judges it as a run would: a call that could send data out
 of an armed conversation is refused and the script stops there, even if
 the recording ran it with --trifecta off. A comment marks each such call,
-and the header counts the armed calls. Removing a call's --taint is how to
-redo it regardless.
+and the header counts the armed calls. A call that could send data out
+after untrusted content also passes --trust-host for each host the run
+trusted then (named in its prompts or its config's [trifecta]
+trusted_hosts, or reached before untrusted content came in), so one to a
+host only untrusted content named is refused as the run's would be.
+Removing a call's --taint is how to redo it regardless.
 
 An MCP tool's call starts the server the recording used, as the session
 recorded it, never your configuration's, so the script runs the same on a

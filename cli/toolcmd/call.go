@@ -33,6 +33,9 @@ type CallOptions struct {
 	// as tool.ParseTaint reads it; Trifecta is the interlock's policy.
 	Taint    string
 	Trifecta string
+	// TrustHosts are --trust-host: hosts the interlock trusts as if a
+	// prompt had named them.
+	TrustHosts []string
 	// MCP are the MCP servers whose tools may be called.
 	MCP     servers
 	Sandbox harness.Sandbox
@@ -63,9 +66,13 @@ came in) or private,untrusted (armed). The trifecta interlock (--trifecta,
 refuse by default) then judges the call as a run's would at that point: in
 an armed conversation a call that could send data out (a tool that reaches
 the network, the shell when the network is available) is refused, exit 1.
-A script of "mecha script" passes each call the taint its recording had
-when the model made it, so what a run refused, or would have, a script
-does not send.
+Once it holds untrusted content, a call that could send data out may reach
+only hosts whose provenance is trusted: config.toml's [trifecta]
+trusted_hosts and those --trust-host names (a run's prompts name them);
+any other host it would reach is refused, exit 1. A script of "mecha
+script" passes each call the taint its recording had when the model made
+it and the hosts the run trusted then, so what a run refused, or would
+have, a script does not send.
 
 MCP tools (mcp__SERVER__TOOL) are those a run would offer: the servers of
 config.toml and of --mcp-config files; --no-mcp offers none. Only the
@@ -109,6 +116,7 @@ unknown tool, input that is not a JSON object.`,
 	f.BoolVar(&opts.JSON, "json", false, `print {"name","input","content","is_error"}`)
 	f.StringVar(&opts.Taint, "taint", "", "start the call in a conversation holding `TAINT`: private, untrusted or private,untrusted")
 	attach.TrifectaFlag(cmd, &opts.Trifecta)
+	f.StringArrayVar(&opts.TrustHosts, "trust-host", nil, "trust `HOST` as a prompt naming it would (repeatable; *.HOST for its subdomains)")
 	attach.SandboxFlags(cmd, &opts.Sandbox)
 	opts.MCP.flags(cmd)
 	cmd.ValidArgsFunction = complete.FirstArg(complete.CompleteToolNames(env))
@@ -139,6 +147,7 @@ func (o *CallOptions) surface() harness.SurfaceSpec {
 	spec := harness.SurfaceSpec{Workspace: o.Workspace, Yes: o.Yes, ReadOnly: o.ReadOnly, Trifecta: o.Trifecta, Sandbox: o.Sandbox, For: o.Name}
 	spec.Taint, _ = o.taint()
 	spec.TaintWhy = "--taint " + tool.TaintNames(spec.Taint)
+	spec.TrustedHosts = o.TrustHosts
 	o.MCP.spec(&spec)
 	return spec
 }

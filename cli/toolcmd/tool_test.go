@@ -142,8 +142,10 @@ func TestCallOutputOnATerminal(t *testing.T) {
 }
 
 // TestCallTaint: a call that reaches the network, started by --taint in an
-// armed conversation, is refused and sends nothing; the controls: private
-// alone, or --trifecta off, send it.
+// armed conversation, is refused and sends nothing, and so is one started
+// in an untrusted conversation to a host no --trust-host names; the
+// controls: private alone, untrusted with the host trusted, or --trifecta
+// off, send it.
 func TestCallTaint(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
@@ -168,7 +170,14 @@ func TestCallTaint(t *testing.T) {
 	if !errors.As(err, &te) || !strings.HasPrefix(out, tool.RefusalPrefix+" the conversation holds private data (--taint private,untrusted)") {
 		t.Errorf("armed: %q %v, want the interlock's refusal", out, err)
 	}
-	for _, ctl := range [][]string{{"--taint", "private"}, {"--taint", "untrusted"}, {"--taint", "private,untrusted", "--trifecta", "off"}, nil} {
+	out, err = call("far", "--taint", "untrusted", "--trust-host", "other.example")
+	if !errors.As(err, &te) || !strings.Contains(out, "web_fetch would reach 127.0.0.1, a host named only by untrusted content") {
+		t.Errorf("untrusted, the host not trusted: %q %v, want the interlock's refusal", out, err)
+	}
+	if _, err := call("bad", "--taint", "untrusted", "--trust-host", "http://127.0.0.1/"); !errors.As(err, new(*cmdkit.UsageError)) {
+		t.Errorf("--trust-host with a URL: %v, want a usage error", err)
+	}
+	for _, ctl := range [][]string{{"--taint", "private"}, {"--taint", "untrusted", "--trust-host", "127.0.0.1"}, {"--taint", "private,untrusted", "--trifecta", "off"}, nil} {
 		if out, err := call("sent", ctl...); err != nil {
 			t.Errorf("%q: %q %v", ctl, out, err)
 		}

@@ -39,6 +39,12 @@ func (t *Tool) child(ctx context.Context, in Input, budget agent.Budget) (*agent
 		return nil, nil, fmt.Errorf("the subagent's provider: %w", err)
 	}
 	c := &childRun{tracker: &tool.Tracker{}}
+	// The child trusts the hosts its parent trusts, and those its task
+	// names: the parent's interlock judged the task's hosts when it let
+	// this call run (a child given a tool that reaches the network makes
+	// the call one that does).
+	c.tracker.TrustHosts(t.tracker.TrustedHosts()...)
+	c.tracker.TrustText(in.Task)
 	all, err := t.surface(c.tracker)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the subagent's tools: %w", err)

@@ -318,3 +318,29 @@ func (c *cancelling) Run(ctx context.Context, in json.RawMessage) (tool.Result, 
 	c.cancel()
 	return c.fake.Run(ctx, in)
 }
+
+// TestTheChildTrustsItsParentsHosts: a child in an untrusted conversation
+// may fetch a host its parent trusts (a prompt named it) or its task
+// names, and not one only untrusted content named (the control: neither).
+func TestTheChildTrustsItsParentsHosts(t *testing.T) {
+	for _, tt := range []struct {
+		name, parentText, task string
+		runs                   bool
+	}{
+		{"the parent's prompt", "please read docs.example.org", "read it", true},
+		{"the task", "", "read https://docs.example.org/x", true},
+		{"neither", "", "read the page", false},
+	} {
+		fetch := &fake{name: "web_fetch", caps: fetchCaps}
+		f := newFixture(t, fetch)
+		f.tracker.TrustText(tt.parentText)
+		f.tracker.Start(transcript.Taint{Untrusted: true}, "the parent read a page")
+		f.tracker.Turn()
+		f.prov.turns = []any{call("c1", "web_fetch", `{"url":"https://docs.example.org/page"}`), text("done")}
+		in, _ := json.Marshal(map[string]string{"task": tt.task})
+		run(t, f.tool(t), context.Background(), string(in))
+		if ran := fetch.runs == 1; ran != tt.runs {
+			t.Errorf("%s: the child's fetch ran %d times, want it to run: %v (%q)", tt.name, fetch.runs, tt.runs, toolResult(f.prov.reqs[1]))
+		}
+	}
+}

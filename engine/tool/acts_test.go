@@ -146,7 +146,7 @@ func TestHeld(t *testing.T) {
 		{"both, armed", payCaps, st(true, true), "private data (p) and untrusted content (u); x could send it out"},
 		{"neither, armed", readCaps, st(true, true), ""},
 	} {
-		got := Held(tt.caps, "x", tt.st)
+		got := Held(tt.caps, "x", tt.st, nil)
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) || got != "" && !strings.HasPrefix(got, RefusalPrefix) {
 			t.Errorf("%s: Held = %q, want one with %q", tt.name, got, tt.want)
 		}

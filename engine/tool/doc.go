@@ -55,7 +55,14 @@
 // conversation holds private data and untrusted content (the lethal
 // trifecta), and a call that acts outward in the user's name (pays,
 // posts, invites: ActsOutward) once it holds untrusted content, since such
-// an action does harm with no private data (see Held).
+// an action does harm with no private data, and a call that could send data
+// out to a host only untrusted content named once it holds untrusted
+// content, since the visit is itself the effect (see Held). A call's hosts
+// are DestinationsOf: a tool's own answer (CallDestinations: web_fetch's
+// URL), else every host its string arguments name (HostsIn); the Tracker
+// keeps the trusted ones: TrustText (the prompts, the system prompt),
+// TrustHosts (config's trusted_hosts), and the hosts of calls made before
+// the conversation held untrusted content.
 //
 // A call the interlock refuses is neither asked about nor counted, one the
 // gate denies is not counted. The interlock judges the call's capabilities

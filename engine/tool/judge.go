@@ -16,6 +16,9 @@ type call struct {
 	name  string
 	input json.RawMessage
 	caps  Capabilities
+	// dests are the hosts the call would reach (DestinationsOf), read
+	// only for a call that reaches the network; nil otherwise.
+	dests []string
 	// allowedBy is the gate whose question the person already answered
 	// yes, inside the interlock's (see Policy): that gate does not ask
 	// again. Nil: no gate's question has been asked.
@@ -23,9 +26,14 @@ type call struct {
 }
 
 // judge starts a call at the outermost layer: t's name and what input can
-// do, asked for now (at call time, not when t was wrapped).
+// do, asked for now (at call time, not when t was wrapped), and for a call
+// that reaches the network, where it goes.
 func judge(t Tool, input json.RawMessage) *call {
-	return &call{name: t.Spec().Name, input: input, caps: CapabilitiesOf(t, input)}
+	c := &call{name: t.Spec().Name, input: input, caps: CapabilitiesOf(t, input)}
+	if c.caps.ReachesNetwork {
+		c.dests = DestinationsOf(t, input)
+	}
+	return c
 }
 
 // layer is a decorator of this package that runs a call judged above it.

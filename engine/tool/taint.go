@@ -79,6 +79,60 @@ type Tracker struct {
 	// privateTool and untrustedTool name the tool whose call, counted at
 	// entry, gave st's reasons ("" when something else did); see Absorb.
 	privateTool, untrustedTool string
+	// trusted is the hosts whose provenance is trusted (see TrustHosts).
+	trusted hostSet
+}
+
+// TrustHosts adds hosts whose provenance is trusted: a call that reaches
+// the network may reach them once the conversation holds untrusted content
+// (see Held). A host is a name ("example.com"; "www." and case do not
+// matter) or "*.domain" for the domain's subdomains (config's
+// trusted_hosts).
+func (tr *Tracker) TrustHosts(hosts ...string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for _, h := range hosts {
+		tr.trusted.add(h)
+	}
+}
+
+// TrustText adds the hosts trusted text names (HostsInText): the user's
+// prompts, the system prompt. Only their names are trusted, not their
+// subdomains.
+func (tr *Tracker) TrustText(texts ...string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for _, t := range texts {
+		for _, h := range HostsInText(t) {
+			tr.trusted.add(h)
+		}
+	}
+}
+
+// TrustedHosts lists the hosts trusted so far, names then "*.domain"s:
+// those given (TrustHosts, TrustText) and those the conversation reached
+// before it held untrusted content. A subagent's child starts from its
+// parent's.
+func (tr *Tracker) TrustedHosts() []string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.trusted.list()
+}
+
+// Untrusted returns the hosts of dests (normalised, see NormalizeHost)
+// whose provenance is not trusted: no trusted text named them, config does
+// not list them, and the conversation had not reached them before it held
+// untrusted content.
+func (tr *Tracker) Untrusted(dests []string) []string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	var out []string
+	for _, h := range dests {
+		if !tr.trusted.has(h) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // Turn marks the start of a batch of calls made together (the calls of one
@@ -188,6 +242,39 @@ func (tr *Tracker) add(name string, c Capabilities) {
 	tr.merge(t, name+" read the workspace", untrustedBy)
 }
 
+// Reached counts a call of t with input that was answered without running
+// (a replay gives back the recorded result) as the tracker would have
+// counted it running: if it reaches the network and the conversation, as
+// judged (Judged), holds no untrusted content, its destinations are
+// trusted from then on. Its taint is not added: whoever answers it brings
+// in the recorded taint (Absorb).
+func (tr *Tracker) Reached(t Tool, input json.RawMessage) {
+	c := judge(t, input)
+	tr.reach(c)
+}
+
+// reach notes the destinations of a call that runs while the conversation,
+// as the model had it when it made the call (Judged), holds no untrusted
+// content: what the user and the model chose before any outside content
+// could steer them is trusted from then on (same-site navigation).
+func (tr *Tracker) reach(c *call) {
+	if len(c.dests) == 0 {
+		return
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	st := tr.st
+	if tr.turn != nil {
+		st = *tr.turn
+	}
+	if st.Taint.Untrusted {
+		return
+	}
+	for _, h := range c.dests {
+		tr.trusted.add(h)
+	}
+}
+
 func (tr *Tracker) merge(t transcript.Taint, privateBy, untrustedBy string) {
 	if t.Private && !tr.st.Taint.Private {
 		tr.st.PrivateBy = privateBy
@@ -216,6 +303,7 @@ func (t *tracked) Run(ctx context.Context, input json.RawMessage) (Result, error
 }
 
 func (t *tracked) runCall(ctx context.Context, c *call) (Result, error) {
+	t.tr.reach(c)
 	t.tr.add(c.name, c.caps)
 	return runJudged(ctx, t.Tool, c)
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Trifecta is the policy of the interlock (see Interlock): what happens to
 // a call that could send data out of a conversation that holds private
-// data and untrusted content, and to a call that acts outward in a
-// conversation that holds untrusted content.
+// data and untrusted content, to a call that acts outward in a
+// conversation that holds untrusted content, and to a call that would
+// reach a host only untrusted content named (see Held).
 type Trifecta string
 
 // Trifecta policies.
@@ -39,7 +41,7 @@ func ParseTrifecta(s string) (Trifecta, error) {
 func (p Trifecta) String() string { return string(p) }
 
 // RefusalPrefix starts the result of every call the interlock does not
-// run, by either of its rules (see Held).
+// run, by any of its rules (see Held).
 const RefusalPrefix = "refused: lethal trifecta:"
 
 // CanLeak says why a tool with these capabilities could send data out of
@@ -69,7 +71,11 @@ func CanAct(c Capabilities) string {
 // Held says why the interlock holds back (refuses, or asks about) a call
 // with capabilities c in a conversation in state st, as the refusal says
 // it (starting with RefusalPrefix, without what the policy then did); ""
-// when the call runs. Two rules, each a judgement of harm:
+// when the call runs. far are the call's destinations (DestinationsOf)
+// whose provenance is not trusted (Tracker.Untrusted): no trusted text
+// named them, config does not list them, and the conversation had not
+// reached them before it held untrusted content. Three rules, each a
+// judgement of harm:
 //
 //   - A call that could send data out (CanLeak) is held once the
 //     conversation holds private data and untrusted content: the lethal
@@ -78,10 +84,20 @@ func CanAct(c Capabilities) string {
 //   - A call that acts outward (CanAct: pays, books, posts, messages,
 //     invites) is held once the conversation holds untrusted content,
 //     private data or not: the action is the harm, so two legs suffice.
+//   - A call that could send data out (CanLeak) to a host named only by
+//     untrusted content (far) is held once the conversation holds
+//     untrusted content, private data or not: the visit itself is the
+//     outward effect. The attacker who wrote the page or the message
+//     learns that the agent obeyed, and the address (its path, its query,
+//     its subdomain) can carry whatever the conversation holds. Hosts the
+//     user or the instructions named, those config trusts, and those the
+//     conversation reached before anything untrusted came in (same-site
+//     navigation) are not held by this rule.
 //
-// When both hold, the refusal is the trifecta's.
-func Held(c Capabilities, name string, st TaintState) string {
-	if leak := CanLeak(c); leak != "" && st.Taint.Private && st.Taint.Untrusted {
+// When several hold, the refusal is the first's.
+func Held(c Capabilities, name string, st TaintState, far []string) string {
+	leak := CanLeak(c)
+	if leak != "" && st.Taint.Private && st.Taint.Untrusted {
 		return fmt.Sprintf("%s the conversation holds private data (%s) and untrusted content (%s); %s could send it out: %s.",
 			RefusalPrefix, st.PrivateBy, st.UntrustedBy, name, leak)
 	}
@@ -89,13 +105,23 @@ func Held(c Capabilities, name string, st TaintState) string {
 		return fmt.Sprintf("%s the conversation holds untrusted content (%s); %s acts outward in the user's name, which that content may have asked for: an action needs no private data to do harm.",
 			RefusalPrefix, st.UntrustedBy, name)
 	}
+	if leak != "" && st.Taint.Untrusted && len(far) > 0 {
+		hosts, which := far[0], "a host"
+		if len(far) > 1 {
+			hosts, which = strings.Join(far, ", "), "hosts"
+		}
+		return fmt.Sprintf("%s the conversation holds untrusted content (%s); %s would reach %s, %s named only by untrusted content (a page, a message, a tool result), not by the user, the instructions or config, nor reached before that content came in: the visit itself is what such content may want (it tells its author the agent obeyed, and the address can carry data). To let it through, name the host in the prompt, add it to [trifecta] trusted_hosts in config.toml, or use --trifecta ask.",
+			RefusalPrefix, st.UntrustedBy, name, hosts, which)
+	}
 	return ""
 }
 
 // Interlock wraps t so that a call the conversation tracked by tr holds
 // back (see Held) is handled by policy: a call that could send data out
 // (CanLeak) once the conversation is both private and untrusted (armed),
-// and a call that acts outward (CanAct) once it is untrusted. Under
+// a call that acts outward (CanAct) once it is untrusted, and a call that
+// could send data out to a host only untrusted content named, once it is
+// untrusted (the tracker keeps the trusted hosts). Under
 // TrifectaRefuse it is not run, under TrifectaAsk it runs only if the
 // asker says yes (a nil asker: nobody to ask, not run), under TrifectaOff
 // it runs. An unknown policy refuses: the interlock fails closed.
@@ -117,6 +143,10 @@ func Held(c Capabilities, name string, st TaintState) string {
 // or, for an acting call, what made it untrusted:
 //
 //	refused: lethal trifecta: the conversation holds untrusted content (web_fetch brought in content from outside); mcp__bank__send_money acts outward in the user's name, which that content may have asked for: an action needs no private data to do harm. The call was not run (--trifecta refuse).
+//
+// or, for a call to a host only untrusted content named, which host:
+//
+//	refused: lethal trifecta: the conversation holds untrusted content (web_fetch brought in content from outside); web_fetch would reach evil.example, a host named only by untrusted content (a page, a message, a tool result), not by the user, the instructions or config, nor reached before that content came in: ... To let it through, name the host in the prompt, add it to [trifecta] trusted_hosts in config.toml, or use --trifecta ask. The call was not run (--trifecta refuse).
 //
 // It goes outside the permission gate and the tracker, so that a refused
 // call is neither asked about nor counted; Policy.Wrap assembles that
@@ -166,7 +196,12 @@ func (l *interlocked) runCall(ctx context.Context, c *call) (Result, error) {
 	if l.policy == TrifectaOff || CanLeak(c.caps) == "" && CanAct(c.caps) == "" {
 		return runJudged(ctx, l.inner, c)
 	}
-	why := Held(c.caps, c.name, l.tr.Judged())
+	st := l.tr.Judged()
+	var far []string
+	if st.Taint.Untrusted && CanLeak(c.caps) != "" {
+		far = l.tr.Untrusted(c.dests)
+	}
+	why := Held(c.caps, c.name, st, far)
 	if why == "" {
 		return runJudged(ctx, l.inner, c)
 	}

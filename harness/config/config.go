@@ -73,6 +73,8 @@ type Config struct {
 	// beside every other tool when mecha run is not given --tool.
 	Subagents bool     `toml:"subagents"`
 	WebFetch  WebFetch `toml:"web_fetch"`
+	// Trifecta is the [trifecta] table: what the interlock trusts.
+	Trifecta Trifecta `toml:"trifecta"`
 	// Remotes are the team stores on S3-compatible object storage:
 	// [remotes.NAME] tables (see Remote).
 	Remotes map[string]Remote `toml:"remotes"`
@@ -102,6 +104,16 @@ type WebFetch struct {
 	// by default: local development servers are normal targets (and
 	// mecha's own tests fetch from loopback servers).
 	RefusePrivate bool `toml:"refuse_private"`
+}
+
+// Trifecta is the [trifecta] table.
+type Trifecta struct {
+	// TrustedHosts are hosts a call that reaches the network may reach
+	// once the conversation holds untrusted content, though no prompt
+	// named them (the interlock's rule on where a destination came from):
+	// exact names ("www." does not matter), or "*.host" for host's
+	// subdomains, as [sandbox] allow_domains writes them.
+	TrustedHosts []string `toml:"trusted_hosts"`
 }
 
 // Remote is one [remotes.NAME] table: a bucket and prefix on an

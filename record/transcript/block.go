@@ -87,6 +87,18 @@ func TextOf(blocks []Block) string {
 	return b.String()
 }
 
+// AttachedFileMark starts each text file an @mention inlined after the
+// prompt's text, in the user message a run records: what comes before
+// the first is the prompt as the person typed it.
+const AttachedFileMark = "\n\n<file path="
+
+// Typed is the part of a recorded prompt's text the person typed: the text
+// before the first file an @mention inlined (AttachedFileMark).
+func Typed(text string) string {
+	typed, _, _ := strings.Cut(text, AttachedFileMark)
+	return typed
+}
+
 // TextBlock returns a text block.
 func TextBlock(s string) Block { return Block{Type: BlockText, Text: s} }
 

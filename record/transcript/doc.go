@@ -106,7 +106,11 @@
 // (omitted when empty) lists the paths it could not read,
 // sandbox_allow_domains the hosts it could reach through mecha's egress
 // proxy with the network otherwise cut, and sandbox_send_domains those of
-// them marked as able to receive data.
+// them marked as able to receive data. trusted_hosts (omitted when empty)
+// are config.toml's [trifecta] trusted_hosts for the attach: hosts (or
+// "*.domain" for a domain's subdomains) the interlock let a call that
+// reaches the network reach once the conversation held untrusted content,
+// though no prompt named them.
 //
 // workspace_trust is whether the workspace was trusted for the attach:
 // {"trusted":false,"by":"default"} when no entry of config.toml's

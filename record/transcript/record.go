@@ -181,8 +181,13 @@ type Config struct {
 	// they existed).
 	PermissionRules []PermissionRule `json:"permission_rules,omitempty"`
 	Trifecta        string           `json:"trifecta"`
-	Sandbox         string           `json:"sandbox"`
-	SandboxNetwork  bool             `json:"sandbox_network"`
+	// TrustedHosts are config.toml's [trifecta] trusted_hosts for this
+	// attach: hosts the interlock let a call reach after untrusted
+	// content, no prompt naming them. Absent when there were none (and in
+	// records written before they existed).
+	TrustedHosts   []string `json:"trusted_hosts,omitempty"`
+	Sandbox        string   `json:"sandbox"`
+	SandboxNetwork bool     `json:"sandbox_network"`
 	// WorkspaceTrust is whether the workspace was trusted for this attach,
 	// and why. Nil in transcripts that predate it (see doc.go: such an
 	// attach is judged by the configuration of today).

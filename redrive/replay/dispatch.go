@@ -62,6 +62,10 @@ type dispatcher struct {
 	// recording's taint at that call into the conversation, so that a
 	// live call after it is judged as the recorded run would have been.
 	tracker *tool.Tracker
+	// tools are the turn's tools: a call answered from the recording
+	// before untrusted content came in counts as reached by them
+	// (Tracker.Reached), as the run's tracker counted it.
+	tools *tool.Registry
 	// live is set once the recording has been abandoned (live mode).
 	live        bool
 	divergences []Divergence
@@ -70,8 +74,8 @@ type dispatcher struct {
 	ran         int    // calls run for real
 }
 
-func (d *dispatcher) beginTurn(turn, base int, calls []Call, tracker *tool.Tracker) {
-	d.turn, d.base, d.recorded, d.next, d.tracker = turn, base, calls, 0, tracker
+func (d *dispatcher) beginTurn(turn, base int, calls []Call, tracker *tool.Tracker, tools *tool.Registry) {
+	d.turn, d.base, d.recorded, d.next, d.tracker, d.tools = turn, base, calls, 0, tracker, tools
 }
 
 func (d *dispatcher) diverge(div Divergence) {
@@ -128,6 +132,9 @@ func (d *dispatcher) Dispatch(ctx context.Context, calls []transcript.Block, run
 		}
 		out[i] = tool.Result{Content: rec.Result, IsError: rec.IsError}
 		brought.add(rec, d.base+pos)
+		if t, ok := d.lookup(c.Name); ok && d.tracker != nil {
+			d.tracker.Reached(t, c.Input)
+		}
 	}
 	if len(live) > 0 {
 		d.ran += len(live)
@@ -186,4 +193,12 @@ func (d *dispatcher) sorted() []Divergence {
 	out := append(make([]Divergence, 0, len(d.divergences)), d.divergences...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	return out
+}
+
+// lookup is the turn's tool of that name, if it has one.
+func (d *dispatcher) lookup(name string) (tool.Tool, bool) {
+	if d.tools == nil {
+		return nil, false
+	}
+	return d.tools.Get(name)
 }

@@ -261,11 +261,12 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
+		trustPrompts(tracker, rc, traj.Turns[:i+1])
 		rc.At = now(opts.Now)
 		if err := capture.Append(&rc); err != nil {
 			return rep, err
 		}
-		d.beginTurn(i+1, base, turn.Calls, tracker)
+		d.beginTurn(i+1, base, turn.Calls, tracker, reg)
 		base += len(turn.Calls)
 		prior := &session.Session{Records: capture.records}
 		res, err := agent.Run(ctx, agent.Options{
@@ -288,6 +289,23 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.finish(d, attachOf)
 	return rep, nil
+}
+
+// trustPrompts gives a turn's interlock the hosts its trusted text names,
+// as the run's was given them: the system prompt it is replayed with, and
+// the prompts of the turns so far as typed (before any file an @mention
+// inlined). Hosts the replayed calls reach before untrusted content comes
+// in the tracker learns as they are made.
+func trustPrompts(tr *tool.Tracker, rc transcript.Config, turns []Turn) {
+	if tr == nil {
+		return
+	}
+	if rc.SystemPrompt != nil {
+		tr.TrustText(*rc.SystemPrompt)
+	}
+	for _, t := range turns {
+		tr.TrustText(transcript.Typed(t.Prompt))
+	}
 }
 
 // request is the configuration a turn recorded under rec is replayed

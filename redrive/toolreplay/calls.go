@@ -80,6 +80,14 @@ type Call struct {
 	// the session was imported from another harness. Unknown provenance is
 	// never clean: Taint is then private and untrusted, as a resume starts.
 	TaintUnknown bool
+	// TrustedHosts are the hosts the run's interlock trusted when the call
+	// was made, by what the recording holds: those the prompts typed so
+	// far and the attach's system prompt named, and the attach's
+	// trusted_hosts (config.toml's). Hosts the run reached before its
+	// conversation held untrusted content are not here: a rerun's tracker
+	// learns them as it redoes the calls, a script from the calls before
+	// (see ReachedHosts).
+	TrustedHosts []string
 
 	// served is true for a tool_call record's call (an MCP client's, or a
 	// rerun's), whose conversation the recording never saw: its taint is
@@ -136,6 +144,11 @@ type Calls struct {
 	// mcp_servers, or its proxy upstream as one server.
 	servers  []transcript.MCPServer
 	upstream *transcript.MCPServer
+	// promptHosts are the hosts the prompts read so far named (a run
+	// trusts those of its session's earlier prompts too); attachHosts
+	// those the current attach's system prompt named and its
+	// trusted_hosts.
+	promptHosts, attachHosts []string
 	// taint merges the checkpoints read so far; checked is the line of
 	// the last checkpoint.
 	taint   transcript.Taint
@@ -242,6 +255,13 @@ func Extract(path string) (*Calls, error) {
 			c.Meta = it.Meta
 		case *sessionview.Attach:
 			c.attach(it.Config)
+		case *sessionview.User:
+			if (it.Results || it.Prompt()) && c.Meta.ImportedFrom == nil {
+				// A turn, or steering beside the results: typed (not
+				// known to be in an imported session, as a resume of it
+				// does not trust them either).
+				c.promptHosts = append(c.promptHosts, tool.HostsInText(transcript.Typed(it.Text()))...)
+			}
 		case *sessionview.Checkpoint:
 			c.taint, c.checked = it.Merged, it.Line()
 		case *sessionview.Reply:
@@ -308,6 +328,10 @@ func (c *Calls) unknownTaint() {
 // tools a run offered, or the upstream of a proxy session.
 func (c *Calls) attach(rc *transcript.Config) {
 	c.servers, c.upstream = rc.MCPServers, nil
+	c.attachHosts = slices.Clone(rc.TrustedHosts)
+	if rc.SystemPrompt != nil {
+		c.attachHosts = append(c.attachHosts, tool.HostsInText(*rc.SystemPrompt)...)
+	}
 	if up := rc.MCPUpstream; up != nil {
 		s := transcript.MCPServer{Name: up.Name, Transport: up.Transport, Command: up.Command, Args: up.Args, URL: up.URL,
 			ServerName: up.Server.Name, ServerVersion: up.Server.Version, ProtocolVersion: up.Server.ProtocolVersion}
@@ -316,6 +340,17 @@ func (c *Calls) attach(rc *transcript.Config) {
 		}
 		c.upstream = &s
 	}
+}
+
+// trusted is the hosts trusted text and config gave the interlock so far,
+// sorted, each once (nil for none).
+func (c *Calls) trusted() []string {
+	hs := append(slices.Clone(c.attachHosts), c.promptHosts...)
+	if len(hs) == 0 {
+		return nil
+	}
+	slices.Sort(hs)
+	return slices.Compact(hs)
 }
 
 // serverOf returns the recorded server that offered the tool name.
@@ -377,7 +412,7 @@ const agentTool = "agent"
 
 func (c *Calls) add(line int, vc sessionview.Call) {
 	call := Call{Index: len(c.Calls) + 1, ID: vc.ID, Name: vc.Name, Input: vc.Input, Line: line, Outcome: vc.Outcome(),
-		Server: c.serverOf(vc.Name), Taint: c.taint}
+		Server: c.serverOf(vc.Name), Taint: c.taint, TrustedHosts: c.trusted()}
 	if r := vc.Result; r != nil && !r.OutcomeUnknown {
 		call.Result, call.IsError, call.HasResult = r.Content, r.IsError, true
 	}

@@ -46,7 +46,11 @@
 // armed conversation, a call that could send data out is refused and the
 // script stops there, whatever the recording's policy was; a comment
 // marks such calls (by ScriptOptions.Caps, an MCP tool declaring every
-// capability). Everything recorded that reaches a comment goes through
+// capability). A call that could send data out after untrusted content
+// also passes --trust-host for each host the run trusted then (its
+// TrustedHosts, and the hosts of the calls that could send data out made
+// before untrusted content), so a call to a host only untrusted content
+// named is refused too. Everything recorded that reaches a comment goes through
 // Comment (one line, no control characters); everything that reaches a
 // command line goes through Quote. The workspace is the script's first
 // argument, defaulting to the recorded one. A call that succeeded in the

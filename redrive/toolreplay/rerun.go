@@ -137,8 +137,9 @@ func Rerun(ctx context.Context, c *Calls, o RerunOptions) (*Report, error) {
 // judge readies the Tracker for a call about to be redone: the calls one
 // message made (batch: the line of the last call's message) are judged
 // together by the state before the first of them, as the agent loop
-// judges the calls of one answer, and the recording's taint at the call
-// is merged in. It returns the call's batch.
+// judges the calls of one answer, the recording's taint at the call is
+// merged in, and the hosts the run trusted at it (Call.TrustedHosts) are
+// trusted. It returns the call's batch.
 func (o RerunOptions) judge(call Call, batch int) int {
 	if o.Tracker == nil {
 		return batch
@@ -146,6 +147,7 @@ func (o RerunOptions) judge(call Call, batch int) int {
 	if call.Line == 0 || call.Line != batch {
 		o.Tracker.Turn()
 	}
+	o.Tracker.TrustHosts(call.TrustedHosts...)
 	switch {
 	case call.TaintUnknown:
 		o.Tracker.Start(call.Taint, fmt.Sprintf("the recording, whose taint before call %d is unknown, so never clean", call.Index))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -37,6 +38,7 @@ func WriteScript(w io.Writer, c *Calls, o ScriptOptions) error {
 			gaps = gaps[1:]
 		}
 	}
+	var reached []string // hosts the run reached before untrusted content
 	for _, call := range c.Calls {
 		flushGaps(call.Index)
 		fmt.Fprintf(bw, "\n# call %d: %s", call.Index, Comment(call.Name))
@@ -75,7 +77,11 @@ func WriteScript(w io.Writer, c *Calls, o ScriptOptions) error {
 			body = "{}"
 		}
 		delim := Delimiter(body)
-		fmt.Fprintf(bw, "call %d %s %s%s%s <<'%s'\n%s\n%s\n", call.Index, Quote(call.Name), expectWord(call.Expect), taintFlag(call), serverFlags(call.Server), delim, body, delim)
+		fmt.Fprintf(bw, "call %d %s %s%s%s%s <<'%s'\n%s\n%s\n", call.Index, Quote(call.Name), expectWord(call.Expect), taintFlag(call),
+			trustFlags(call, o.Caps, reached), serverFlags(call.Server), delim, body, delim)
+		if !call.Taint.Untrusted && mayLeak(call, o.Caps) != "" {
+			reached = append(reached, tool.HostsIn(call.Input)...)
+		}
 	}
 	flushGaps(len(c.Calls) + 1)
 	bw.WriteString("\nprintf 'replay: done, %s calls redone\\n' \"$calls\" >&2\n")
@@ -90,6 +96,24 @@ func taintFlag(call Call) string {
 		return ""
 	}
 	return " --taint=" + tool.TaintNames(call.Taint)
+}
+
+// trustFlags are the --trust-host flags of "mecha tool call" that give the
+// interlock the hosts the run trusted at the call (its prompts', its
+// config's, those reached before untrusted content: reached), for a call
+// its rule on destinations judges (one that may send data out, made after
+// untrusted content); "" for any other.
+func trustFlags(call Call, caps func(string) (tool.Capabilities, bool), reached []string) string {
+	if !call.Taint.Untrusted || mayLeak(call, caps) == "" {
+		return ""
+	}
+	hs := append(slices.Clone(call.TrustedHosts), reached...)
+	slices.Sort(hs)
+	var b strings.Builder
+	for _, h := range slices.Compact(hs) {
+		b.WriteString(" --trust-host=" + Quote(h))
+	}
+	return b.String()
 }
 
 func armed(call Call) bool { return call.Taint.Private && call.Taint.Untrusted }
@@ -221,7 +245,10 @@ func writeHeader(w *bufio.Writer, c *Calls, o ScriptOptions) {
 	p("# content; both where the record cannot say), so mecha tool call's trifecta\n")
 	p("# interlock judges it as a run would: one that could send data out of an\n")
 	p("# armed conversation, or act outward after untrusted content, is refused,\n")
-	p("# and the script stops there. The script\n")
+	p("# and the script stops there. A call that could send data out after\n")
+	p("# untrusted content also passes --trust-host: the hosts the run trusted\n")
+	p("# then (named in its prompts or config, or reached before that content),\n")
+	p("# so that one to a host only untrusted content named is refused too. The script\n")
 	p("# stops at the first call that fails where the recording succeeded; a call\n")
 	p("# that failed in the recording may fail again. MECHA names the mecha to run\n")
 	p("# (default: mecha on the PATH).\n")

@@ -168,6 +168,25 @@ type webFetchParams struct {
 	URL *string `json:"url"`
 }
 
+// DestinationsOf is the host of the call's URL, the one place it goes
+// (redirects aside: the interlock judges the call as the model made it).
+// Input that names no absolute http or https URL is an error: the
+// interlock then judges it by every host it names.
+func (t *webFetch) DestinationsOf(input json.RawMessage) ([]string, error) {
+	var p webFetchParams
+	if err := json.Unmarshal(input, &p); err != nil {
+		return nil, err
+	}
+	if p.URL == nil {
+		return nil, errors.New("no url")
+	}
+	u, err := url.Parse(*p.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return nil, fmt.Errorf("not an absolute http or https URL: %q", *p.URL)
+	}
+	return []string{u.Hostname()}, nil
+}
+
 func (t *webFetch) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, fmt.Errorf("builtin: %s: %w", NameWebFetch, err)

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mecha-agent/mecha/engine/tool"
 )
 
 // fetchOpts are the options of the tests' web_fetch: nothing beyond
@@ -304,5 +307,25 @@ func TestWebFetchCancelled(t *testing.T) {
 	res, err := NewWebFetch(fetchOpts(Options{})).Run(ctx, []byte(mustJSON(t, map[string]string{"url": srv.URL})))
 	if err == nil && !res.IsError {
 		t.Errorf("a cancelled fetch succeeded: %q", res.Content)
+	}
+}
+
+// TestWebFetchDestinations: the interlock judges a web_fetch call by its
+// URL's host alone; input that names no absolute http or https URL is an
+// error, so the interlock falls back to every host the input names.
+func TestWebFetchDestinations(t *testing.T) {
+	t.Parallel()
+	wf := NewWebFetch(Options{}).(tool.CallDestinations)
+	got, err := wf.DestinationsOf(json.RawMessage(`{"url":"https://WWW.Example.com:8443/a?next=evil.example.org"}`))
+	if err != nil || len(got) != 1 || got[0] != "WWW.Example.com" {
+		t.Errorf("DestinationsOf = %q, %v", got, err)
+	}
+	if d := tool.DestinationsOf(NewWebFetch(Options{}), json.RawMessage(`{"url":"https://www.example.com/?next=evil.example.org"}`)); len(d) != 1 || d[0] != "example.com" {
+		t.Errorf("tool.DestinationsOf = %q", d)
+	}
+	for _, in := range []string{`{"url":"www.example.com"}`, `{"url":"ftp://example.com/"}`, `{}`, `[`} {
+		if got, err := wf.DestinationsOf(json.RawMessage(in)); err == nil {
+			t.Errorf("DestinationsOf(%s) = %q, want an error", in, got)
+		}
 	}
 }
