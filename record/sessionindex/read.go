@@ -82,7 +82,7 @@ func (ix *Index) unchanged(dfd int, snap *snapshot) (changed []string, skipped [
 	var mu sync.Mutex
 	parallelChunks(len(snap.entries), func(i int) {
 		x := &snap.entries[i]
-		if fs := statAt(dfd, x.name+session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
+		if fs := statAt(dfd, x.name, session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
 			mu.Lock()
 			changed = append(changed, x.name)
 			mu.Unlock()
@@ -107,7 +107,7 @@ func (ix *Index) compare(dfd int, snap *snapshot) (changed []string, skipped []*
 		return nil, nil, err
 	}
 	stats := make([]fileStat, len(names))
-	parallelChunks(len(names), func(i int) { stats[i] = statAt(dfd, names[i]) })
+	parallelChunks(len(names), func(i int) { stats[i] = statAt(dfd, names[i], "") })
 	var seen []bool
 	if snap != nil {
 		snap.index()
@@ -737,7 +737,7 @@ func (ix *Index) quickTotals(keep func(transcript.Meta) bool, limit int) ([]sess
 	}
 	for _, i := range pos {
 		x := &snap.entries[i]
-		if fs := statAt(dfd, x.name+session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
+		if fs := statAt(dfd, x.name, session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
 			return nil, nil, false
 		}
 	}
