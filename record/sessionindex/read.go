@@ -31,26 +31,36 @@ var _ session.Index = (*Index)(nil)
 // to check: each is stat'd and nothing else read. Otherwise the directory
 // is read and every .jsonl file in it stat'd and matched with its entry.
 func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
+	snap, skipped, _, err := ix.currentThen(what, nil)
+	return snap, skipped, err
+}
+
+// currentThen is current that calls opened (when not nil) once the
+// snapshot file is open, before it is read and checked (see
+// readSnapshotThen), so that the caller may start on the database
+// meanwhile; fresh says every file matched that snapshot, which is the
+// one returned, and the database was not written.
+func (ix *Index) currentThen(what int, opened func()) (_ *snapshot, _ []*session.FileError, fresh bool, _ error) {
 	dfd, dirBefore, err := openDir(ix.dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil // no store: the scans say so
+		return nil, nil, false, nil // no store: the scans say so
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	defer syscall.Close(dfd)
-	snap := ix.readSnapshot(what, 0)
+	snap := ix.readSnapshotThen(what, 0, opened)
 	var changed []string
 	var skipped []*session.FileError
 	if snap != nil && snap.dirMtime != 0 && snap.dirMtime == dirBefore.mtime && snap.dirIno == dirBefore.ino {
 		changed, skipped = ix.unchanged(dfd, snap)
 		if len(changed) == 0 {
-			return snap, skipped, nil
+			return snap, skipped, true, nil
 		}
 	} else {
 		var err error
 		if changed, skipped, err = ix.compare(dfd, snap); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		if snap != nil && len(changed) == 0 {
 			// Every file is as the snapshot has it: the directory as it
@@ -59,15 +69,16 @@ func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
 			if d := dirBefore; (snap.dirMtime != d.mtime || snap.dirIno != d.ino) && time.Since(time.Unix(0, d.mtime)) > 2*time.Second {
 				ix.recordDir(snap, d, skipped)
 			}
-			return snap, skipped, nil
+			return snap, skipped, true, nil
 		}
 	}
 	if snap != nil && len(changed) <= maxPatch && len(changed) <= len(snap.entries)/4+64 {
 		if s, sk, ok, err := ix.patch(snap, changed, skipped, dirBefore); ok || err != nil {
-			return s, sk, err
+			return s, sk, false, err
 		}
 	}
-	return ix.rebuildSnapshot(ix.readSnapshot(readAll, 0))
+	s, sk, err := ix.rebuildSnapshot(ix.readSnapshot(readAll, 0))
+	return s, sk, false, err
 }
 
 // maxPatch is the most changed sessions a reader brings in step one by one

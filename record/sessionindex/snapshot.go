@@ -568,7 +568,16 @@ const headBytes = 64 << 10
 // least want entries when the file has them (fewer when the file has
 // fewer); with readEntries, all; with readAll, all with their summaries.
 func (ix *Index) readSnapshot(what, want int) *snapshot {
-	s, err := ix.loadSnapshot(what, want)
+	return ix.readSnapshotThen(what, want, nil)
+}
+
+// readSnapshotThen is readSnapshot that calls opened (when not nil) as
+// soon as the file is open, before it is read. The snapshot read is the
+// one the file held at that moment, and a snapshot is written only once
+// the database it was made from was committed: whatever reads the
+// database after opened was called reads it at least that far along.
+func (ix *Index) readSnapshotThen(what, want int, opened func()) *snapshot {
+	s, err := ix.loadSnapshot(what, want, opened)
 	if err != nil {
 		if errors.Is(err, errSnapshot) {
 			ix.mu.Lock()
@@ -580,12 +589,15 @@ func (ix *Index) readSnapshot(what, want int) *snapshot {
 	return s
 }
 
-func (ix *Index) loadSnapshot(what, want int) (*snapshot, error) {
+func (ix *Index) loadSnapshot(what, want int, opened func()) (*snapshot, error) {
 	fd, err := syscall.Open(ix.listPath(), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer syscall.Close(fd)
+	if opened != nil {
+		opened()
+	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, err
