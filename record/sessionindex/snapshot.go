@@ -603,24 +603,33 @@ func (ix *Index) loadSnapshot(what, want int, opened func()) (*snapshot, error) 
 		return nil, err
 	}
 	size := int(st.Size)
-	read := func(n int) ([]byte, error) {
-		b := make([]byte, n)
-		if err := preadFull(fd, b, 0); err != nil {
-			return nil, errSnapshot
+	var b []byte
+	// readTo makes b the file's first n bytes, reading only those it
+	// does not hold yet.
+	readTo := func(n int) error {
+		if n <= len(b) {
+			return nil
 		}
-		return b, nil
+		nb := make([]byte, n)
+		copy(nb, b)
+		if err := preadFull(fd, nb[len(b):], int64(len(b))); err != nil {
+			return errSnapshot
+		}
+		b = nb
+		return nil
 	}
+	// A listing reads the header and then as far as it needs: the first
+	// blocks, all of them, or the summaries too.
 	first := size
-	if what == readHead {
+	if what != readAll {
 		first = min(size, headBytes)
 	}
-	b, err := read(first)
-	if err != nil {
+	if err := readTo(first); err != nil {
 		return nil, err
 	}
 	s, l, err := decodeHeader(b)
 	if errors.Is(err, errShort) && len(b) < size {
-		if b, err = read(size); err == nil {
+		if err = readTo(size); err == nil {
 			s, l, err = decodeHeader(b)
 		}
 	}
@@ -633,9 +642,14 @@ func (ix *Index) loadSnapshot(what, want int, opened func()) (*snapshot, error) 
 	if what != readHead {
 		want = -1
 	}
+	if what == readEntries {
+		if err := readTo(l.end()); err != nil {
+			return nil, err
+		}
+	}
 	err = s.decodeBlocks(b, l, want)
 	if errors.Is(err, errShort) && len(b) < size {
-		if b, err = read(size); err == nil {
+		if err = readTo(size); err == nil {
 			err = s.decodeBlocks(b, l, want)
 		}
 	}
