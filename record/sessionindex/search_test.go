@@ -1,6 +1,8 @@
 package sessionindex
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -79,5 +81,72 @@ func TestSearchWhileASessionChanges(t *testing.T) {
 			}
 			ix.Close()
 		})
+	}
+}
+
+// segments reads the number of segments of the full-text index from its
+// structure record (texts_data row 10: a 4-byte cookie, the 4 bytes FF 00
+// 00 01 in its second version, then varints nLevel, nSegment, ...).
+func segments(t *testing.T, ix *Index) int {
+	t.Helper()
+	ix.mu.Lock()
+	db := ix.open()
+	ix.mu.Unlock()
+	var b []byte
+	if err := db.QueryRow("SELECT block FROM texts_data WHERE id = 10").Scan(&b); err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 4 {
+		t.Fatalf("structure record of %d bytes", len(b))
+	}
+	b = b[4:]
+	if bytes.HasPrefix(b, []byte{0xff, 0, 0, 1}) {
+		b = b[4:]
+	}
+	_, n := binary.Uvarint(b)
+	segs, m := binary.Uvarint(b[n:])
+	if n <= 0 || m <= 0 {
+		t.Fatal("structure record does not decode")
+	}
+	return int(segs)
+}
+
+// A sync that writes much text (a first indexing) merges the full-text
+// index into one segment, and the index answers as the scan does before
+// and after; a small sync does not merge.
+func TestLargeSyncOptimizes(t *testing.T) {
+	defer func(b, o int) { batchBytes, optimizeBytes = b, o }(batchBytes, optimizeBytes)
+	batchBytes = 4 << 10 // many transactions, so many segments
+	for _, optimizing := range []bool{false, true} {
+		optimizeBytes = 1 << 40
+		if optimizing {
+			optimizeBytes = 64 << 10
+		}
+		dir := t.TempDir()
+		r := rand.New(rand.NewPCG(9, 9))
+		ids := genStore(t, dir, r, 80)
+		ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+		checkOracle(t, dir, ix)
+		segs := segments(t, ix)
+		if optimizing && segs != 1 || !optimizing && segs < 2 {
+			t.Fatalf("optimizing=%v: %d segments after the first indexing", optimizing, segs)
+		}
+		// A small catch-up: one session appended to.
+		f, _ := os.OpenFile(filepath.Join(dir, ids[3]+session.Ext), os.O_APPEND|os.O_WRONLY, 0)
+		f.Write([]byte("\n"))
+		turns := 10
+		f.Write(runBody(t, r, 3, true, &turns))
+		f.Close()
+		checkOracle(t, dir, ix)
+		if after := segments(t, ix); optimizing && after < 2 {
+			t.Errorf("a small sync merged the index (%d segments)", after)
+		}
+		ix.mu.Lock()
+		_, err := ix.open().Exec("INSERT INTO texts(texts) VALUES('integrity-check')")
+		ix.mu.Unlock()
+		if err != nil {
+			t.Errorf("integrity-check: %v", err)
+		}
+		ix.Close()
 	}
 }
