@@ -150,7 +150,7 @@ awk -v bw="$(cut -d' ' -f1 "$tmp/t.0" | median)" -v mw="$(cut -d' ' -f1 "$tmp/t.
 base="$tmp/base"
 mkdir -p "$base"
 (cd "$root" && git archive "${BASE:-4d7c502}" | tar -x -C "$base")
-(cd "$base" && go build -o "$tmp/mecha-base" ./cmd/mecha)
+(cd "$base" && nice -n 19 go build -o "$tmp/mecha-base" ./cmd/mecha)
 : >"$tmp/t.0"
 : >"$tmp/t.1"
 for ((r = 0; r < rounds * 3; r++)); do
