@@ -16,8 +16,11 @@ import (
 // a stop reason is text a model, a client or a file wrote, and none of it
 // may reach the terminal as a control sequence.
 func writeListTable(env *cmdkit.Env, rows []listed) error {
-	type cells struct{ id, model, turns, stop string }
 	type widths struct{ id, model, turns, stop int }
+	type cells struct {
+		id, model, turns, stop string
+		w                      widths
+	}
 	// The cells are made, then the lines, in chunks on every core; the
 	// lines are written in order.
 	const chunk = 1024
@@ -26,27 +29,36 @@ func writeListTable(env *cmdkit.Env, rows []listed) error {
 	session.Parallel(len(chunkW), func(k int) {
 		wd := widths{len("ID"), len("PROVIDER/MODEL"), len("TURNS"), len("STOP")}
 		// A store holds a handful of models: each one's column is made once.
-		models := map[[2]string]string{}
+		type model struct {
+			s string
+			w int
+		}
+		models := map[[2]string]model{}
 		for i := k * chunk; i < min(len(rows), (k+1)*chunk); i++ {
 			r := &rows[i]
 			m := &r.Meta
-			model, ok := models[[2]string{m.Provider, m.Model}]
+			md, ok := models[[2]string{m.Provider, m.Model}]
 			if !ok {
-				model = textfmt.VisibleLine(m.Provider + "/" + m.Model)
-				models[[2]string{m.Provider, m.Model}] = model
+				md.s, md.w = cell(m.Provider+"/"+m.Model, 0)
+				models[[2]string{m.Provider, m.Model}] = md
 			}
-			c := cells{id: textfmt.VisibleLine(m.ID), model: model, turns: textfmt.Count(r.Turns), stop: "—"}
-			if !r.Finished {
-				c.turns = "—"
+			c := cells{model: md.s, turns: "—", stop: "—"}
+			c.id, c.w.id = cell(m.ID, 0)
+			c.w.model = md.w
+			if r.Finished {
+				c.turns = textfmt.Count(r.Turns)
 			}
+			c.w.turns = width(c.turns)
 			if r.Stop != "" {
-				c.stop = textfmt.Clip(textfmt.VisibleLine(r.Stop), 20)
+				c.stop, c.w.stop = cell(r.Stop, 20)
+			} else {
+				c.w.stop = width(c.stop)
 			}
 			all[i] = c
-			wd.id = max(wd.id, width(c.id))
-			wd.model = max(wd.model, width(c.model))
-			wd.turns = max(wd.turns, width(c.turns))
-			wd.stop = max(wd.stop, width(c.stop))
+			wd.id = max(wd.id, c.w.id)
+			wd.model = max(wd.model, c.w.model)
+			wd.turns = max(wd.turns, c.w.turns)
+			wd.stop = max(wd.stop, c.w.stop)
 		}
 		chunkW[k] = wd
 	})
@@ -67,16 +79,17 @@ func writeListTable(env *cmdkit.Env, rows []listed) error {
 		for i := k * chunk; i < min(len(rows), (k+1)*chunk); i++ {
 			r := &rows[i]
 			c := &all[i]
-			b = appendPad(b, c.id, wd.id+2)
+			b = appendSpaces(append(b, c.id...), wd.id+2-c.w.id)
 			b = appendMinute(b, r.Meta.CreatedAt.In(zone))
 			b = append(b, "  "...)
 			b = appendPad(b, r.kind, kindW+2)
-			b = appendPad(b, c.model, wd.model+2)
-			b = appendSpaces(b, wd.turns-width(c.turns))
+			b = appendSpaces(append(b, c.model...), wd.model+2-c.w.model)
+			b = appendSpaces(b, wd.turns-c.w.turns)
 			b = append(b, c.turns...)
 			b = append(b, "  "...)
-			b = appendPad(b, c.stop, wd.stop+2)
-			b = append(b, textfmt.Clip(textfmt.VisibleLine(r.Meta.Title), 70)...)
+			b = appendSpaces(append(b, c.stop...), wd.stop+2-c.w.stop)
+			title, _ := cell(r.Meta.Title, 70)
+			b = append(b, title...)
 			b = append(b, '\n')
 		}
 		lines[k] = b
@@ -119,6 +132,41 @@ func appendSpaces(b []byte, n int) []byte {
 }
 
 func width(s string) int { return utf8.RuneCountInString(s) }
+
+// cell is textfmt.Clip(textfmt.VisibleLine(s), n) (n < 1: not clipped)
+// and its width. Most cells are plain ASCII (printable, single spaces,
+// none at the ends), which both leave as they are: that is checked in one
+// pass, where the general path takes four.
+func cell(s string, n int) (string, int) {
+	if plainASCII(s) && (n < 1 || len(s) <= n) {
+		return s, len(s)
+	}
+	c := textfmt.VisibleLine(s)
+	if n > 0 {
+		c = textfmt.Clip(c, n)
+	}
+	return c, width(c)
+}
+
+// plainASCII says s is printable ASCII with no space at either end and
+// none doubled: textfmt.Visible and textfmt.OneLine return it as it is.
+func plainASCII(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	prev := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == ' ' && prev == ' ' {
+			return false
+		}
+		prev = c
+	}
+	return true
+}
 
 func pad(s string, n int) string { return s + strings.Repeat(" ", max(n-width(s), 0)) }
 

@@ -260,3 +260,72 @@ func TestWritersAndListersAtOnce(t *testing.T) {
 	}
 	checkOracle(t, dir, ix)
 }
+
+// TestDamagedSnapshotRebuilt: a listing snapshot (index.list) damaged
+// anywhere, in the part a listing reads or in the summaries only stats
+// reads, is rebuilt with one line, and every answer is the scan's; one of
+// another layout is rebuilt without a word.
+func TestDamagedSnapshotRebuilt(t *testing.T) {
+	flip := func(at func(b []byte, l *layout) int) func(b []byte) []byte {
+		return func(b []byte) []byte {
+			_, l, err := decodeHeader(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[at(b, l)] ^= 0x20
+			return b
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		spoil func(b []byte) []byte
+		said  bool
+	}{
+		{"a block's byte", flip(func(b []byte, l *layout) int { return l.headerEnd + l.blocks[0]/2 }), true},
+		{"the last block's CRC", flip(func(b []byte, l *layout) int { return l.end() - 2 }), true},
+		{"a summary's byte", flip(func(b []byte, l *layout) int { return l.end() + l.sumsLen/2 }), true},
+		{"truncated", func(b []byte) []byte { return b[:len(b)/2] }, true},
+		{"cut before the summaries", func(b []byte) []byte {
+			_, l, _ := decodeHeader(b)
+			return b[:l.end()]
+		}, true},
+		{"garbage", func(b []byte) []byte { return bytes.Repeat([]byte("not a list "), 100) }, true},
+		{"another layout", func(b []byte) []byte { return append([]byte("mecha index.list 3\n"), b[len(snapMagic):]...) }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			genStore(t, dir, rand.New(rand.NewPCG(3, 4)), 140)
+			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(dir, old, old)
+			first := &Index{dir: dir, path: filepath.Join(dir, Name)}
+			if _, err := first.List(); err != nil {
+				t.Fatal(err)
+			}
+			first.Close()
+			path := first.listPath()
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, l, _ := decodeHeader(b); len(l.blocks) < 2 {
+				t.Fatalf("the snapshot has %d blocks, want several", len(l.blocks))
+			}
+			os.WriteFile(path, c.spoil(b), 0o600)
+			var said bytes.Buffer
+			var mu sync.Mutex
+			ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+			checkOracle(t, dir, ix)
+			lines := strings.Split(strings.TrimSpace(said.String()), "\n")
+			switch {
+			case c.said && (len(lines) != 1 || !strings.Contains(lines[0], "damaged; rebuilding it")):
+				t.Errorf("want one line saying the snapshot is rebuilt, got %q", said.String())
+			case !c.said && said.Len() > 0:
+				t.Errorf("want nothing said, got %q", said.String())
+			}
+			if s := ix.readSnapshot(readAll, 0); s == nil || !s.complete() {
+				t.Error("the snapshot was not rebuilt")
+			}
+		})
+	}
+}

@@ -87,12 +87,12 @@ func dirNames(dirfd int) ([]string, error) {
 	}
 }
 
-// statAt stats the entry name of the directory dirfd is open on,
+// statAt stats the entry name+suffix of the directory dirfd is open on,
 // following a symbolic link as stat does.
-func statAt(dirfd int, name string) fileStat {
+func statAt(dirfd int, name, suffix string) fileStat {
 	var st unix.Stat_t
 	for {
-		err := unix.Fstatat(dirfd, name, &st, 0)
+		err := fstatat(dirfd, name, suffix, &st)
 		if err == unix.EINTR {
 			continue
 		}

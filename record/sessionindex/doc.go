@@ -49,12 +49,19 @@
 // index lives in a directory of its own so that its files never change
 // the store directory's mtime.
 //
-// A search asks the full-text table only after the store was checked as a
-// listing checks it, and gets back the candidate sessions in the
-// listing's order (session.Narrowed) without decoding the others. After a
-// sync that wrote, a write-ahead log past 1 MB is checkpointed and
-// emptied: the first process to open the database rebuilds the log's
-// index from the whole log, which every search would otherwise pay.
+// A search checks the store as a listing checks it, and gets back the
+// candidate sessions in the listing's order (session.Narrowed) without
+// decoding the others. Its query of the full-text table is made while the
+// files are stat'd, from the moment the snapshot they are checked against
+// is open (a snapshot is written after the database it was made from, so
+// the query reads the database at least that far along), and its answer
+// is used only when every file matched that snapshot; otherwise it is
+// asked again once the index is in step. A sync that wrote over 32 MB of
+// text (a first indexing) merges the full-text index into one segment,
+// which a query's every trigram is then sought in once. After a sync that
+// wrote, a write-ahead log past 1 MB is checkpointed and emptied: the
+// first process to open the database rebuilds the log's index from the
+// whole log, which every search would otherwise pay.
 //
 // A missing, unreadable, corrupt or foreign-version index is rebuilt, said
 // in one line; an index that cannot be written at all (a read-only store)

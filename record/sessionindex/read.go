@@ -31,26 +31,48 @@ var _ session.Index = (*Index)(nil)
 // to check: each is stat'd and nothing else read. Otherwise the directory
 // is read and every .jsonl file in it stat'd and matched with its entry.
 func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
+	snap, skipped, _, err := ix.currentThen(what, nil)
+	return snap, skipped, err
+}
+
+// currentThen is current that calls opened (when not nil) once the
+// snapshot file is open, before it is read and checked (see
+// readSnapshotThen), so that the caller may start on the database
+// meanwhile; fresh says every file matched that snapshot, which is the
+// one returned, and the database was not written.
+func (ix *Index) currentThen(what int, opened func()) (_ *snapshot, _ []*session.FileError, fresh bool, _ error) {
 	dfd, dirBefore, err := openDir(ix.dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil // no store: the scans say so
+		return nil, nil, false, nil // no store: the scans say so
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	defer syscall.Close(dfd)
-	snap := ix.readSnapshot(what, 0)
+	// When the store's directory is as the snapshot recorded it, its
+	// files are stat'd block by block as the snapshot is decoded.
+	var check *checker
+	snap := ix.readSnapshotThen(what, 0, &readHooks{opened: opened, blocks: func(s *snapshot) func([]entry) {
+		if s.dirMtime == 0 || s.dirMtime != dirBefore.mtime || s.dirIno != dirBefore.ino {
+			return nil
+		}
+		check = newChecker(dfd)
+		return check.add
+	}})
 	var changed []string
 	var skipped []*session.FileError
-	if snap != nil && snap.dirMtime != 0 && snap.dirMtime == dirBefore.mtime && snap.dirIno == dirBefore.ino {
-		changed, skipped = ix.unchanged(dfd, snap)
+	if check != nil {
+		changed = check.wait()
+	}
+	if snap != nil && check != nil {
+		changed, skipped = ix.passedOver(snap, changed)
 		if len(changed) == 0 {
-			return snap, skipped, nil
+			return snap, skipped, true, nil
 		}
 	} else {
 		var err error
 		if changed, skipped, err = ix.compare(dfd, snap); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		if snap != nil && len(changed) == 0 {
 			// Every file is as the snapshot has it: the directory as it
@@ -59,15 +81,16 @@ func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
 			if d := dirBefore; (snap.dirMtime != d.mtime || snap.dirIno != d.ino) && time.Since(time.Unix(0, d.mtime)) > 2*time.Second {
 				ix.recordDir(snap, d, skipped)
 			}
-			return snap, skipped, nil
+			return snap, skipped, true, nil
 		}
 	}
 	if snap != nil && len(changed) <= maxPatch && len(changed) <= len(snap.entries)/4+64 {
 		if s, sk, ok, err := ix.patch(snap, changed, skipped, dirBefore); ok || err != nil {
-			return s, sk, err
+			return s, sk, false, err
 		}
 	}
-	return ix.rebuildSnapshot(ix.readSnapshot(readAll, 0))
+	s, sk, err := ix.rebuildSnapshot(ix.readSnapshot(readAll, 0))
+	return s, sk, false, err
 }
 
 // maxPatch is the most changed sessions a reader brings in step one by one
@@ -77,17 +100,63 @@ const maxPatch = 2000
 // unchanged checks the snapshot's every entry against its file, and the
 // files it passed over, when the directory is as it was when the snapshot
 // was made: the sessions that changed (or are sessions now), and the
-// files it passes over.
+// files it passes over. (currentThen does the same while it decodes the
+// snapshot.)
 func (ix *Index) unchanged(dfd int, snap *snapshot) (changed []string, skipped []*session.FileError) {
-	var mu sync.Mutex
-	parallelChunks(len(snap.entries), func(i int) {
-		x := &snap.entries[i]
-		if fs := statAt(dfd, x.name+session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
-			mu.Lock()
-			changed = append(changed, x.name)
-			mu.Unlock()
-		}
-	})
+	c := newChecker(dfd)
+	for i := 0; i < len(snap.entries); i += blockEntries {
+		c.add(snap.entries[i:min(i+blockEntries, len(snap.entries))])
+	}
+	return ix.passedOver(snap, c.wait())
+}
+
+// checker stats the files of entries it is given, on one goroutine per
+// processor, as they come (a block of the snapshot at a time): the
+// sessions whose file is not as their entry says.
+type checker struct {
+	dfd     int
+	blocks  chan []entry
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	changed []string
+}
+
+func newChecker(dfd int) *checker {
+	c := &checker{dfd: dfd, blocks: make(chan []entry, 64)}
+	for range runtime.GOMAXPROCS(0) {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			for es := range c.blocks {
+				for i := range es {
+					x := &es[i]
+					if fs := statAt(c.dfd, x.name, session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
+						c.mu.Lock()
+						c.changed = append(c.changed, x.name)
+						c.mu.Unlock()
+					}
+				}
+			}
+		}()
+	}
+	return c
+}
+
+// add hands the checker entries to check; they must not change after.
+func (c *checker) add(es []entry) { c.blocks <- es }
+
+// wait waits for every entry handed to be checked, and returns the
+// sessions that changed; the checker is done with.
+func (c *checker) wait() []string {
+	close(c.blocks)
+	c.wg.Wait()
+	return c.changed
+}
+
+// passedOver adds to changed the files snap passed over that are sessions
+// now, and returns those that are still not.
+func (ix *Index) passedOver(snap *snapshot, changed []string) ([]string, []*session.FileError) {
+	var skipped []*session.FileError
 	for _, name := range snap.passed {
 		if _, fe := session.PeekFile(ix.dir, name); fe != nil {
 			skipped = append(skipped, fe)
@@ -107,7 +176,7 @@ func (ix *Index) compare(dfd int, snap *snapshot) (changed []string, skipped []*
 		return nil, nil, err
 	}
 	stats := make([]fileStat, len(names))
-	parallelChunks(len(names), func(i int) { stats[i] = statAt(dfd, names[i]) })
+	parallelChunks(len(names), func(i int) { stats[i] = statAt(dfd, names[i], "") })
 	var seen []bool
 	if snap != nil {
 		snap.index()
@@ -737,7 +806,7 @@ func (ix *Index) quickTotals(keep func(transcript.Meta) bool, limit int) ([]sess
 	}
 	for _, i := range pos {
 		x := &snap.entries[i]
-		if fs := statAt(dfd, x.name+session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
+		if fs := statAt(dfd, x.name, session.Ext); fs.err != nil || !fs.regular || fs.size != x.size || fs.mtime != x.mtime || fs.ino != x.ino {
 			return nil, nil, false
 		}
 	}

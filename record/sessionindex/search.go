@@ -1,6 +1,7 @@
 package sessionindex
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,6 +21,15 @@ const maxTrigrams = 24
 // search. The store is checked against the index first, as a listing
 // checks it, so a session changed since it was indexed is indexed again
 // before the index is asked.
+//
+// The check (a stat of every file) and the query are most of a search's
+// time, and need not wait on each other in the usual case where nothing
+// changed: the query is made while the files are checked, from the
+// moment the snapshot they are checked against is open (so the database
+// it reads is at least as far along as that snapshot), and its answer is
+// used when every file matched the snapshot and the database is the one
+// the snapshot was made from. Otherwise the query is made again, once
+// the index was brought in step.
 func (ix *Index) Candidates(q *session.Query) (*session.Narrowed, bool, error) {
 	frags, never := q.Fragments()
 	if never {
@@ -29,7 +39,16 @@ func (ix *Index) Candidates(q *session.Query) (*session.Narrowed, bool, error) {
 	if match == "" {
 		return nil, false, nil
 	}
-	snap, skipped, err := ix.current(readEntries)
+	var ahead *speculation
+	snap, skipped, fresh, err := ix.currentThen(readEntries, func() {
+		ahead = ix.speculate(q, match)
+		if testHookSpeculating != nil {
+			testHookSpeculating(ahead)
+		}
+	})
+	if ahead != nil {
+		<-ahead.done
+	}
 	if err != nil {
 		ix.failed(err)
 		return nil, false, nil
@@ -37,13 +56,52 @@ func (ix *Index) Candidates(q *session.Query) (*session.Narrowed, bool, error) {
 	if snap == nil {
 		return nil, false, nil
 	}
-	out, err := ix.candidates(snap, q, match)
+	var out *session.Narrowed
+	if fresh && ahead != nil && ahead.err == nil && ahead.id == snap.db {
+		out, err = ix.narrow(snap, ahead.lines)
+	} else {
+		out, err = ix.candidates(snap, q, match)
+	}
 	if err != nil {
 		ix.failed(err)
 		return nil, false, nil
 	}
 	out.NotSessions = skipped
 	return out, true, nil
+}
+
+// speculation is a query of the full-text table made while the files are
+// checked (see Candidates): the id of the database it read, and the lines
+// it found, by session.
+type speculation struct {
+	done  chan struct{}
+	id    uint64
+	lines map[string][]session.Span
+	err   error
+}
+
+// testHookSpeculating, when not nil, is called with each speculation as
+// soon as it started (a test changes the store then).
+var testHookSpeculating func(*speculation)
+
+// speculate opens the database and queries it on a goroutine of its own.
+func (ix *Index) speculate(q *session.Query, match string) *speculation {
+	s := &speculation{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		ix.mu.Lock()
+		db := ix.open()
+		ix.mu.Unlock()
+		if db == nil {
+			s.err = errors.New("the index cannot be opened")
+			return
+		}
+		if s.err = db.QueryRow("SELECT id FROM ident").Scan(&s.id); s.err != nil {
+			return
+		}
+		s.lines, s.err = query(db, q, match)
+	}()
+	return s
 }
 
 // candidates queries the full-text table, once the database is known to
@@ -65,6 +123,16 @@ func (ix *Index) candidates(snap *snapshot, q *session.Query, match string) (*se
 		db = ix.db
 		ix.mu.Unlock()
 	}
+	lines, err := query(db, q, match)
+	if err != nil {
+		return nil, err
+	}
+	return ix.narrow(snap, lines)
+}
+
+// query asks the full-text table for the lines that may match: by
+// session, each session's lines sorted.
+func query(db *sql.DB, q *session.Query, match string) (map[string][]session.Span, error) {
 	query := `SELECT s.name, p.line, p.off, p.len FROM texts JOIN spans p ON p.rid = texts.rowid JOIN sessions s ON s.sid = p.sid
 		WHERE texts MATCH ?`
 	args := []any{match}
@@ -94,11 +162,12 @@ func (ix *Index) candidates(snap *snapshot, q *session.Query, match string) (*se
 		}
 		lines[name] = append(l, sp)
 	}
-	if err := rs.Err(); err != nil {
-		return nil, err
-	}
-	// The sessions, in the snapshot's order; rows of sessions it does not
-	// list (gone since) are dropped.
+	return lines, rs.Err()
+}
+
+// narrow is the sessions lines names, in the snapshot's order; rows of
+// sessions it does not list (gone since) are dropped.
+func (ix *Index) narrow(snap *snapshot, lines map[string][]session.Span) (*session.Narrowed, error) {
 	out := &session.Narrowed{Lines: map[string][]session.Span{}}
 	var t session.Totals
 	for i := range snap.entries {

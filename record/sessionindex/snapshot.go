@@ -502,7 +502,8 @@ func decodeHeader(b []byte) (*snapshot, *layout, error) {
 
 // decodeBlocks reads the entries of the blocks b holds, in dir, until
 // want entries are read (want < 0: all); errShort when b ends first.
-func (s *snapshot) decodeBlocks(b []byte, l *layout, want int) error {
+// each (when not nil) is given each block's entries once decoded.
+func (s *snapshot) decodeBlocks(b []byte, l *layout, want int, each func([]entry)) error {
 	off := l.headerEnd
 	s.entries = make([]entry, 0, min(s.total, max(want, 0)+blockEntries, s.total))
 	if want < 0 {
@@ -518,6 +519,7 @@ func (s *snapshot) decodeBlocks(b []byte, l *layout, want int) error {
 		}
 		off += n + 4
 		d := &dec{b: p}
+		from := len(s.entries)
 		for len(d.b) > 0 {
 			var x entry
 			x.name = d.str()
@@ -527,6 +529,9 @@ func (s *snapshot) decodeBlocks(b []byte, l *layout, want int) error {
 				return errSnapshot
 			}
 			s.entries = append(s.entries, x)
+		}
+		if each != nil {
+			each(s.entries[from:len(s.entries):len(s.entries)])
 		}
 	}
 	if len(s.entries) != s.total {
@@ -568,7 +573,31 @@ const headBytes = 64 << 10
 // least want entries when the file has them (fewer when the file has
 // fewer); with readEntries, all; with readAll, all with their summaries.
 func (ix *Index) readSnapshot(what, want int) *snapshot {
-	s, err := ix.loadSnapshot(what, want)
+	return ix.readSnapshotThen(what, want, nil)
+}
+
+// readHooks are what a reader does while the snapshot is read; each may
+// be nil.
+type readHooks struct {
+	// opened is called as soon as the file is open, before it is read.
+	// The snapshot read is the one the file held at that moment, and a
+	// snapshot is written only once the database it was made from was
+	// committed: whatever reads the database after opened was called
+	// reads it at least that far along.
+	opened func()
+	// blocks is called once the header is read, when every entry is to be
+	// read: the function it returns (nil: none) is given each block's
+	// entries as they are decoded, before the snapshot is whole (it may
+	// turn out damaged after).
+	blocks func(s *snapshot) func([]entry)
+}
+
+// readSnapshotThen is readSnapshot with hooks (h may be nil).
+func (ix *Index) readSnapshotThen(what, want int, h *readHooks) *snapshot {
+	if h == nil {
+		h = &readHooks{}
+	}
+	s, err := ix.loadSnapshot(what, want, h)
 	if err != nil {
 		if errors.Is(err, errSnapshot) {
 			ix.mu.Lock()
@@ -580,35 +609,47 @@ func (ix *Index) readSnapshot(what, want int) *snapshot {
 	return s
 }
 
-func (ix *Index) loadSnapshot(what, want int) (*snapshot, error) {
+func (ix *Index) loadSnapshot(what, want int, h *readHooks) (*snapshot, error) {
 	fd, err := syscall.Open(ix.listPath(), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer syscall.Close(fd)
+	if h.opened != nil {
+		h.opened()
+	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, err
 	}
 	size := int(st.Size)
-	read := func(n int) ([]byte, error) {
-		b := make([]byte, n)
-		if err := preadFull(fd, b, 0); err != nil {
-			return nil, errSnapshot
+	var b []byte
+	// readTo makes b the file's first n bytes, reading only those it
+	// does not hold yet.
+	readTo := func(n int) error {
+		if n <= len(b) {
+			return nil
 		}
-		return b, nil
+		nb := make([]byte, n)
+		copy(nb, b)
+		if err := preadFull(fd, nb[len(b):], int64(len(b))); err != nil {
+			return errSnapshot
+		}
+		b = nb
+		return nil
 	}
+	// A listing reads the header and then as far as it needs: the first
+	// blocks, all of them, or the summaries too.
 	first := size
-	if what == readHead {
+	if what != readAll {
 		first = min(size, headBytes)
 	}
-	b, err := read(first)
-	if err != nil {
+	if err := readTo(first); err != nil {
 		return nil, err
 	}
 	s, l, err := decodeHeader(b)
 	if errors.Is(err, errShort) && len(b) < size {
-		if b, err = read(size); err == nil {
+		if err = readTo(size); err == nil {
 			s, l, err = decodeHeader(b)
 		}
 	}
@@ -621,10 +662,19 @@ func (ix *Index) loadSnapshot(what, want int) (*snapshot, error) {
 	if what != readHead {
 		want = -1
 	}
-	err = s.decodeBlocks(b, l, want)
-	if errors.Is(err, errShort) && len(b) < size {
-		if b, err = read(size); err == nil {
-			err = s.decodeBlocks(b, l, want)
+	var each func([]entry)
+	if what != readHead {
+		if err := readTo(l.end()); err != nil {
+			return nil, err
+		}
+		if h.blocks != nil {
+			each = h.blocks(s)
+		}
+	}
+	err = s.decodeBlocks(b, l, want, each)
+	if errors.Is(err, errShort) && len(b) < size && what == readHead {
+		if err = readTo(size); err == nil {
+			err = s.decodeBlocks(b, l, want, nil)
 		}
 	}
 	if err == nil && what == readAll {

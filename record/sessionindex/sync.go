@@ -129,17 +129,35 @@ func (ix *Index) syncDB(db *sql.DB, only []string) (*state, error) {
 	}
 	if len(work) > 0 {
 		ix.announce(work)
-		done, skipped, err := ix.index(db, work)
+		done, skipped, wrote, err := ix.index(db, work)
 		if err != nil {
 			return nil, err
 		}
 		st.names = append(st.names, done...)
 		st.skipped = append(st.skipped, skipped...)
+		if wrote >= optimizeBytes {
+			optimize(db)
+		}
 	}
 	if len(work) > 0 || len(gone) > 0 {
 		ix.checkpoint(db)
 	}
 	return st, nil
+}
+
+// optimizeBytes is how much text a sync writes (a first indexing, a
+// reindex, a large catch-up) past which it merges the full-text index
+// into one segment (see optimize).
+var optimizeBytes = 32 << 20
+
+// optimize merges the full-text index's segments into one. Indexing in
+// batches leaves several, and a query seeks each of its trigrams in every
+// one: over the 1 GB bench store, a query took 0.97 ms warm before and
+// 0.30 ms after, for 0.2 s of merging once. Writing a session as it
+// closes adds a small segment, which FTS5's automatic merging folds in.
+// Best-effort: a failure leaves the segments as they were.
+func optimize(db *sql.DB) {
+	db.Exec("INSERT INTO texts(texts) VALUES('optimize')")
 }
 
 // walBytes is the size of the write-ahead log past which a sync that
@@ -316,7 +334,7 @@ var batchBytes = 32 << 20
 
 // index reads the jobs' files on one goroutine per core and writes what
 // they hold, in transactions of about batchBytes.
-func (ix *Index) index(db *sql.DB, work []job) (names []string, skipped []*session.FileError, err error) {
+func (ix *Index) index(db *sql.DB, work []job) (names []string, skipped []*session.FileError, wrote int, err error) {
 	out := make(chan *parsed, 16)
 	var next int
 	var mu sync.Mutex
@@ -377,24 +395,25 @@ func (ix *Index) index(db *sql.DB, work []job) (names []string, skipped []*sessi
 		}
 		if tx == nil {
 			if tx, err = db.Begin(); err != nil {
-				return nil, nil, err
+				return nil, nil, 0, err
 			}
 		}
 		n, err := write(tx, p)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
+		wrote += n
 		names = append(names, p.name)
 		if pending += n; pending >= batchBytes {
 			if err := commit(); err != nil {
-				return nil, nil, err
+				return nil, nil, 0, err
 			}
 		}
 	}
 	if err := commit(); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
-	return names, skipped, nil
+	return names, skipped, wrote, nil
 }
 
 // readJob reads a file from where its indexing stopped.
