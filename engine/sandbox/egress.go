@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"net/netip"
 	"strings"
 )
@@ -39,4 +40,17 @@ func CheckDomain(d string) error {
 func isAddr(h string) bool {
 	a, err := netip.ParseAddr(h)
 	return err == nil && a.Zone() == ""
+}
+
+// Splice copies ar (what a reads, or a buffer over it) to b and b to a,
+// and closes both when either way ends: the egress proxy's tunnel and the
+// helper's forwarder.
+func Splice(a io.WriteCloser, ar io.Reader, b io.ReadWriteCloser) {
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(b, ar); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(a, b); done <- struct{}{} }()
+	<-done
+	a.Close()
+	b.Close()
+	<-done
 }

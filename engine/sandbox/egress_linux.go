@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -151,7 +150,7 @@ func forwardAll(ln int, sock string) error {
 // relay copies conn to the Unix socket sock and back, and closes both when
 // either way ends.
 func relay(conn *os.File, sock string) {
-	defer conn.Close()
+	defer conn.Close() // Splice closed it already, but for a failed connect
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return
@@ -161,15 +160,7 @@ func relay(conn *os.File, sock string) {
 		return
 	}
 	_ = unix.SetNonblock(fd, true)
-	up := os.NewFile(uintptr(fd), "proxy")
-	defer up.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, conn); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(conn, up); done <- struct{}{} }()
-	<-done
-	conn.Close()
-	up.Close()
-	<-done
+	Splice(conn, conn, os.NewFile(uintptr(fd), "proxy"))
 }
 
 // egressSocketRules are what seccomp refuses of socket(2) when the

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/mecha-agent/mecha/record/transcript"
 )
 
 // CallDestinations is implemented by a tool that knows where a call goes:
@@ -50,32 +52,8 @@ func DestinationsOf(t Tool, input json.RawMessage) []string {
 // (errors.Is, rec.At) and version numbers are not hosts; an address
 // written as a URL is always one.
 func HostsIn(input json.RawMessage) []string {
-	var v any
-	if len(input) == 0 || json.Unmarshal(input, &v) != nil {
-		return nil
-	}
 	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			out = append(out, HostsInText(v)...)
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				walk(v[k])
-			}
-		}
-	}
-	walk(v)
+	transcript.StringValues(input, func(v string) { out = append(out, HostsInText(v)...) })
 	return dedupe(out)
 }
 

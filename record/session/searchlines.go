@@ -1,11 +1,9 @@
 package session
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp/syntax"
-	"sort"
 	"syscall"
 	"unicode/utf8"
 
@@ -125,7 +123,7 @@ func Texts(rec transcript.Record, tools map[string]string, fn func(Text)) {
 				fn(Text{Role: r.Role, Text: b.Thinking})
 			case transcript.BlockToolUse:
 				tools[b.ID] = b.Name
-				jsonValues(b.Input, func(v string) { fn(Text{Role: "tool", Tool: b.Name, Text: v}) })
+				transcript.StringValues(b.Input, func(v string) { fn(Text{Role: "tool", Tool: b.Name, Text: v}) })
 			case transcript.BlockToolResult:
 				t := Text{Role: "tool", Text: b.Content}
 				if name, ok := tools[b.ToolUseID]; ok {
@@ -139,40 +137,7 @@ func Texts(rec transcript.Record, tools map[string]string, fn func(Text)) {
 	case *transcript.Compaction:
 		fn(Text{Role: transcript.RoleAssistant, Text: r.Summary})
 	case *transcript.ToolCall:
-		jsonValues(r.Arguments, func(v string) { fn(Text{Role: "tool", Tool: r.Tool, Text: v}) })
-		jsonValues(r.Content, func(v string) { fn(Text{Role: "tool", Tool: r.Tool, Text: v}) })
+		transcript.StringValues(r.Arguments, func(v string) { fn(Text{Role: "tool", Tool: r.Tool, Text: v}) })
+		transcript.StringValues(r.Content, func(v string) { fn(Text{Role: "tool", Tool: r.Tool, Text: v}) })
 	}
-}
-
-// jsonValues calls fn with each string value of a JSON document, keys
-// sorted, never its keys.
-func jsonValues(raw json.RawMessage, fn func(string)) {
-	if len(raw) == 0 {
-		return
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return
-	}
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			fn(v)
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(v[k])
-			}
-		}
-	}
-	walk(v)
 }

@@ -123,7 +123,7 @@ func (e *Egress) tunnel(w http.ResponseWriter, r *http.Request, target string) {
 		return
 	}
 	_, _ = c.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n"))
-	splice(c, buf.Reader, up)
+	sandbox.Splice(c, buf.Reader, up)
 }
 
 // forward sends a plain http request on and copies the answer back.
@@ -154,16 +154,4 @@ func (e *Egress) forward(w http.ResponseWriter, r *http.Request, target string) 
 	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
-}
-
-// splice copies a to b and b to a (what a buffered first), and closes
-// both when either way ends.
-func splice(a net.Conn, ar io.Reader, b net.Conn) {
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(b, ar); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(a, b); done <- struct{}{} }()
-	<-done
-	a.Close()
-	b.Close()
-	<-done
 }
