@@ -117,7 +117,11 @@ func BuildTools(w *World, wss *Workspaces, rc transcript.Config, setup ToolSetup
 		return nil, nil, err
 	}
 	tracker := &tool.Tracker{}
+	// The hosts the shell's egress allowlist names are the user's choice
+	// as much as trusted_hosts: a destination among them is not one an
+	// attacker picked.
 	tracker.TrustHosts(rc.TrustedHosts...)
+	tracker.TrustHosts(rc.SandboxAllowDomains...)
 	only := setup.Only
 	if len(only) == 0 {
 		only = rc.Tools

@@ -96,7 +96,8 @@ it and its line. Its keys:
                                    reach after untrusted content came in,
                                    though no prompt named them (exact names,
                                    www. and case aside, or *.host for its
-                                   subdomains; see SECURITY.md)
+                                   subdomains; [sandbox] allow_domains are
+                                   trusted too; see SECURITY.md)
 
   [chat]
   notify = "bell"                  how mecha chat calls you when a permission

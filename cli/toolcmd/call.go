@@ -68,7 +68,8 @@ an armed conversation a call that could send data out (a tool that reaches
 the network, the shell when the network is available) is refused, exit 1.
 Once it holds untrusted content, a call that could send data out may reach
 only hosts whose provenance is trusted: config.toml's [trifecta]
-trusted_hosts and those --trust-host names (a run's prompts name them);
+trusted_hosts, the shell's egress allowlist and those --trust-host names
+(a run's prompts name them);
 any other host it would reach is refused, exit 1. A script of "mecha
 script" passes each call the taint its recording had when the model made
 it and the hosts the run trusted then, so what a run refused, or would

@@ -112,7 +112,8 @@ type Trifecta struct {
 	// once the conversation holds untrusted content, though no prompt
 	// named them (the interlock's rule on where a destination came from):
 	// exact names ("www." does not matter), or "*.host" for host's
-	// subdomains, as [sandbox] allow_domains writes them.
+	// subdomains, as [sandbox] allow_domains writes them (whose hosts the
+	// interlock trusts too).
 	TrustedHosts []string `toml:"trusted_hosts"`
 }
 

@@ -83,7 +83,8 @@ type Call struct {
 	// TrustedHosts are the hosts the run's interlock trusted when the call
 	// was made, by what the recording holds: those the prompts typed so
 	// far and the attach's system prompt named, and the attach's
-	// trusted_hosts (config.toml's). Hosts the run reached before its
+	// trusted_hosts (config.toml's) and the shell's egress allowlist
+	// (sandbox_allow_domains). Hosts the run reached before its
 	// conversation held untrusted content are not here: a rerun's tracker
 	// learns them as it redoes the calls, a script from the calls before
 	// (see ReachedHosts).
@@ -146,8 +147,8 @@ type Calls struct {
 	upstream *transcript.MCPServer
 	// promptHosts are the hosts the prompts read so far named (a run
 	// trusts those of its session's earlier prompts too); attachHosts
-	// those the current attach's system prompt named and its
-	// trusted_hosts.
+	// those the current attach's system prompt named, its trusted_hosts
+	// and its egress allowlist.
 	promptHosts, attachHosts []string
 	// taint merges the checkpoints read so far; checked is the line of
 	// the last checkpoint.
@@ -328,7 +329,7 @@ func (c *Calls) unknownTaint() {
 // tools a run offered, or the upstream of a proxy session.
 func (c *Calls) attach(rc *transcript.Config) {
 	c.servers, c.upstream = rc.MCPServers, nil
-	c.attachHosts = slices.Clone(rc.TrustedHosts)
+	c.attachHosts = append(slices.Clone(rc.TrustedHosts), rc.SandboxAllowDomains...)
 	if rc.SystemPrompt != nil {
 		c.attachHosts = append(c.attachHosts, tool.HostsInText(*rc.SystemPrompt)...)
 	}
