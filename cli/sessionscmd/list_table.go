@@ -134,38 +134,13 @@ func appendSpaces(b []byte, n int) []byte {
 func width(s string) int { return utf8.RuneCountInString(s) }
 
 // cell is textfmt.Clip(textfmt.VisibleLine(s), n) (n < 1: not clipped)
-// and its width. Most cells are plain ASCII (printable, single spaces,
-// none at the ends), which both leave as they are: that is checked in one
-// pass, where the general path takes four.
+// and its width.
 func cell(s string, n int) (string, int) {
-	if plainASCII(s) && (n < 1 || len(s) <= n) {
-		return s, len(s)
-	}
 	c := textfmt.VisibleLine(s)
 	if n > 0 {
 		c = textfmt.Clip(c, n)
 	}
 	return c, width(c)
-}
-
-// plainASCII says s is printable ASCII with no space at either end and
-// none doubled: textfmt.Visible and textfmt.OneLine return it as it is.
-func plainASCII(s string) bool {
-	if s == "" {
-		return true
-	}
-	if s[0] == ' ' || s[len(s)-1] == ' ' {
-		return false
-	}
-	prev := byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || c == ' ' && prev == ' ' {
-			return false
-		}
-		prev = c
-	}
-	return true
 }
 
 func pad(s string, n int) string { return s + strings.Repeat(" ", max(n-width(s), 0)) }

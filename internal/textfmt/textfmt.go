@@ -15,16 +15,16 @@ import (
 
 // OneLine folds any run of white space, newlines included, into one space.
 func OneLine(s string) string {
-	if oneLineAlready(s) {
+	if plainLine(s) {
 		return s
 	}
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// oneLineAlready says OneLine would return s as it is: ASCII with no
-// space but single ones between words (anything beyond ASCII takes the
-// long way, for Unicode's spaces).
-func oneLineAlready(s string) bool {
+// plainLine says s is printable ASCII with no space at either end and none
+// doubled: OneLine, Visible and VisibleLine return it as it is. Most text
+// a listing shows is, and this is one pass where they take one each.
+func plainLine(s string) bool {
 	if s == "" {
 		return true
 	}
@@ -34,7 +34,7 @@ func oneLineAlready(s string) bool {
 	prev := byte(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= utf8.RuneSelf || (c >= '\t' && c <= '\r') || (c == ' ' && prev == ' ') {
+		if c < 0x20 || c >= 0x7f || c == ' ' && prev == ' ' {
 			return false
 		}
 		prev = c

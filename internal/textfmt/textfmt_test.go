@@ -28,7 +28,7 @@ func TestCuts(t *testing.T) {
 // of a few telling characters, ASCII and not.
 func TestOneLineQuickPath(t *testing.T) {
 	t.Parallel()
-	alphabet := []string{"a", " ", "\t", "\n", "\v", "\r", "\u00a0", "\u0085", "é", "\u2003"}
+	alphabet := []string{"a", " ", "\t", "\n", "\v", "\r", "\x1b", "\x7f", "\u00a0", "\u0085", "é", "\u2003"}
 	var walk func(s string, depth int)
 	walk = func(s string, depth int) {
 		if want := strings.Join(strings.Fields(s), " "); OneLine(s) != want {

@@ -53,7 +53,12 @@ func Visible(s string) string {
 
 // VisibleLine is Visible text on one line: white space folded (OneLine)
 // after the escaping, so that no control character is folded away unseen.
-func VisibleLine(s string) string { return OneLine(Visible(s)) }
+func VisibleLine(s string) string {
+	if plainLine(s) {
+		return s
+	}
+	return OneLine(Visible(s))
+}
 
 // firstUnsafe returns the index of the first byte Visible may have to
 // change, len(s) when there is none.

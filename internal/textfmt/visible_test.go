@@ -144,3 +144,21 @@ func TestPlainASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestVisibleLineQuickPath holds VisibleLine's quick path (plain text,
+// returned as it is) to the long way round, Visible then OneLine's
+// folding, over every join of three telling pieces.
+func TestVisibleLineQuickPath(t *testing.T) {
+	t.Parallel()
+	parts := []string{"", "a", " ", "  ", "\t", "\n", "\r", "\x1b[31m", "\x7f", "\x00", "é", "\u202e", "\u0085", "…", "title", "x y", "-", "~", "\xff"}
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				s := a + b + c
+				if got, want := VisibleLine(s), strings.Join(strings.Fields(Visible(s)), " "); got != want {
+					t.Errorf("VisibleLine(%q) = %q, want %q", s, got, want)
+				}
+			}
+		}
+	}
+}
