@@ -23,10 +23,12 @@ var (
 
 // layers are the two ways the sandbox confines, each tried by the tests
 // that must hold under both.
-var layers = []struct {
+var layers = []layer{{"namespaces", confined}, {"landlock only", landlockOnly}}
+
+type layer struct {
 	name string
 	s    sandbox.Setting
-}{{"namespaces", confined}, {"landlock only", landlockOnly}}
+}
 
 // requireLayer is requireSandbox, and for the namespaces the trial run
 // that Probe makes: on a machine that refuses them the test fails unless

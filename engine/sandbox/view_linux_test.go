@@ -63,23 +63,17 @@ cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' \n'; echo
 // descendants as their subreaper). The control, the helper without its
 // lifeline, leaves the escaped process running without namespaces.
 func TestEndsAll(t *testing.T) {
-	for _, l := range layers {
-		for _, unsupervised := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/unsupervised=%v", l.name, unsupervised), func(t *testing.T) {
-				t.Parallel()
-				requireLayer(t, l.s)
-				b := newBox(t)
-				late := b.ws + "/late"
-				cmd := b.command(t, l.s, `setsid sh -c 'sleep 1; echo x > late' >/dev/null 2>&1 & echo started`, unsupervised)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("%v\n%s", err, out)
-				}
-				if got, want := appears(late, unsupervised && !l.s.Namespaces, 2*time.Second), unsupervised && !l.s.Namespaces; got != want {
-					t.Errorf("the background process wrote after the command ended: %v, want %v", got, want)
-				}
-			})
+	eachSupervision(t, func(t *testing.T, l layer, unsupervised bool) {
+		b := newBox(t)
+		late := b.ws + "/late"
+		cmd := b.command(t, l.s, `setsid sh -c 'sleep 1; echo x > late' >/dev/null 2>&1 & echo started`, unsupervised)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
 		}
-	}
+		if got, want := appears(late, unsupervised && !l.s.Namespaces, 2*time.Second), unsupervised && !l.s.Namespaces; got != want {
+			t.Errorf("the background process wrote after the command ended: %v, want %v", got, want)
+		}
+	})
 }
 
 // appears reports whether the file p exists: after quiet (when it must
@@ -106,32 +100,26 @@ func appears(p string, expected bool, quiet time.Duration) bool {
 // them running. (The shell outlives them: without the helper it is the
 // namespace's first process, whose end would kill them too.)
 func TestEndsWithMecha(t *testing.T) {
-	for _, l := range layers {
-		for _, unsupervised := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/unsupervised=%v", l.name, unsupervised), func(t *testing.T) {
-				t.Parallel()
-				requireLayer(t, l.s)
-				b := newBox(t)
-				cmd := b.command(t, l.s, `(sh -c 'sleep 2; echo x > orphan' &) ; setsid sh -c 'sleep 2; echo x > escaped' >/dev/null 2>&1 & echo started > started; sleep 10`, unsupervised)
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				for deadline := time.Now().Add(20 * time.Second); !exists(b.ws + "/started"); time.Sleep(10 * time.Millisecond) {
-					if time.Now().After(deadline) {
-						_ = cmd.Process.Kill()
-						t.Fatal("the command did not start")
-					}
-				}
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				for _, f := range []string{"orphan", "escaped"} {
-					if got, want := appears(b.ws+"/"+f, unsupervised, 3*time.Second), unsupervised; got != want {
-						t.Errorf("%s wrote after mecha died: %v, want %v", f, got, want)
-					}
-				}
-			})
+	eachSupervision(t, func(t *testing.T, l layer, unsupervised bool) {
+		b := newBox(t)
+		cmd := b.command(t, l.s, `(sh -c 'sleep 2; echo x > orphan' &) ; setsid sh -c 'sleep 2; echo x > escaped' >/dev/null 2>&1 & echo started > started; sleep 10`, unsupervised)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-	}
+		for deadline := time.Now().Add(20 * time.Second); !exists(b.ws + "/started"); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				t.Fatal("the command did not start")
+			}
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		for _, f := range []string{"orphan", "escaped"} {
+			if got, want := appears(b.ws+"/"+f, unsupervised, 3*time.Second), unsupervised; got != want {
+				t.Errorf("%s wrote after mecha died: %v, want %v", f, got, want)
+			}
+		}
+	})
 }
 
 // TestSideHelperRuns: a mecha with the small helper beside it starts that
@@ -253,5 +241,20 @@ func TestCommandCapabilities(t *testing.T) {
 				t.Errorf("the command holds capabilities: effective %x, ambient %x", caps["CapEff"], caps["CapAmb"])
 			}
 		})
+	}
+}
+
+// eachSupervision runs test, in parallel, under both layers with the
+// helper supervising the command and without (the control of the tests
+// that it ends what the command left behind).
+func eachSupervision(t *testing.T, test func(t *testing.T, l layer, unsupervised bool)) {
+	for _, l := range layers {
+		for _, unsupervised := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/unsupervised=%v", l.name, unsupervised), func(t *testing.T) {
+				t.Parallel()
+				requireLayer(t, l.s)
+				test(t, l, unsupervised)
+			})
+		}
 	}
 }
