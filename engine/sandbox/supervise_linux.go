@@ -30,9 +30,10 @@ const lifelineFD = 3
 // command are handed to it, not to init) and kills and reaps its
 // descendants before it exits.
 //
-// The helper is confined as the command is (Landlock and seccomp apply to
-// it already) and undumpable, so the command can neither trace it nor
-// read its memory. It exits as the command did; a command killed by a
+// The helper is under the command's seccomp filter (every thread) and, on
+// the thread that starts the command and supervises it, its Landlock
+// rules (see restrictThread); it is undumpable, so the command can
+// neither trace it nor read its memory. It exits as the command did; a command killed by a
 // signal is reported by the same signal where the helper can raise it on
 // itself (not as the first process of a PID namespace, which ignores its
 // own signals), else by exit status 128 plus the signal.
