@@ -100,9 +100,6 @@ func SessionNames(dir string) ([]string, error) {
 	return names, err
 }
 
-// NewerFirst is the order of listings: newest first, then by id.
-func NewerFirst(a, b transcript.Meta) bool { return newerFirst(a, b) }
-
 // SumTotals is what summaries add up to, as Totals has it: turns summed
 // (saturating), the last stop reason, and whether there is any.
 func SumTotals(sums []*transcript.Summary) (turns int, stop string, finished bool) {

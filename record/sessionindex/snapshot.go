@@ -95,7 +95,7 @@ func (x *entry) when() (sec, nsec int64) {
 	return d.int(), d.int()
 }
 
-// sortEntries sorts newest first, as session.NewerFirst does: by creation
+// sortEntries sorts newest first, as the store's listings do: by creation
 // instant, then by id (the file's name) descending.
 func sortEntries(es []entry) {
 	type key struct{ sec, nsec int64 }
