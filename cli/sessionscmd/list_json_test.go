@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
 )
