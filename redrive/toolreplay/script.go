@@ -122,13 +122,9 @@ func armed(call Call) bool { return call.Taint.Private && call.Taint.Untrusted }
 // the interlock judges ("" when it cannot): an MCP tool started ad hoc
 // declares every capability, a tool mecha does not have may do anything.
 func mayLeak(call Call, caps func(string) (tool.Capabilities, bool)) string {
-	c := tool.Capabilities{ReachesNetwork: true}
-	known := call.Server != nil
-	if !known && caps != nil {
-		c, known = caps(call.Name)
-	}
+	c, known := judged(call, caps, tool.Capabilities{ReachesNetwork: true})
 	if !known {
-		return "a tool mecha does not have here may do anything"
+		return unknownTool
 	}
 	return tool.CanLeak(c)
 }
@@ -136,15 +132,26 @@ func mayLeak(call Call, caps func(string) (tool.Capabilities, bool)) string {
 // mayAct says why the call's tool may act outward in the user's name,
 // as mayLeak does for sending.
 func mayAct(call Call, caps func(string) (tool.Capabilities, bool)) string {
-	c := tool.Capabilities{ActsOutward: true}
-	known := call.Server != nil
-	if !known && caps != nil {
-		c, known = caps(call.Name)
-	}
+	c, known := judged(call, caps, tool.Capabilities{ActsOutward: true})
 	if !known {
-		return "a tool mecha does not have here may do anything"
+		return unknownTool
 	}
 	return tool.CanAct(c)
+}
+
+const unknownTool = "a tool mecha does not have here may do anything"
+
+// judged is what the call's tool declares: adHoc for a tool of a recorded
+// MCP server (started ad hoc, it declares every capability), caps' answer
+// for one mecha has; not known for any other.
+func judged(call Call, caps func(string) (tool.Capabilities, bool), adHoc tool.Capabilities) (tool.Capabilities, bool) {
+	if call.Server != nil {
+		return adHoc, true
+	}
+	if caps == nil {
+		return tool.Capabilities{}, false
+	}
+	return caps(call.Name)
 }
 
 // serverFlags are the flags of "mecha tool call" that start a recorded
