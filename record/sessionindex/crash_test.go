@@ -1,8 +1,10 @@
 package sessionindex
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -29,6 +31,27 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		os.Exit(0)
+	case "segments":
+		// A first indexing in small batches and no merge after: the
+		// full-text index in many segments, for the merge to fold.
+		batchBytes, optimizeBytes = 16<<10, 1<<62
+		ix := For(os.Getenv("MECHA_INDEX_DIR"), func(s string) { fmt.Fprintln(os.Stderr, s) })
+		if _, err := ix.Reindex(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "merge":
+		db, err := openDB(filepath.Join(os.Getenv("MECHA_INDEX_DIR"), Name))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("merging")
+		start := time.Now()
+		optimize(db)
+		fmt.Printf("merged in %v\n", time.Since(start))
 		os.Exit(0)
 	case "writer":
 		os.Exit(childWriter(os.Getenv("MECHA_INDEX_DIR"), os.Getenv("MECHA_INDEX_NAME")))
@@ -155,6 +178,86 @@ func TestKillDuringIndexing(t *testing.T) {
 	t.Logf("%d of 8 indexing processes killed before they finished", killed)
 	if killed == 0 {
 		t.Error("no kill landed during indexing: the trials tested nothing")
+	}
+}
+
+// TestKillDuringMerge kills a process in the middle of merging the
+// full-text index's segments into one (what a sync that wrote a lot does
+// at its end, see optimize), at a random moment of the merge: the next
+// reader finds the index consistent (its listing, totals and searches
+// equal the scan's) and says nothing.
+func TestKillDuringMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a store and kills processes")
+	}
+	dir := t.TempDir()
+	genStore(t, dir, rand.New(rand.NewPCG(9, 10)), 200)
+	r := rand.New(rand.NewPCG(11, 12))
+	// merge indexes the store in many segments and starts merging them; it
+	// returns the merging child (past its "merging" line) and its output.
+	merge := func() (*exec.Cmd, *bufio.Reader) {
+		t.Helper()
+		for _, s := range []string{"", "-wal", "-shm"} {
+			os.Remove(filepath.Join(dir, Name+s))
+		}
+		child := func(kind string) *exec.Cmd {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "MECHA_INDEX_CHILD="+kind, "MECHA_INDEX_DIR="+dir)
+			return cmd
+		}
+		if out, err := child("segments").CombinedOutput(); err != nil {
+			t.Fatalf("indexing in segments: %v: %s", err, out)
+		}
+		cmd := child("merge")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		rd := bufio.NewReader(out)
+		if line, err := rd.ReadString('\n'); line != "merging\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the merging child said %q (%v)", line, err)
+		}
+		return cmd, rd
+	}
+	// One merge left to finish says how long merging this index takes;
+	// the kills land at random moments over one and a half times that.
+	cmd, rd := merge()
+	rest, _ := io.ReadAll(rd)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("merging: %v", err)
+	}
+	d, ok := strings.CutPrefix(strings.TrimSpace(string(rest)), "merged in ")
+	took, err := time.ParseDuration(d)
+	if !ok || err != nil || took <= 0 {
+		t.Fatalf("the merging child said %q", rest)
+	}
+	landed := 0
+	for trial := range 6 {
+		cmd, rd := merge()
+		time.Sleep(time.Duration(r.Int64N(int64(took) * 3 / 2)))
+		cmd.Process.Kill() // SIGKILL
+		rest, _ := io.ReadAll(rd)
+		cmd.Wait()
+		if !strings.Contains(string(rest), "merged") {
+			landed++
+		}
+		var said bytes.Buffer
+		var mu sync.Mutex
+		ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+		checkOracle(t, dir, ix)
+		if said.Len() > 0 {
+			t.Errorf("trial %d: the reader after the kill said %q", trial, said.String())
+		}
+		ix.Close()
+	}
+	t.Logf("a merge takes %v here; %d of 6 killed before they finished", took, landed)
+	if landed == 0 {
+		t.Error("no kill landed during a merge: the trials tested nothing")
 	}
 }
 
