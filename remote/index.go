@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
-	"github.com/minio/minio-go/v7"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
 // Entry is one session in the index.
@@ -83,23 +86,19 @@ func (r *Remote) getJSON(ctx context.Context, name string, v any) (etag string, 
 
 // getObject reads an object of mecha's own whole, with its ETag.
 func (r *Remote) getObject(ctx context.Context, name string) ([]byte, string, error) {
-	obj, err := r.c.GetObject(ctx, r.bucket, r.key(name), minio.GetObjectOptions{})
-	if err != nil {
-		return nil, "", r.fail("reading "+name, err)
-	}
-	defer obj.Close()
-	st, err := obj.Stat()
+	out, err := r.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &r.bucket, Key: aws.String(r.key(name))})
 	if err != nil {
 		if isNotFound(err) {
 			return nil, "", ErrNotFound
 		}
 		return nil, "", r.fail("reading "+name, err)
 	}
-	data, err := io.ReadAll(io.LimitReader(obj, maxJSON))
+	defer out.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(out.Body, maxJSON))
 	if err != nil {
 		return nil, "", r.fail("reading "+name, err)
 	}
-	return data, st.ETag, nil
+	return data, aws.ToString(out.ETag), nil
 }
 
 // putJSON writes v as a JSON object: over the object with ETag etag only,
@@ -110,14 +109,23 @@ func (r *Remote) putJSON(ctx context.Context, name string, v any, etag string) e
 	if err != nil {
 		return err
 	}
-	opts := minio.PutObjectOptions{ContentType: "application/json"}
-	if etag == "" {
-		opts.SetMatchETagExcept("*")
-	} else {
-		opts.SetMatchETag(etag)
-	}
-	_, err = r.c.PutObject(ctx, r.bucket, r.key(name), bytes.NewReader(data), int64(len(data)), opts)
+	in := &s3.PutObjectInput{Bucket: &r.bucket, Key: aws.String(r.key(name)), Body: bytes.NewReader(data),
+		ContentLength: aws.Int64(int64(len(data))), ContentType: aws.String("application/json")}
+	condition(in, etag)
+	_, err = r.c.PutObject(ctx, in)
 	return r.fail("writing "+name, err)
+}
+
+// condition makes a PUT conditional: over the object with ETag etag only
+// (If-Match), or, when etag is "", only where there is none
+// (If-None-Match: *). The ETag is sent quoted, as S3 gives it, whether or
+// not the server that gave it quoted it.
+func condition(in *s3.PutObjectInput, etag string) {
+	if etag == "" {
+		in.IfNoneMatch = aws.String("*")
+	} else {
+		in.IfMatch = aws.String(`"` + strings.Trim(etag, `"`) + `"`)
+	}
 }
 
 // ReadIndex reads the index: one request. A remote nobody pushed to has an
@@ -129,8 +137,9 @@ func (r *Remote) ReadIndex(ctx context.Context) (*Index, string, error) {
 		ix = &Index{}
 		etag, err = r.getJSON(ctx, indexName, ix)
 	}
-	if err == ErrNotFound {
-		// No index: a remote nobody pushed to, or no bucket at all.
+	if err == ErrNotFound || errors.Is(err, ErrNoBucket) {
+		// No index: a remote nobody pushed to, or no bucket at all (said
+		// as the check of the bucket says it).
 		if err := r.Check(ctx); err != nil {
 			return nil, "", err
 		}

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/minio/minio-go/v7"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/mecha-agent/mecha/internal/atomicfile"
 )
@@ -75,7 +77,7 @@ func (r *Remote) dropState(id string) {
 // in and the upload is completed.
 func (r *Remote) uploadParts(ctx context.Context, id, key string, data []byte, sha string) (int64, string, error) {
 	want := &upState{Key: key, Size: int64(len(data)), SHA256: sha, PartSize: r.partSize}
-	have := map[int]minio.ObjectPart{}
+	have := map[int32]types.Part{}
 	st := r.loadState(id)
 	resumed := false
 	if st != nil && st.Key == key && st.Size == want.Size && st.SHA256 == sha && st.PartSize == r.partSize {
@@ -83,47 +85,48 @@ func (r *Remote) uploadParts(ctx context.Context, id, key string, data []byte, s
 		if err == nil {
 			want.UploadID, resumed = st.UploadID, true
 			for _, p := range parts {
-				have[p.PartNumber] = p
+				have[aws.ToInt32(p.PartNumber)] = p
 			}
 		}
 	} else if st != nil && st.UploadID != "" {
 		// An upload of other bytes (the session grew since): it will never
 		// be completed; it holds no session and is not visible.
-		_ = r.core.AbortMultipartUpload(ctx, r.bucket, st.Key, st.UploadID)
+		_, _ = r.c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &r.bucket, Key: aws.String(st.Key), UploadId: aws.String(st.UploadID)})
 	}
 	if want.UploadID == "" {
-		uid, err := r.core.NewMultipartUpload(ctx, r.bucket, key, minio.PutObjectOptions{
-			ContentType: "application/x-ndjson", UserMetadata: map[string]string{metaSHA: sha}})
+		up, err := r.c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &r.bucket, Key: &key,
+			ContentType: aws.String("application/x-ndjson"), Metadata: map[string]string{metaSHA: sha}})
 		if err != nil {
 			return 0, "", r.fail("push "+id, err)
 		}
-		want.UploadID = uid
+		want.UploadID = aws.ToString(up.UploadId)
 		if err := r.saveState(id, want); err != nil {
 			return 0, "", fmt.Errorf("remote %s: push %s: keeping the upload's state: %w", r.Name, id, err)
 		}
 	}
 	var sent int64
-	var done []minio.CompletePart
+	var done []types.CompletedPart
 	kept := 0
-	for n, off := 1, int64(0); off < int64(len(data)); n, off = n+1, off+r.partSize {
+	for n, off := int32(1), int64(0); off < int64(len(data)); n, off = n+1, off+r.partSize {
 		end := min(off+r.partSize, int64(len(data)))
 		part := data[off:end]
 		h := md5.Sum(part)
 		md5hex := hex.EncodeToString(h[:])
-		if p, ok := have[n]; ok && p.Size == int64(len(part)) && strings.Trim(p.ETag, `"`) == md5hex {
-			done = append(done, minio.CompletePart{PartNumber: n, ETag: p.ETag})
+		if p, ok := have[n]; ok && aws.ToInt64(p.Size) == int64(len(part)) && strings.Trim(aws.ToString(p.ETag), `"`) == md5hex {
+			done = append(done, types.CompletedPart{PartNumber: aws.Int32(n), ETag: p.ETag})
 			kept++
 			continue
 		}
-		p, err := r.core.PutObjectPart(ctx, r.bucket, key, want.UploadID, n, bytes.NewReader(part), int64(len(part)),
-			minio.PutObjectPartOptions{Md5Base64: base64.StdEncoding.EncodeToString(h[:])})
+		p, err := r.c.UploadPart(ctx, &s3.UploadPartInput{Bucket: &r.bucket, Key: &key, UploadId: &want.UploadID, PartNumber: aws.Int32(n),
+			Body: bytes.NewReader(part), ContentLength: aws.Int64(int64(len(part))), ContentMD5: aws.String(base64.StdEncoding.EncodeToString(h[:]))})
 		if err != nil {
 			return sent, "", r.fail(fmt.Sprintf("push %s: part %d", id, n), err)
 		}
 		sent += int64(len(part))
-		done = append(done, minio.CompletePart{PartNumber: n, ETag: p.ETag})
+		done = append(done, types.CompletedPart{PartNumber: aws.Int32(n), ETag: p.ETag})
 	}
-	if _, err := r.core.CompleteMultipartUpload(ctx, r.bucket, key, want.UploadID, done, minio.PutObjectOptions{}); err != nil {
+	if _, err := r.c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &r.bucket, Key: &key, UploadId: &want.UploadID,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: done}}); err != nil {
 		return sent, "", r.fail("push "+id+": completing the upload", err)
 	}
 	r.dropState(id)
@@ -135,16 +138,17 @@ func (r *Remote) uploadParts(ctx context.Context, id, key string, data []byte, s
 }
 
 // listParts lists every part of an upload.
-func (r *Remote) listParts(ctx context.Context, key, uploadID string) ([]minio.ObjectPart, error) {
-	var out []minio.ObjectPart
-	marker := 0
+func (r *Remote) listParts(ctx context.Context, key, uploadID string) ([]types.Part, error) {
+	var out []types.Part
+	var marker *string
 	for {
-		res, err := r.core.ListObjectParts(ctx, r.bucket, key, uploadID, marker, 1000)
+		res, err := r.c.ListParts(ctx, &s3.ListPartsInput{Bucket: &r.bucket, Key: &key, UploadId: &uploadID,
+			PartNumberMarker: marker, MaxParts: aws.Int32(1000)})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, res.ObjectParts...)
-		if !res.IsTruncated {
+		out = append(out, res.Parts...)
+		if !aws.ToBool(res.IsTruncated) || res.NextPartNumberMarker == nil {
 			return out, nil
 		}
 		marker = res.NextPartNumberMarker

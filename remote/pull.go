@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/minio/minio-go/v7"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/mecha-agent/mecha/internal/atomicfile"
 	"github.com/mecha-agent/mecha/record/session"
@@ -153,22 +154,18 @@ func (r *Remote) pullOne(ctx context.Context, store *session.Store, ix *Index, i
 // checksum.
 func (r *Remote) download(ctx context.Context, id string) ([]byte, error) {
 	key := r.sessionKey(id)
-	obj, err := r.c.GetObject(ctx, r.bucket, key, minio.GetObjectOptions{})
+	obj, err := r.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &r.bucket, Key: &key})
 	if err != nil {
 		return nil, r.fail("pull "+id, err)
 	}
-	defer obj.Close()
-	st, err := obj.Stat()
-	if err != nil {
-		return nil, r.fail("pull "+id, err)
-	}
+	defer obj.Body.Close()
 	var buf bytes.Buffer
-	buf.Grow(int(st.Size))
-	if _, err := buf.ReadFrom(obj); err != nil {
+	buf.Grow(int(max(aws.ToInt64(obj.ContentLength), 0)))
+	if _, err := buf.ReadFrom(obj.Body); err != nil {
 		return nil, r.fail("pull "+id, err)
 	}
 	data := buf.Bytes()
-	if want := st.UserMetadata[metaSHA]; want != "" && want != sum(data) {
+	if want := metaValue(obj.Metadata, metaSHA); want != "" && want != sum(data) {
 		return nil, &Error{Remote: r.Name, Op: "pull " + id, Detail: "the object does not match its checksum: nothing was written"}
 	}
 	return data, nil
@@ -178,7 +175,7 @@ func (r *Remote) download(ctx context.Context, id string) ([]byte, error) {
 // index entries in one write. It is the only deletion of sessions.
 func (r *Remote) Remove(ctx context.Context, ids []string) error {
 	for _, id := range ids {
-		if err := r.c.RemoveObject(ctx, r.bucket, r.sessionKey(id), minio.RemoveObjectOptions{}); err != nil {
+		if _, err := r.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &r.bucket, Key: aws.String(r.sessionKey(id))}); err != nil {
 			return r.fail("rm "+id, err)
 		}
 	}

@@ -3,14 +3,18 @@ package remote
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
-	"github.com/minio/minio-go/v7"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mecha-agent/mecha/record/session"
@@ -43,6 +47,21 @@ type Outcome struct {
 
 // metaSHA is the user metadata key of a session object's checksum.
 const metaSHA = "Mecha-Sha256"
+
+// metaValue is the user metadata value of key: the SDK gives the keys as
+// the server sent them (lower case, from most), so it is looked up
+// without regard to case.
+func metaValue(m map[string]string, key string) string {
+	if v, ok := m[key]; ok {
+		return v
+	}
+	for k, v := range m {
+		if strings.EqualFold(k, key) {
+			return v
+		}
+	}
+	return ""
+}
 
 // complete reads a session file up to its last complete line.
 func complete(path string) ([]byte, error) {
@@ -144,7 +163,7 @@ func (r *Remote) pushOne(ctx context.Context, ix *Index, ref session.Ref) (Outco
 		return o, nil, nil
 	}
 	key := r.sessionKey(ref.ID)
-	st, err := r.c.StatObject(ctx, r.bucket, key, minio.StatObjectOptions{})
+	st, err := r.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &r.bucket, Key: &key})
 	etag := ""
 	switch {
 	case isNotFound(err):
@@ -152,17 +171,17 @@ func (r *Remote) pushOne(ctx context.Context, ix *Index, ref session.Ref) (Outco
 	case err != nil:
 		return o, nil, r.fail("push "+ref.ID, err)
 	default:
-		remoteSum, err := r.objectSum(ctx, key, st)
+		remoteSum, err := r.objectSum(ctx, key, st.Metadata)
 		if err != nil {
 			return o, nil, err
 		}
-		rs := st.Size
+		rs := aws.ToInt64(st.ContentLength)
 		switch {
 		case rs == int64(len(data)) && remoteSum == local:
 			o.Action = Unchanged
 			return o, r.entry(ref, data, local), nil
 		case rs < int64(len(data)) && sum(data[:rs]) == remoteSum:
-			o.Action, etag = Updated, st.ETag
+			o.Action, etag = Updated, aws.ToString(st.ETag)
 		case rs > int64(len(data)):
 			prefix, err := r.readRange(ctx, key, int64(len(data)))
 			if err != nil {
@@ -202,8 +221,8 @@ func (r *Remote) entry(ref session.Ref, data []byte, sha string) *Entry {
 
 // objectSum is a session object's SHA-256: from its metadata, else (an
 // object mecha did not write) computed from its bytes.
-func (r *Remote) objectSum(ctx context.Context, key string, st minio.ObjectInfo) (string, error) {
-	if s := st.UserMetadata[metaSHA]; s != "" {
+func (r *Remote) objectSum(ctx context.Context, key string, meta map[string]string) (string, error) {
+	if s := metaValue(meta, metaSHA); s != "" {
 		return s, nil
 	}
 	data, err := r.readRange(ctx, key, -1)
@@ -215,21 +234,19 @@ func (r *Remote) objectSum(ctx context.Context, key string, st minio.ObjectInfo)
 
 // readRange reads the first n bytes of an object (n < 0: all of it).
 func (r *Remote) readRange(ctx context.Context, key string, n int64) ([]byte, error) {
-	opts := minio.GetObjectOptions{}
 	if n == 0 {
 		return nil, nil
 	}
+	in := &s3.GetObjectInput{Bucket: &r.bucket, Key: &key}
 	if n > 0 {
-		if err := opts.SetRange(0, n-1); err != nil {
-			return nil, err
-		}
+		in.Range = aws.String(fmt.Sprintf("bytes=0-%d", n-1))
 	}
-	obj, err := r.c.GetObject(ctx, r.bucket, key, opts)
+	obj, err := r.c.GetObject(ctx, in)
 	if err != nil {
 		return nil, r.fail("reading "+key, err)
 	}
-	defer obj.Close()
-	data, err := io.ReadAll(obj)
+	defer obj.Body.Close()
+	data, err := io.ReadAll(obj.Body)
 	if err != nil {
 		return nil, r.fail("reading "+key, err)
 	}
@@ -243,15 +260,12 @@ func (r *Remote) upload(ctx context.Context, id, key string, data []byte, sha, e
 	if int64(len(data)) > r.partSize {
 		return r.uploadParts(ctx, id, key, data, sha)
 	}
-	opts := minio.PutObjectOptions{ContentType: "application/x-ndjson", UserMetadata: map[string]string{metaSHA: sha},
-		SendContentMd5: true, DisableMultipart: true}
-	if etag == "" {
-		opts.SetMatchETagExcept("*")
-	} else {
-		opts.SetMatchETag(etag)
-	}
-	_, err := r.c.PutObject(ctx, r.bucket, key, bytes.NewReader(data), int64(len(data)), opts)
-	if err != nil {
+	h := md5.Sum(data)
+	in := &s3.PutObjectInput{Bucket: &r.bucket, Key: &key, Body: bytes.NewReader(data), ContentLength: aws.Int64(int64(len(data))),
+		ContentType: aws.String("application/x-ndjson"), Metadata: map[string]string{metaSHA: sha},
+		ContentMD5: aws.String(base64.StdEncoding.EncodeToString(h[:]))}
+	condition(in, etag)
+	if _, err := r.c.PutObject(ctx, in); err != nil {
 		return 0, "", r.fail("push "+id, err)
 	}
 	return int64(len(data)), "", nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,8 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
 )
 
 // Credentials are the keys a remote is opened with, read by the caller
@@ -64,8 +70,7 @@ type Remote struct {
 	bucket   string
 	prefix   string // "" or "PREFIX/"
 	endpoint string
-	c        *minio.Client
-	core     minio.Core
+	c        *s3.Client
 	partSize int64
 	now      func() time.Time
 	secrets  []string
@@ -103,26 +108,40 @@ func Open(o Options) (*Remote, error) {
 	if region == "" {
 		region = "us-east-1"
 	}
-	lookup := minio.BucketLookupAuto
-	if o.PathStyle {
-		lookup = minio.BucketLookupPath
-	}
 	tr := o.Transport
 	if tr == nil {
 		tr = &http.Transport{Proxy: nil, DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 			MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second, ResponseHeaderTimeout: 2 * time.Minute}
 	}
-	c, err := minio.New(host, &minio.Options{
-		Creds:        credentials.NewStaticV4(o.Creds.AccessKey, o.Creds.SecretKey, o.Creds.SessionToken),
-		Secure:       secure,
+	// The client is built from these options alone: no shared config,
+	// environment or instance metadata is read (the caller read the
+	// credentials and the region).
+	so := s3.Options{
 		Region:       region,
-		BucketLookup: lookup,
-		Transport:    tr,
-		MaxRetries:   2,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("remote %s: %s", o.Name, scrub(err.Error(), o.Creds.values()))
+		Credentials:  credentials.NewStaticCredentialsProvider(o.Creds.AccessKey, o.Creds.SecretKey, o.Creds.SessionToken),
+		HTTPClient:   &http.Client{Transport: tr},
+		UsePathStyle: pathStyle(o.PathStyle, o.Endpoint != "", secure, host, bucket),
+		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = 2
+			so.Backoff = backoff{}
+			so.RateLimiter = ratelimit.None
+		}),
+		// Checksums only where S3 requires them: no aws-chunked bodies
+		// with CRC trailers, which servers other than AWS may refuse; a
+		// single PUT and each part carry their Content-MD5 instead.
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+		// No "Expect: 100-continue" on large bodies.
+		ContinueHeaderThresholdBytes: -1,
 	}
+	if o.Endpoint != "" {
+		scheme := "http"
+		if secure {
+			scheme = "https"
+		}
+		so.BaseEndpoint = aws.String(scheme + "://" + host)
+	}
+	c := s3.New(so)
 	ps := o.PartSize
 	if ps <= 0 {
 		ps = DefaultPartSize
@@ -135,7 +154,7 @@ func Open(o Options) (*Remote, error) {
 	if ep == "" {
 		ep = "https://" + host
 	}
-	return &Remote{Name: o.Name, bucket: bucket, prefix: prefix, endpoint: ep, c: c, core: minio.Core{Client: c},
+	return &Remote{Name: o.Name, bucket: bucket, prefix: prefix, endpoint: ep, c: c,
 		partSize: ps, now: now, secrets: o.Creds.values(), stateDir: o.StateDir, who: o.Who}, nil
 }
 
@@ -182,11 +201,11 @@ func (r *Remote) fail(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	resp := minio.ToErrorResponse(err)
+	code, msg, status := serverError(err)
 	e := &Error{Remote: r.Name, Op: op}
-	switch resp.Code {
+	switch code {
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidToken", "ExpiredToken", "AuthorizationHeaderMalformed":
-		e.Kind, e.Detail = ErrCredentials, resp.Code
+		e.Kind, e.Detail = ErrCredentials, code
 	case "NoSuchBucket":
 		e.Kind, e.Detail = ErrNoBucket, "bucket "+r.bucket+" at "+r.endpoint
 	case "NoSuchKey", "NotFound":
@@ -202,16 +221,74 @@ func (r *Remote) fail(op string, err error) error {
 			e.Detail = scrub(err.Error(), r.secrets)
 		}
 	default:
-		e.Detail = resp.Code
-		if resp.Message != "" {
-			e.Detail += ": " + resp.Message
+		e.Detail = code
+		if msg != "" {
+			e.Detail += ": " + msg
 		}
 	}
-	if resp.StatusCode == http.StatusForbidden && e.Kind == nil {
+	if status == http.StatusForbidden && e.Kind == nil {
 		e.Kind = ErrCredentials
 	}
 	e.Detail = scrub(e.Detail, r.secrets)
 	return e
+}
+
+// serverError is what the server answered to a failed request: its error
+// code and message ("" for a request that got no answer) and the HTTP
+// status. An answer without a body (to a HEAD) has a code made of its
+// status, named as S3 names it in a body: AccessDenied for 403, NotFound
+// for 404.
+func serverError(err error) (code, msg string, status int) {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		status = re.HTTPStatusCode()
+	}
+	var ae smithy.APIError
+	if !errors.As(err, &ae) {
+		return "", "", status
+	}
+	code, msg = ae.ErrorCode(), ae.ErrorMessage()
+	if text := http.StatusText(status); status != 0 && msg == text && code == strings.ReplaceAll(text, " ", "") {
+		msg = ""
+		if status == http.StatusForbidden {
+			code = "AccessDenied"
+		}
+	}
+	return code, msg, status
+}
+
+// pathStyle reports whether a bucket is addressed in the path
+// (http://host/BUCKET/KEY) rather than in the host name
+// (http://BUCKET.host/KEY): when the options say so, and otherwise for
+// every server but AWS's, Google's and Alibaba's (whose names are known to
+// serve buckets as host names), and for a bucket with a dot over https
+// (BUCKET.host would not match the server's certificate).
+func pathStyle(force, custom, secure bool, host, bucket string) bool {
+	if force || (secure && strings.Contains(bucket, ".")) {
+		return true
+	}
+	if !custom {
+		return false
+	}
+	h := strings.ToLower(host)
+	if hn, _, err := net.SplitHostPort(h); err == nil {
+		h = hn
+	}
+	for _, suffix := range []string{".amazonaws.com", ".amazonaws.com.cn", ".aliyuncs.com"} {
+		if strings.HasSuffix(h, suffix) {
+			return false
+		}
+	}
+	return h != "storage.googleapis.com"
+}
+
+// backoff waits before a retry as long as minio-go, mecha's earlier
+// client, did: a random part of 200 ms doubled on each attempt, at most 1 s.
+type backoff struct{}
+
+func (backoff) BackoffDelay(attempt int, _ error) (time.Duration, error) {
+	d := min(time.Second, 200*time.Millisecond<<min(max(attempt-1, 0), 8))
+	return time.Duration(rand.Int64N(int64(d) + 1)), nil
 }
 
 // netReason is the last part of a network error: "connection refused".
@@ -242,14 +319,11 @@ func (r *Remote) sessionKey(id string) string { return r.key("sessions/" + id + 
 // Check makes one request that fails on wrong credentials and on a
 // missing bucket, each with its own error.
 func (r *Remote) Check(ctx context.Context) error {
-	ok, err := r.c.BucketExists(ctx, r.bucket)
-	if err != nil {
-		return r.fail("checking bucket "+r.bucket, err)
-	}
-	if !ok {
+	_, err := r.c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &r.bucket})
+	if code, _, _ := serverError(err); code == "NotFound" || code == "NoSuchBucket" {
 		return &Error{Remote: r.Name, Op: "checking bucket " + r.bucket, Kind: ErrNoBucket, Detail: "bucket " + r.bucket + " at " + r.endpoint}
 	}
-	return nil
+	return r.fail("checking bucket "+r.bucket, err)
 }
 
 // isNotFound reports whether a client error says the object is missing.
@@ -257,6 +331,6 @@ func isNotFound(err error) bool {
 	if errors.Is(err, ErrNotFound) {
 		return true
 	}
-	code := minio.ToErrorResponse(err).Code
+	code, _, _ := serverError(err)
 	return code == "NoSuchKey" || code == "NotFound"
 }

@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minio/minio-go/v7"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
 
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/remote"
@@ -292,7 +294,7 @@ func TestIndexForeign(t *testing.T) {
 	srv.Bucket("bucket6")
 	ctx := context.Background()
 	junk := []byte("{\"version\": 1, \"sessions\": {")
-	if _, err := srv.Client().PutObject(ctx, "bucket6", "team/sessions/index.json", bytes.NewReader(junk), int64(len(junk)), minio.PutObjectOptions{}); err != nil {
+	if _, err := srv.Client().PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("bucket6"), Key: aws.String("team/sessions/index.json"), Body: bytes.NewReader(junk)}); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err := open(t, srv, "bucket6", "", nil).ReadIndex(ctx)
@@ -310,24 +312,31 @@ func TestServerHonoursConditions(t *testing.T) {
 	srv.Bucket("bucket5")
 	ctx := context.Background()
 	c := srv.Client()
-	put := func(body string, cond func(*minio.PutObjectOptions)) (minio.UploadInfo, error) {
-		o := minio.PutObjectOptions{}
+	put := func(body string, cond func(*s3.PutObjectInput)) (*s3.PutObjectOutput, error) {
+		in := &s3.PutObjectInput{Bucket: aws.String("bucket5"), Key: aws.String("k"), Body: strings.NewReader(body)}
 		if cond != nil {
-			cond(&o)
+			cond(in)
 		}
-		return c.PutObject(ctx, "bucket5", "k", strings.NewReader(body), int64(len(body)), o)
+		return c.PutObject(ctx, in)
 	}
-	first, err := put("one", func(o *minio.PutObjectOptions) { o.SetMatchETagExcept("*") })
+	code := func(err error) string {
+		var ae smithy.APIError
+		if errors.As(err, &ae) {
+			return ae.ErrorCode()
+		}
+		return ""
+	}
+	first, err := put("one", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := put("two", func(o *minio.PutObjectOptions) { o.SetMatchETagExcept("*") }); minio.ToErrorResponse(err).Code != "PreconditionFailed" {
+	if _, err := put("two", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") }); code(err) != "PreconditionFailed" {
 		t.Fatalf("If-None-Match: * over an object: %v", err)
 	}
-	if _, err := put("three", func(o *minio.PutObjectOptions) { o.SetMatchETag(first.ETag) }); err != nil {
+	if _, err := put("three", func(in *s3.PutObjectInput) { in.IfMatch = first.ETag }); err != nil {
 		t.Fatalf("If-Match of the current ETag: %v", err)
 	}
-	if _, err := put("four", func(o *minio.PutObjectOptions) { o.SetMatchETag(first.ETag) }); minio.ToErrorResponse(err).Code != "PreconditionFailed" {
+	if _, err := put("four", func(in *s3.PutObjectInput) { in.IfMatch = first.ETag }); code(err) != "PreconditionFailed" {
 		t.Fatalf("If-Match of a stale ETag: %v", err)
 	}
 	if _, err := put("five", nil); err != nil {

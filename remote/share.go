@@ -13,7 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/minio/minio-go/v7"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/record/pricing"
@@ -232,21 +233,23 @@ func (r *Remote) Share(ctx context.Context, sh *Shared, prices pricing.Table, tm
 		key, ctype string
 		body       []byte
 	}{{base + ".jsonl", "application/x-ndjson", sh.Copy}, {base + ".html", "text/html; charset=utf-8", page.Bytes()}} {
-		opts := minio.PutObjectOptions{ContentType: o.ctype}
-		opts.SetMatchETagExcept("*")
-		if _, err := r.c.PutObject(ctx, r.bucket, o.key, bytes.NewReader(o.body), int64(len(o.body)), opts); err != nil {
+		in := &s3.PutObjectInput{Bucket: &r.bucket, Key: aws.String(o.key), Body: bytes.NewReader(o.body),
+			ContentLength: aws.Int64(int64(len(o.body))), ContentType: aws.String(o.ctype)}
+		condition(in, "")
+		if _, err := r.c.PutObject(ctx, in); err != nil {
 			return nil, r.fail("share "+sh.ID, err)
 		}
 	}
 	res := &ShareResult{Key: base + ".jsonl", Expires: r.now().Add(expires).UTC()}
-	pu, err := r.c.PresignedGetObject(ctx, r.bucket, base+".html", expires, nil)
+	ps := s3.NewPresignClient(r.c, s3.WithPresignExpires(expires))
+	pu, err := ps.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: &r.bucket, Key: aws.String(base + ".html")})
 	if err != nil {
 		return nil, r.fail("share "+sh.ID+": presigning", err)
 	}
-	cu, err := r.c.PresignedGetObject(ctx, r.bucket, base+".jsonl", expires, nil)
+	cu, err := ps.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: &r.bucket, Key: aws.String(base + ".jsonl")})
 	if err != nil {
 		return nil, r.fail("share "+sh.ID+": presigning", err)
 	}
-	res.Page, res.Copy = pu.String(), cu.String()
+	res.Page, res.Copy = pu.URL, cu.URL
 	return res, nil
 }

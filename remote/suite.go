@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,7 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/minio/minio-go/v7"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
 // pinsDoc is the pins object: the regression suite, in order.
@@ -63,8 +65,8 @@ func shardName(run string, i, n int) string {
 // same shard: a retried CI job replaces its own results).
 func (r *Remote) PutShard(ctx context.Context, run string, i, n int, results []byte) error {
 	name := shardName(run, i, n)
-	_, err := r.c.PutObject(ctx, r.bucket, r.key(name), strings.NewReader(string(results)), int64(len(results)),
-		minio.PutObjectOptions{ContentType: "application/json"})
+	_, err := r.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &r.bucket, Key: aws.String(r.key(name)), Body: bytes.NewReader(results),
+		ContentLength: aws.Int64(int64(len(results))), ContentType: aws.String("application/json")})
 	return r.fail("writing "+name, err)
 }
 
@@ -78,24 +80,29 @@ type Shard struct {
 func (r *Remote) Shards(ctx context.Context, run string) ([]Shard, error) {
 	prefix := r.key("runs/" + run + "/")
 	var out []Shard
-	for o := range r.c.ListObjects(ctx, r.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		if o.Err != nil {
-			return nil, r.fail("listing run "+run, o.Err)
-		}
-		var s Shard
-		if _, err := fmt.Sscanf(strings.TrimPrefix(o.Key, prefix), "shard-%d-of-%d.json", &s.I, &s.N); err != nil {
-			continue
-		}
-		obj, err := r.c.GetObject(ctx, r.bucket, o.Key, minio.GetObjectOptions{})
+	pages := s3.NewListObjectsV2Paginator(r.c, &s3.ListObjectsV2Input{Bucket: &r.bucket, Prefix: &prefix})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
 		if err != nil {
-			return nil, r.fail("reading "+o.Key, err)
+			return nil, r.fail("listing run "+run, err)
 		}
-		s.Data, err = io.ReadAll(io.LimitReader(obj, maxJSON))
-		obj.Close()
-		if err != nil {
-			return nil, r.fail("reading "+o.Key, err)
+		for _, o := range page.Contents {
+			key := aws.ToString(o.Key)
+			var s Shard
+			if _, err := fmt.Sscanf(strings.TrimPrefix(key, prefix), "shard-%d-of-%d.json", &s.I, &s.N); err != nil {
+				continue
+			}
+			obj, err := r.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &r.bucket, Key: &key})
+			if err != nil {
+				return nil, r.fail("reading "+key, err)
+			}
+			s.Data, err = io.ReadAll(io.LimitReader(obj.Body, maxJSON))
+			obj.Body.Close()
+			if err != nil {
+				return nil, r.fail("reading "+key, err)
+			}
+			out = append(out, s)
 		}
-		out = append(out, s)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].I < out[b].I })
 	return out, nil

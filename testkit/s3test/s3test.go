@@ -20,8 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
 // Version is the versitygw release the tests run against.
@@ -175,19 +176,23 @@ func (s *Server) Restart() {
 	s.start()
 }
 
-// Client is a client of the server as its root account.
-func (s *Server) Client() *minio.Client {
-	c, err := minio.New(s.addr, &minio.Options{Creds: credentials.NewStaticV4(AccessKey, SecretKey, ""), BucketLookup: minio.BucketLookupPath, Region: "us-east-1"})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return c
+// Client is a client of the server as its root account: path-style, no
+// checksums but those S3 requires (as mecha's own client).
+func (s *Server) Client() *s3.Client {
+	return s3.New(s3.Options{
+		Region:                     "us-east-1",
+		Credentials:                credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, ""),
+		BaseEndpoint:               aws.String(s.Endpoint),
+		UsePathStyle:               true,
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+	})
 }
 
 // Bucket creates a bucket.
 func (s *Server) Bucket(name string) {
 	s.t.Helper()
-	if err := s.Client().MakeBucket(context.Background(), name, minio.MakeBucketOptions{Region: "us-east-1"}); err != nil {
+	if _, err := s.Client().CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: &name}); err != nil {
 		s.t.Fatalf("make bucket %s: %v", name, err)
 	}
 }
@@ -197,20 +202,24 @@ func (s *Server) Objects(bucket, prefix string) map[string][]byte {
 	s.t.Helper()
 	c, ctx := s.Client(), context.Background()
 	out := map[string][]byte{}
-	for o := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		if o.Err != nil {
-			s.t.Fatal(o.Err)
-		}
-		obj, err := c.GetObject(ctx, bucket, o.Key, minio.GetObjectOptions{})
+	pages := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: &bucket, Prefix: &prefix})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		b, err := io.ReadAll(obj)
-		obj.Close()
-		if err != nil {
-			s.t.Fatal(err)
+		for _, o := range page.Contents {
+			obj, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: o.Key})
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			b, err := io.ReadAll(obj.Body)
+			obj.Body.Close()
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			out[aws.ToString(o.Key)] = b
 		}
-		out[o.Key] = b
 	}
 	return out
 }
