@@ -138,6 +138,20 @@ func TestDeletedIndexLosesNothing(t *testing.T) {
 	checkOracle(t, dir, &Index{dir: dir, path: filepath.Join(dir, Name)})
 }
 
+// readAfterKill is the reader after a trial's kill: what it reads from the
+// index equals the scan, and it says nothing (nothing was found damaged).
+func readAfterKill(t *testing.T, dir string, trial int) {
+	t.Helper()
+	var said bytes.Buffer
+	var mu sync.Mutex
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+	defer ix.Close()
+	checkOracle(t, dir, ix)
+	if said.Len() > 0 {
+		t.Errorf("trial %d: the reader after the kill said %q", trial, said.String())
+	}
+}
+
 // TestKillDuringIndexing kills an indexing process at random points, then
 // checks that the next reader finds the index consistent with the files.
 func TestKillDuringIndexing(t *testing.T) {
@@ -161,14 +175,7 @@ func TestKillDuringIndexing(t *testing.T) {
 		if err := cmd.Wait(); err != nil {
 			killed++
 		}
-		var said bytes.Buffer
-		var mu sync.Mutex
-		ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
-		checkOracle(t, dir, ix)
-		if said.Len() > 0 {
-			t.Errorf("trial %d: the reader after the kill said %q", trial, said.String())
-		}
-		ix.Close()
+		readAfterKill(t, dir, trial)
 		if trial%2 == 1 { // half the trials start from no index
 			for _, s := range []string{"", "-wal", "-shm"} {
 				os.Remove(filepath.Join(dir, Name+s))
@@ -246,14 +253,7 @@ func TestKillDuringMerge(t *testing.T) {
 		if !strings.Contains(string(rest), "merged") {
 			landed++
 		}
-		var said bytes.Buffer
-		var mu sync.Mutex
-		ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
-		checkOracle(t, dir, ix)
-		if said.Len() > 0 {
-			t.Errorf("trial %d: the reader after the kill said %q", trial, said.String())
-		}
-		ix.Close()
+		readAfterKill(t, dir, trial)
 	}
 	t.Logf("a merge takes %v here; %d of 6 killed before they finished", took, landed)
 	if landed == 0 {
