@@ -50,6 +50,10 @@ type Env struct {
 	// Executable is mecha's own executable, which the shell re-executes
 	// as the sandbox helper (nil: os.Executable).
 	Executable func() (string, error)
+	// Interrupted is closed when the person interrupts the command (the
+	// first Ctrl-C): a long indexing of the sessions stops at it (nil:
+	// never).
+	Interrupted <-chan struct{}
 	// GOOS picks the platform's opener for OpenFile ("": runtime.GOOS).
 	GOOS string
 }
@@ -138,7 +142,7 @@ func (e *Env) Store() (*session.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session.Store{Dir: dir, Now: e.Clock.Now, Skipped: e.NoteSkipped, Index: sessionindex.For(dir, e.noteIndex)}, nil
+	return &session.Store{Dir: dir, Now: e.Clock.Now, Skipped: e.NoteSkipped, Index: sessionindex.For(dir, e.noteIndex).StopOn(e.Interrupted)}, nil
 }
 
 // noteIndex says on Err what went wrong with the session index (once: the

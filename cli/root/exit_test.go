@@ -8,6 +8,7 @@ import (
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/sessionindex"
 )
 
 func TestExitCode(t *testing.T) {
@@ -26,6 +27,7 @@ func TestExitCode(t *testing.T) {
 		{&cmdkit.ToolError{Tool: "fs_read", Msg: "no such file"}, ExitFailure},
 		{&cmdkit.InterruptedError{Msg: "interrupted"}, ExitInterrupted},
 		{fmt.Errorf("agent: %w", context.Canceled), ExitInterrupted},
+		{fmt.Errorf("listing: %w", sessionindex.ErrInterrupted), ExitInterrupted},
 	} {
 		if got := ExitCode(tc.err); got != tc.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)

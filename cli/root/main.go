@@ -13,6 +13,7 @@ import (
 	"github.com/mecha-agent/mecha/harness"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/record/sessionindex"
 )
 
 // Exit codes, documented in the root command's help. Only ExitCode picks
@@ -50,6 +51,9 @@ func Main(args []string) int {
 // Run executes one command line, prints its error on one line and returns
 // the exit code.
 func Run(ctx context.Context, env *cmdkit.Env, args []string) int {
+	if env.Interrupted == nil {
+		env.Interrupted = ctx.Done()
+	}
 	root := newCmdRoot(env, completing(args))
 	root.SetArgs(args)
 	root.SetIn(env.In)
@@ -86,7 +90,7 @@ func ExitCode(err error) int {
 		return ExitBudget
 	case errors.As(err, &diverged), errors.As(err, &toolErr):
 		return ExitFailure
-	case errors.As(err, &interrupted), errors.Is(err, context.Canceled):
+	case errors.As(err, &interrupted), errors.Is(err, context.Canceled), errors.Is(err, sessionindex.ErrInterrupted):
 		return ExitInterrupted
 	}
 	return ExitFailure

@@ -111,6 +111,7 @@ func scriptParams(dir string, setup func(*testscript.Env) error) testscript.Para
 			"jsonl":    cmdJSONL,
 			"onterm":   cmdOnTerm,
 			"bytes":    cmdBytes,
+			"fill":     cmdFill,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
@@ -205,6 +206,30 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := os.ReadFile(ts.MkAbs(args[0]))
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(os.Expand(string(b), ts.Getenv)), 0o600))
+}
+
+// cmdFill writes N sessions into DIR from the template FILE, its ${ID}
+// each session's id (a second apart from 2026-01-01 00:00:00):
+//
+//	fill N FILE DIR
+func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: fill N FILE DIR")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 0 {
+		ts.Fatalf("fill: bad count %q", args[0])
+	}
+	tmpl, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	dir := ts.MkAbs(args[2])
+	ts.Check(os.MkdirAll(dir, 0o700))
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		id := fmt.Sprintf("%s-%08x", base.Add(time.Duration(i)*time.Second).Format("20060102T150405"), i)
+		body := strings.ReplaceAll(string(tmpl), "${ID}", id)
+		ts.Check(os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(body), 0o600))
+	}
 }
 
 // cmdStatus runs a program and checks its exit code:

@@ -3,6 +3,7 @@ package sessionindex
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -423,6 +424,94 @@ func TestDamagedSnapshotRebuilt(t *testing.T) {
 			}
 			if s := ix.readSnapshot(readAll, 0); s == nil || !s.complete() {
 				t.Error("the snapshot was not rebuilt")
+			}
+		})
+	}
+}
+
+// TestInterruptedIndexing: an indexing large enough to be announced stops
+// at StopOn's channel, between two sessions, keeping what it committed;
+// the reader returns ErrInterrupted (it neither gives up on the index nor
+// reads the transcripts instead), and the next reader goes on from there
+// and equals the scan. A small catch-up is never stopped: the writer's
+// own update as a session closes always finishes. The control: without
+// StopOn the same indexing finishes.
+func TestInterruptedIndexing(t *testing.T) {
+	defer func(b, f int) { batchBytes, announceFiles = b, f }(batchBytes, announceFiles)
+	defer func() { testHookCommitted = nil }()
+	batchBytes = 1 // a commit after each session
+	dir := t.TempDir()
+	genStore(t, dir, rand.New(rand.NewPCG(13, 14)), 60)
+	indexed := func(t *testing.T) int {
+		t.Helper()
+		db, err := openDB(filepath.Join(dir, Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM sessions WHERE done > 0").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name      string
+		announced bool // the work is over announceFiles
+		stop      bool // StopOn is given a channel
+		wantErr   bool
+	}{
+		{"announced and interrupted", true, true, true},
+		{"announced, no StopOn (the control)", true, false, false},
+		{"a small catch-up, interrupted", false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, s := range []string{"", "-wal", "-shm"} {
+				os.Remove(filepath.Join(dir, Name+s))
+			}
+			os.Remove((&Index{path: filepath.Join(dir, Name)}).listPath())
+			announceFiles = 1000
+			if tc.announced {
+				announceFiles = 10
+			}
+			stop := make(chan struct{})
+			commits := 0
+			testHookCommitted = func() {
+				if commits++; commits == 5 {
+					close(stop)
+				}
+			}
+			var said bytes.Buffer
+			var mu sync.Mutex
+			ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+			if tc.stop {
+				ix.StopOn(stop)
+			}
+			_, err := ix.List()
+			ix.Close()
+			testHookCommitted = nil
+			if !tc.wantErr {
+				if err != nil {
+					t.Fatalf("List: %v", err)
+				}
+				if n := indexed(t); n != 60 {
+					t.Errorf("%d of 60 sessions indexed", n)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("List after the interrupt: %v, want ErrInterrupted", err)
+			}
+			if strings.Contains(said.String(), "instead") || strings.Count(said.String(), "\n") != 1 {
+				t.Errorf("the interrupted reader said %q, want the one line announcing the indexing", said.String())
+			}
+			if n := indexed(t); n != 5 {
+				t.Errorf("%d sessions indexed before the interrupt, want the 5 committed", n)
+			}
+			announceFiles = 1000 // the rest is not announced
+			readAfterKill(t, dir, 0)
+			if n := indexed(t); n != 60 {
+				t.Errorf("%d of 60 sessions indexed by the next reader", n)
 			}
 		})
 	}

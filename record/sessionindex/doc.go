@@ -63,6 +63,13 @@
 // first process to open the database rebuilds the log's index from the
 // whole log, which every search would otherwise pay.
 //
+// A large piece of indexing (a first indexing of thousands of sessions or
+// hundreds of megabytes: minutes for gigabytes) is said in one line before
+// it starts, and, given a channel with StopOn (the CLI's first Ctrl-C),
+// stops between two sessions when it closes: what was committed is kept
+// and the reader returns ErrInterrupted. Each transaction prepares its
+// statements once.
+//
 // A missing, unreadable, corrupt or foreign-version index is rebuilt, said
 // in one line; an index that cannot be written at all (a read-only store)
 // is passed over with one line, and the files are read as before.

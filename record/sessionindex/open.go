@@ -87,6 +87,34 @@ type Index struct {
 	db     *sql.DB
 	broken bool // unusable: the files are read instead
 	warned bool
+	stop   <-chan struct{} // see StopOn
+}
+
+// ErrInterrupted is what a reader returns when the indexing it said it
+// was starting (the one line of a large first indexing) was stopped by
+// StopOn's channel: what was committed before is kept.
+var ErrInterrupted = errors.New("interrupted while indexing the sessions (what was indexed is kept; the next command goes on from there)")
+
+// StopOn makes an indexing large enough to be announced on warn stop when
+// done is closed (an interrupt): it commits what it has and the reader
+// returns ErrInterrupted, rather than finishing minutes of work first. A
+// small catch-up (a few sessions) always finishes. It returns ix.
+func (ix *Index) StopOn(done <-chan struct{}) *Index {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.stop = done
+	return ix
+}
+
+// interrupted reports whether StopOn's channel is closed. Called with mu
+// held.
+func (ix *Index) interrupted() bool {
+	select {
+	case <-ix.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // say tells warn one line, once.

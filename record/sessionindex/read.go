@@ -565,7 +565,12 @@ func (ix *Index) read(what int, fn func(snap *snapshot, skipped []*session.FileE
 }
 
 // failed gives up on the index for this process: the files are read.
+// An interrupted indexing is not a failure: its error is returned, for
+// the command to stop.
 func (ix *Index) failed(err error) (bool, error) {
+	if errors.Is(err, ErrInterrupted) {
+		return false, err
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.broken = true

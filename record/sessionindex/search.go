@@ -50,8 +50,8 @@ func (ix *Index) Candidates(q *session.Query) (*session.Narrowed, bool, error) {
 		<-ahead.done
 	}
 	if err != nil {
-		ix.failed(err)
-		return nil, false, nil
+		_, err = ix.failed(err)
+		return nil, false, err
 	}
 	if snap == nil {
 		return nil, false, nil
@@ -63,8 +63,8 @@ func (ix *Index) Candidates(q *session.Query) (*session.Narrowed, bool, error) {
 		out, err = ix.candidates(snap, q, match)
 	}
 	if err != nil {
-		ix.failed(err)
-		return nil, false, nil
+		_, err = ix.failed(err)
+		return nil, false, err
 	}
 	out.NotSessions = skipped
 	return out, true, nil

@@ -128,8 +128,7 @@ func (ix *Index) syncDB(db *sql.DB, only []string) (*state, error) {
 		}
 	}
 	if len(work) > 0 {
-		ix.announce(work)
-		done, skipped, wrote, err := ix.index(db, work)
+		done, skipped, wrote, err := ix.index(db, work, ix.announce(work))
 		if err != nil {
 			return nil, err
 		}
@@ -276,16 +275,20 @@ var (
 	announceFiles       = 10000
 )
 
-// announce tells warn, in one line, that a large piece of indexing starts.
-func (ix *Index) announce(work []job) {
+// announce tells warn, in one line, that a large piece of indexing starts,
+// and reports whether it is one (StopOn stops only those).
+func (ix *Index) announce(work []job) bool {
 	var n int64
 	for _, j := range work {
 		n += j.stat.size - j.from.done
 	}
-	if ix.warn == nil || (n < announceBytes && len(work) < announceFiles) {
-		return
+	if n < announceBytes && len(work) < announceFiles {
+		return false
 	}
-	ix.warn(fmt.Sprintf("indexing %d sessions (%.1f MB) for listing and search: this once, then only what changes", len(work), float64(n)/(1<<20)))
+	if ix.warn != nil {
+		ix.warn(fmt.Sprintf("indexing %d sessions (%.1f MB) for listing and search: this once, then only what changes", len(work), float64(n)/(1<<20)))
+	}
+	return true
 }
 
 type job struct {
@@ -378,13 +381,18 @@ func (t *txn) QueryRow(query string, args ...any) *sql.Row {
 	return st.QueryRow(args...)
 }
 
+// testHookCommitted, when not nil, is called after each transaction of an
+// indexing commits (a test interrupts it there).
+var testHookCommitted func()
+
 // batchBytes is how much text a transaction takes before it commits, so
 // that a first indexing of a large store is not one huge transaction.
 var batchBytes = 32 << 20
 
 // index reads the jobs' files on one goroutine per core and writes what
-// they hold, in transactions of about batchBytes.
-func (ix *Index) index(db *sql.DB, work []job) (names []string, skipped []*session.FileError, wrote int, err error) {
+// they hold, in transactions of about batchBytes. An announced indexing
+// stops at an interrupt (StopOn), committing what it has.
+func (ix *Index) index(db *sql.DB, work []job, announced bool) (names []string, skipped []*session.FileError, wrote int, err error) {
 	out := make(chan *parsed, 16)
 	var next int
 	var mu sync.Mutex
@@ -424,6 +432,9 @@ func (ix *Index) index(db *sql.DB, work []job) (names []string, skipped []*sessi
 		err := tx.tx.Commit()
 		tx = nil
 		pending = 0
+		if err == nil && testHookCommitted != nil {
+			testHookCommitted()
+		}
 		return err
 	}
 	defer func() {
@@ -432,6 +443,12 @@ func (ix *Index) index(db *sql.DB, work []job) (names []string, skipped []*sessi
 		}
 	}()
 	for p := range out {
+		if announced && ix.interrupted() {
+			if err := commit(); err != nil {
+				return nil, nil, 0, err
+			}
+			return nil, nil, 0, ErrInterrupted
+		}
 		if p.skip != nil {
 			skipped = append(skipped, p.skip)
 			continue
