@@ -87,7 +87,9 @@ type Index struct {
 	db     *sql.DB
 	broken bool // unusable: the files are read instead
 	warned bool
-	stop   <-chan struct{} // see StopOn
+
+	stopMu sync.Mutex // not mu: StopOn must not wait for a sync to end
+	stop   <-chan struct{}
 }
 
 // ErrInterrupted is what a reader returns when the indexing it said it
@@ -100,17 +102,19 @@ var ErrInterrupted = errors.New("interrupted while indexing the sessions (what w
 // returns ErrInterrupted, rather than finishing minutes of work first. A
 // small catch-up (a few sessions) always finishes. It returns ix.
 func (ix *Index) StopOn(done <-chan struct{}) *Index {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.stopMu.Lock()
+	defer ix.stopMu.Unlock()
 	ix.stop = done
 	return ix
 }
 
-// interrupted reports whether StopOn's channel is closed. Called with mu
-// held.
+// interrupted reports whether StopOn's channel is closed.
 func (ix *Index) interrupted() bool {
+	ix.stopMu.Lock()
+	stop := ix.stop
+	ix.stopMu.Unlock()
 	select {
-	case <-ix.stop:
+	case <-stop:
 		return true
 	default:
 		return false
