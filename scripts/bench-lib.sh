@@ -24,6 +24,17 @@ mkdir -p "$tmp/home"
 # now prints the wall clock in nanoseconds.
 now() { date +%s%N; }
 
+# indexed DIR: each binary indexes the store first ("sessions reindex";
+# a build from before the index fails it and reads the transcripts as it
+# always did), so that the rounds time an indexed store's listing, with no
+# background indexing (which a large unindexed store starts) beside them.
+indexed() {
+	local b
+	for b in "${bins[@]}"; do
+		MECHA_HOME="$tmp/home" MECHA_SESSION_DIR="$1" "$b" sessions reindex >/dev/null 2>&1 || true
+	done
+}
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # rotate DIR COUNT: one untimed round of every command to warm the page

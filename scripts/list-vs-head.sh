@@ -41,6 +41,7 @@ for shape in "1000 1024" "1000 1048576" "10000 8192"; do
 		what=full
 		[ "$total" = 1 ] && what=tail
 		echo "== $n sessions x $((size / 1024)) KB, $what ($(du -sh "$dir" | cut -f1)), $rounds rounds"
+		indexed "$dir"
 		rotate "$dir" ${#names[@]}
 		base=$(median <"$tmp/times.0")
 		for i in "${!names[@]}"; do

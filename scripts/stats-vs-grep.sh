@@ -35,6 +35,7 @@ for shape in "10000 102400 4096" "1000 1048576 65536"; do
 	MECHA_SESSION_TEST_CHILD=write-store MECHA_STORE_DIR="$dir" MECHA_STORE_N="$n" \
 		MECHA_STORE_SIZE="$size" MECHA_STORE_LINE="$line" "$tmp/session.test"
 	echo "== $n sessions x $((size / 1024)) KB of $((line / 1024)) KB lines ($(du -sh "$dir" | cut -f1)), $rounds rounds"
+	indexed "$dir"
 	rotate "$dir" ${#names[@]}
 	base=$(median <"$tmp/times.0")
 	for i in "${!names[@]}"; do

@@ -142,7 +142,7 @@ func (e *Env) Store() (*session.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session.Store{Dir: dir, Now: e.Clock.Now, Skipped: e.NoteSkipped, Index: sessionindex.For(dir, e.noteIndex).StopOn(e.Interrupted)}, nil
+	return &session.Store{Dir: dir, Now: e.Clock.Now, Skipped: e.NoteSkipped, Index: sessionindex.For(dir, e.noteIndex).StopOn(e.Interrupted).SetBackfill(e.backfill(dir))}, nil
 }
 
 // noteIndex says on Err what went wrong with the session index (once: the

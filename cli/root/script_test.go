@@ -21,6 +21,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/cli/root"
 	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/record/session"
@@ -100,18 +101,19 @@ func scriptParams(dir string, setup func(*testscript.Env) error) testscript.Para
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status":   cmdStatus,
-			"waitfile": cmdWaitFile,
-			"envfile":  cmdEnvFile,
-			"scan":     cmdScan,
-			"newest":   cmdNewest,
-			"childof":  cmdChildOf,
-			"gone":     cmdGone,
-			"expand":   cmdExpand,
-			"jsonl":    cmdJSONL,
-			"onterm":   cmdOnTerm,
-			"bytes":    cmdBytes,
-			"fill":     cmdFill,
+			"status":       cmdStatus,
+			"waitfile":     cmdWaitFile,
+			"envfile":      cmdEnvFile,
+			"scan":         cmdScan,
+			"newest":       cmdNewest,
+			"childof":      cmdChildOf,
+			"gone":         cmdGone,
+			"expand":       cmdExpand,
+			"jsonl":        cmdJSONL,
+			"onterm":       cmdOnTerm,
+			"bytes":        cmdBytes,
+			"fill":         cmdFill,
+			"waitunlocked": cmdWaitUnlocked,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
@@ -229,6 +231,26 @@ func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
 		id := fmt.Sprintf("%s-%08x", base.Add(time.Duration(i)*time.Second).Format("20060102T150405"), i)
 		body := strings.ReplaceAll(string(tmpl), "${ID}", id)
 		ts.Check(os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(body), 0o600))
+	}
+}
+
+// cmdWaitUnlocked waits until no process holds the flock on FILE (a
+// background indexing has ended), at most a minute:
+//
+//	waitunlocked FILE
+func cmdWaitUnlocked(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitunlocked FILE")
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		held, err := cmdkit.Locked(ts.MkAbs(args[0]))
+		ts.Check(err)
+		if !held {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s still locked after a minute", args[0])
+		}
 	}
 }
 

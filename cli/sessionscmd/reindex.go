@@ -2,6 +2,9 @@ package sessionscmd
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/record/sessionindex"
@@ -11,12 +14,16 @@ import (
 // ReindexOptions are the options of "sessions reindex".
 type ReindexOptions struct {
 	Env *cmdkit.Env
+	// Background is the process a command starts when it finds a large
+	// indexing to do (cmdkit's backfill): it brings the index in step,
+	// keeping what is indexed, rather than rebuilding it.
+	Background bool
 }
 
 // NewCmdReindex builds "mecha sessions reindex".
 func NewCmdReindex(env *cmdkit.Env, runF func(*ReindexOptions) error) *cobra.Command {
 	opts := &ReindexOptions{Env: env}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "reindex",
 		Short: "Rebuild the index of the session store from the transcripts",
 		Long: `Rebuild the store's index (.index/ in the store's directory) from the
@@ -24,7 +31,13 @@ transcripts. The index is a cache: listings, stats, search, -c and completion
 read it, and every one of them first brings it in step with the files (a file
 that grew is read from where indexing stopped). A missing, corrupt or
 foreign-version index is rebuilt on its own; this command does it on demand.
-Deleting the index loses nothing.`,
+Deleting the index loses nothing.
+
+A command that finds a large indexing to do (a first indexing of thousands of
+sessions or hundreds of megabytes: about a minute a gigabyte) starts it in the
+background, at a low priority, and reads the transcripts until it ends; this
+command does it here and now, and the first Ctrl-C stops it, keeping what was
+indexed.`,
 		Example: `  mecha sessions reindex
   MECHA_SESSION_DIR=/srv/team-sessions mecha sessions reindex`,
 		Args: cmdkit.NoArgs,
@@ -32,9 +45,15 @@ Deleting the index loses nothing.`,
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.Background {
+				return backgroundRun(opts)
+			}
 			return reindexRun(opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Background, "background", false, "bring the index in step as the background process a command starts (one at a time, at a low priority)")
+	cmd.Flags().MarkHidden("background")
+	return cmd
 }
 
 func reindexRun(opts *ReindexOptions) error {
@@ -43,6 +62,36 @@ func reindexRun(opts *ReindexOptions) error {
 		return err
 	}
 	n, err := sessionindex.For(store.Dir, nil).Reindex()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.Env.Out, "indexed %s in %s\n", sessionCount(n), store.Dir)
+	return nil
+}
+
+// backgroundRun is the background indexing: one process at a time holds
+// the lock (another one started meanwhile leaves at once), at a low
+// priority, and brings the index in step, keeping what an interrupted
+// one indexed.
+func backgroundRun(opts *ReindexOptions) error {
+	store, err := opts.Env.Store()
+	if err != nil {
+		return err
+	}
+	idx := filepath.Join(store.Dir, filepath.Dir(sessionindex.Name))
+	if err := os.MkdirAll(idx, 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(idx, cmdkit.BackfillLock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return nil // another one runs
+	}
+	syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10)
+	n, err := sessionindex.For(store.Dir, nil).CatchUp()
 	if err != nil {
 		return err
 	}

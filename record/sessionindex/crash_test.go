@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -512,6 +513,71 @@ func TestInterruptedIndexing(t *testing.T) {
 			readAfterKill(t, dir, 0)
 			if n := indexed(t); n != 60 {
 				t.Errorf("%d of 60 sessions indexed by the next reader", n)
+			}
+		})
+	}
+}
+
+// TestBackfill: a reader that finds a large indexing to do hands it to
+// SetBackfill's start and, when start takes it, answers from the files
+// (equal to the scan) without indexing; when start declines, or the work
+// is small, or for CatchUp (the process start starts), it indexes itself.
+func TestBackfill(t *testing.T) {
+	defer func(f int) { announceFiles = f }(announceFiles)
+	dir := t.TempDir()
+	genStore(t, dir, rand.New(rand.NewPCG(15, 16)), 40)
+	scan, err := session.ScanList(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		large      bool // the work is over announceFiles
+		take       bool // start takes it
+		catchUp    bool // CatchUp rather than List
+		wantCalled bool
+		wantIndex  bool
+	}{
+		{"large, handed off", true, true, false, true, false},
+		{"large, declined", true, false, false, true, true},
+		{"small", false, true, false, false, true},
+		{"CatchUp", true, true, true, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, s := range []string{"", "-wal", "-shm"} {
+				os.Remove(filepath.Join(dir, Name+s))
+			}
+			os.Remove((&Index{path: filepath.Join(dir, Name)}).listPath())
+			announceFiles = 1000
+			if tc.large {
+				announceFiles = 10
+			}
+			called, files := false, 0
+			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+			ix.SetBackfill(func(n int, _ int64) bool { called, files = true, n; return tc.take })
+			if tc.catchUp {
+				if _, err := ix.CatchUp(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				l, err := ix.List()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(infos(l.Sessions), infos(scan.Sessions)) {
+					t.Errorf("the listing differs from the scan")
+				}
+			}
+			ix.Close()
+			if called != tc.wantCalled {
+				t.Errorf("start called: %v, want %v", called, tc.wantCalled)
+			}
+			if called && files < len(scan.Sessions) {
+				t.Errorf("start told of %d sessions, the store has %d", files, len(scan.Sessions))
+			}
+			_, err := os.Stat((&Index{path: filepath.Join(dir, Name)}).listPath())
+			if indexed := err == nil; indexed != tc.wantIndex {
+				t.Errorf("indexed: %v, want %v", indexed, tc.wantIndex)
 			}
 		})
 	}

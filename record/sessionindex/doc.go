@@ -64,8 +64,11 @@
 // whole log, which every search would otherwise pay.
 //
 // A large piece of indexing (a first indexing of thousands of sessions or
-// hundreds of megabytes: minutes for gigabytes) is said in one line before
-// it starts, and, given a channel with StopOn (the CLI's first Ctrl-C),
+// hundreds of megabytes: a minute a gigabyte) that a reader finds is
+// handed to SetBackfill's start when one is set (the CLI's starts a
+// background process, which calls CatchUp), and the reader reads the
+// files this time. Indexed in place, it is said in one line before it
+// starts, and, given a channel with StopOn (the CLI's first Ctrl-C),
 // stops between two sessions when it closes: what was committed is kept
 // and the reader returns ErrInterrupted. Each transaction prepares its
 // statements once.

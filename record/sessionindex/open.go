@@ -88,8 +88,9 @@ type Index struct {
 	broken bool // unusable: the files are read instead
 	warned bool
 
-	stopMu sync.Mutex // not mu: StopOn must not wait for a sync to end
-	stop   <-chan struct{}
+	optMu    sync.Mutex // not mu: StopOn and SetBackfill must not wait for a sync to end
+	stop     <-chan struct{}
+	backfill func(files int, bytes int64) bool
 }
 
 // ErrInterrupted is what a reader returns when the indexing it said it
@@ -102,17 +103,48 @@ var ErrInterrupted = errors.New("interrupted while indexing the sessions (what w
 // returns ErrInterrupted, rather than finishing minutes of work first. A
 // small catch-up (a few sessions) always finishes. It returns ix.
 func (ix *Index) StopOn(done <-chan struct{}) *Index {
-	ix.stopMu.Lock()
-	defer ix.stopMu.Unlock()
+	ix.optMu.Lock()
+	defer ix.optMu.Unlock()
 	ix.stop = done
 	return ix
 }
 
+// SetBackfill gives a reader that finds a large indexing to do (one that
+// would be announced: a first indexing of thousands of sessions or
+// hundreds of megabytes, minutes for gigabytes) start to do it elsewhere,
+// in a process of its own, rather than make the person wait: when start
+// returns true, this reader reads the transcripts, as without an index.
+// start is told the number of sessions and bytes to index. nil (the
+// default) indexes in the reader. It returns ix.
+func (ix *Index) SetBackfill(start func(files int, bytes int64) bool) *Index {
+	ix.optMu.Lock()
+	defer ix.optMu.Unlock()
+	ix.backfill = start
+	return ix
+}
+
+// CatchUp brings the index in step with the store here, as a reader does
+// but never handing the work to SetBackfill's start (the process that
+// start started calls it): the number of sessions it lists.
+func (ix *Index) CatchUp() (int, error) {
+	snap, _, _, err := ix.currentThen(readEntries, nil, false)
+	if errors.Is(err, ErrInterrupted) {
+		return 0, err
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sessionindex: %w", err)
+	}
+	if snap == nil {
+		return 0, fmt.Errorf("sessionindex: the index %s cannot be used", ix.path)
+	}
+	return len(snap.entries), nil
+}
+
 // interrupted reports whether StopOn's channel is closed.
 func (ix *Index) interrupted() bool {
-	ix.stopMu.Lock()
+	ix.optMu.Lock()
 	stop := ix.stop
-	ix.stopMu.Unlock()
+	ix.optMu.Unlock()
 	select {
 	case <-stop:
 		return true

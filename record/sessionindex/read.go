@@ -31,7 +31,7 @@ var _ session.Index = (*Index)(nil)
 // to check: each is stat'd and nothing else read. Otherwise the directory
 // is read and every .jsonl file in it stat'd and matched with its entry.
 func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
-	snap, skipped, _, err := ix.currentThen(what, nil)
+	snap, skipped, _, err := ix.currentThen(what, nil, true)
 	return snap, skipped, err
 }
 
@@ -39,8 +39,10 @@ func (ix *Index) current(what int) (*snapshot, []*session.FileError, error) {
 // snapshot file is open, before it is read and checked (see
 // readSnapshotThen), so that the caller may start on the database
 // meanwhile; fresh says every file matched that snapshot, which is the
-// one returned, and the database was not written.
-func (ix *Index) currentThen(what int, opened func()) (_ *snapshot, _ []*session.FileError, fresh bool, _ error) {
+// one returned, and the database was not written. With handOff, a large
+// indexing to do is handed to SetBackfill's start when there is one, and
+// then nil is returned (the caller reads the files).
+func (ix *Index) currentThen(what int, opened func(), handOff bool) (_ *snapshot, _ []*session.FileError, fresh bool, _ error) {
 	dfd, dirBefore, err := openDir(ix.dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, false, nil // no store: the scans say so
@@ -89,8 +91,44 @@ func (ix *Index) currentThen(what int, opened func()) (_ *snapshot, _ []*session
 			return s, sk, false, err
 		}
 	}
+	if handOff && ix.handedOff(dfd, snap, changed) {
+		return nil, nil, false, nil
+	}
 	s, sk, err := ix.rebuildSnapshot(ix.readSnapshot(readAll, 0))
 	return s, sk, false, err
+}
+
+// handedOff hands the indexing of the sessions changed to SetBackfill's
+// start, when there is one and the work is large enough to be announced;
+// true when start took it. The bytes are those of each file past what the
+// snapshot (when there is one) had indexed of it.
+func (ix *Index) handedOff(dfd int, snap *snapshot, changed []string) bool {
+	ix.optMu.Lock()
+	start := ix.backfill
+	ix.optMu.Unlock()
+	if start == nil {
+		return false
+	}
+	var bytes int64
+	if snap != nil {
+		snap.index()
+	}
+	for _, id := range changed {
+		fs := statAt(dfd, id, session.Ext)
+		if fs.err != nil {
+			continue
+		}
+		bytes += fs.size
+		if snap != nil {
+			if j, ok := snap.byName[id]; ok && snap.entries[j].ino == fs.ino && snap.entries[j].size <= fs.size {
+				bytes -= snap.entries[j].size
+			}
+		}
+	}
+	if len(changed) < announceFiles && bytes < announceBytes {
+		return false
+	}
+	return start(len(changed), bytes)
 }
 
 // maxPatch is the most changed sessions a reader brings in step one by one
@@ -776,6 +814,9 @@ func (ix *Index) Reindex() (int, error) {
 	ix.db = db
 	ix.mu.Unlock()
 	snap, _, err := ix.rebuildSnapshot(nil)
+	if errors.Is(err, ErrInterrupted) {
+		return 0, err // says what it is on its own
+	}
 	if err != nil {
 		return 0, fmt.Errorf("sessionindex: %w", err)
 	}

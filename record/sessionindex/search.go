@@ -45,7 +45,7 @@ func (ix *Index) Candidates(q *session.Query) (*session.Narrowed, bool, error) {
 		if testHookSpeculating != nil {
 			testHookSpeculating(ahead)
 		}
-	})
+	}, true)
 	if ahead != nil {
 		<-ahead.done
 	}
