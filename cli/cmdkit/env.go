@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mecha-agent/mecha/cli/backfill"
 	"github.com/mecha-agent/mecha/harness/config"
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
@@ -142,7 +143,14 @@ func (e *Env) Store() (*session.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session.Store{Dir: dir, Now: e.Clock.Now, Skipped: e.NoteSkipped, Index: sessionindex.For(dir, e.noteIndex).StopOn(e.Interrupted).SetBackfill(e.backfill(dir))}, nil
+	ix := sessionindex.For(dir, e.noteIndex).StopOn(e.Interrupted)
+	if e.Executable != nil {
+		// A large indexing runs in the background (see backfill).
+		ix.SetBackfill(backfill.Starter(dir, e.Executable, e.Environ.List(), e.Err))
+	} else {
+		ix.SetBackfill(nil)
+	}
+	return &session.Store{Dir: dir, Now: e.Clock.Now, Skipped: e.NoteSkipped, Index: ix}, nil
 }
 
 // noteIndex says on Err what went wrong with the session index (once: the

@@ -21,7 +21,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mecha-agent/mecha/cli/cmdkit"
+	"github.com/mecha-agent/mecha/cli/backfill"
 	"github.com/mecha-agent/mecha/cli/root"
 	"github.com/mecha-agent/mecha/engine/sandbox"
 	"github.com/mecha-agent/mecha/record/session"
@@ -243,7 +243,7 @@ func cmdWaitUnlocked(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: waitunlocked FILE")
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		held, err := cmdkit.Locked(ts.MkAbs(args[0]))
+		held, err := backfill.Locked(ts.MkAbs(args[0]))
 		ts.Check(err)
 		if !held {
 			return

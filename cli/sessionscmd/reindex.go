@@ -2,10 +2,8 @@ package sessionscmd
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"syscall"
 
+	"github.com/mecha-agent/mecha/cli/backfill"
 	"github.com/mecha-agent/mecha/cli/cmdkit"
 	"github.com/mecha-agent/mecha/record/sessionindex"
 	"github.com/spf13/cobra"
@@ -69,30 +67,15 @@ func reindexRun(opts *ReindexOptions) error {
 	return nil
 }
 
-// backgroundRun is the background indexing: one process at a time holds
-// the lock (another one started meanwhile leaves at once), at a low
-// priority, and brings the index in step, keeping what an interrupted
-// one indexed.
+// backgroundRun is the process a command starts to index a large store
+// in the background (see backfill).
 func backgroundRun(opts *ReindexOptions) error {
 	store, err := opts.Env.Store()
 	if err != nil {
 		return err
 	}
-	idx := filepath.Join(store.Dir, filepath.Dir(sessionindex.Name))
-	if err := os.MkdirAll(idx, 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(filepath.Join(idx, cmdkit.BackfillLock), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return nil // another one runs
-	}
-	syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10)
-	n, err := sessionindex.For(store.Dir, nil).CatchUp()
-	if err != nil {
+	n, ran, err := backfill.Run(store.Dir, func(s string) { fmt.Fprintf(opts.Env.Err, "mecha: %s\n", s) })
+	if err != nil || !ran {
 		return err
 	}
 	fmt.Fprintf(opts.Env.Out, "indexed %s in %s\n", sessionCount(n), store.Dir)

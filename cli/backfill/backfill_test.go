@@ -1,4 +1,4 @@
-package cmdkit
+package backfill
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	if err := os.MkdirAll(idx, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := os.OpenFile(filepath.Join(idx, BackfillLock), os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(filepath.Join(idx, Lock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +33,7 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	started := 0
-	e := &Env{Err: &stderr, Executable: func() (string, error) { started++; return "", errors.New("no executable in this test") }}
-	start := e.backfill(dir)
+	start := Starter(dir, func() (string, error) { started++; return "", errors.New("no executable in this test") }, nil, &stderr)
 	if !start(10000, 1<<30) {
 		t.Fatal("with the lock held, the command indexes itself")
 	}
@@ -52,7 +51,7 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	if started != 1 || stderr.Len() != 0 {
 		t.Errorf("with the lock free: %d starts, said %q", started, stderr.String())
 	}
-	if held, err := Locked(filepath.Join(idx, BackfillLock)); err != nil || held {
+	if held, err := Locked(filepath.Join(idx, Lock)); err != nil || held {
 		t.Errorf("Locked after the release: %v, %v", held, err)
 	}
 }
