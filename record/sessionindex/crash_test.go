@@ -135,6 +135,15 @@ func TestDeletedIndexLosesNothing(t *testing.T) {
 	checkOracle(t, dir, &Index{dir: dir, path: filepath.Join(dir, Name)})
 }
 
+// removeIndex removes the index of the store in dir: the database, its
+// log and the snapshot.
+func removeIndex(dir string) {
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(filepath.Join(dir, Name+s))
+	}
+	os.Remove((&Index{path: filepath.Join(dir, Name)}).listPath())
+}
+
 // readAfterKill is the reader after a trial's kill: what it reads from the
 // index equals the scan, and it says nothing (nothing was found damaged).
 func readAfterKill(t *testing.T, dir string, trial int) {
@@ -467,13 +476,10 @@ func TestInterruptedIndexing(t *testing.T) {
 		{"a small catch-up, interrupted", false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, s := range []string{"", "-wal", "-shm"} {
-				os.Remove(filepath.Join(dir, Name+s))
-			}
-			os.Remove((&Index{path: filepath.Join(dir, Name)}).listPath())
+			removeIndex(dir)
 			announceFiles = 1000
 			if tc.announced {
-				announceFiles = 10
+				announceFiles = 10 // the 40-60 sessions to index are a large indexing
 			}
 			stop := make(chan struct{})
 			commits := 0
@@ -544,13 +550,10 @@ func TestBackfill(t *testing.T) {
 		{"CatchUp", true, true, true, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, s := range []string{"", "-wal", "-shm"} {
-				os.Remove(filepath.Join(dir, Name+s))
-			}
-			os.Remove((&Index{path: filepath.Join(dir, Name)}).listPath())
+			removeIndex(dir)
 			announceFiles = 1000
 			if tc.large {
-				announceFiles = 10
+				announceFiles = 10 // the 40-60 sessions to index are a large indexing
 			}
 			called, files := false, 0
 			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
