@@ -35,7 +35,8 @@ A command that finds a large indexing to do (a first indexing of thousands of
 sessions or hundreds of megabytes: about a minute a gigabyte) starts it in the
 background, at a low priority, and reads the transcripts until it ends; this
 command does it here and now, and the first Ctrl-C stops it, keeping what was
-indexed.`,
+indexed. MECHA_INDEX_BACKGROUND=0 makes every command index in place, as this
+one does (for a CI job that should leave no process behind).`,
 		Example: `  mecha sessions reindex
   MECHA_SESSION_DIR=/srv/team-sessions mecha sessions reindex`,
 		Args: cmdkit.NoArgs,
