@@ -238,30 +238,37 @@ func TestKillDuringMerge(t *testing.T) {
 		return cmd, rd
 	}
 	// One merge left to finish says how long merging this index takes;
-	// the kills land at random moments over one and a half times that.
+	// the kills land at random moments over one and a half times that, the
+	// shortest merge seen.
 	cmd, rd := merge()
 	rest, _ := io.ReadAll(rd)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("merging: %v", err)
 	}
-	d, ok := strings.CutPrefix(strings.TrimSpace(string(rest)), "merged in ")
-	took, err := time.ParseDuration(d)
-	if !ok || err != nil || took <= 0 {
+	mergedIn := func(said []byte) (time.Duration, bool) {
+		d, ok := strings.CutPrefix(strings.TrimSpace(string(said)), "merged in ")
+		took, err := time.ParseDuration(d)
+		return took, ok && err == nil && took > 0
+	}
+	took, ok := mergedIn(rest)
+	if !ok {
 		t.Fatalf("the merging child said %q", rest)
 	}
 	landed := 0
-	for trial := range 6 {
+	for trial := range 8 {
 		cmd, rd := merge()
 		time.Sleep(time.Duration(r.Int64N(int64(took) * 3 / 2)))
 		cmd.Process.Kill() // SIGKILL
 		rest, _ := io.ReadAll(rd)
 		cmd.Wait()
-		if !strings.Contains(string(rest), "merged") {
+		if d, finished := mergedIn(rest); !finished {
 			landed++
+		} else {
+			took = min(took, d) // a loaded machine made the first one slow: aim shorter
 		}
 		readAfterKill(t, dir, trial)
 	}
-	t.Logf("a merge takes %v here; %d of 6 killed before they finished", took, landed)
+	t.Logf("a merge takes %v here; %d of 8 killed before they finished", took, landed)
 	if landed == 0 {
 		t.Error("no kill landed during a merge: the trials tested nothing")
 	}
