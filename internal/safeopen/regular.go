@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrNotRegular is the error (inside an *os.PathError) for a file that is
@@ -25,25 +27,25 @@ var ErrNotRegular = errors.New("not a regular file")
 var ErrTooLarge = errors.New("file too large")
 
 // OpenFD opens path for reading with plain system calls and returns the
-// descriptor and its fstat. The open is non-blocking (which changes nothing
+// descriptor and its fstat (x/sys/unix's, the same fields on every system). The open is non-blocking (which changes nothing
 // for a regular file); a file that is not regular is closed again and
 // refused. Callers that read many small files use it to stay off the
 // runtime poller; the rest use Open.
-func OpenFD(path string) (int, syscall.Stat_t, error) {
-	var st syscall.Stat_t
+func OpenFD(path string) (int, unix.Stat_t, error) {
+	var st unix.Stat_t
 	fd, err := retry(func() (int, error) {
 		return syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	})
 	if err != nil {
 		return -1, st, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	if _, err := retry(func() (int, error) { return 0, syscall.Fstat(fd, &st) }); err != nil {
+	if _, err := retry(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
 		syscall.Close(fd)
 		return -1, st, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		syscall.Close(fd)
-		return -1, st, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(st.Mode))}
+		return -1, st, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(uint32(st.Mode)))}
 	}
 	return fd, st, nil
 }

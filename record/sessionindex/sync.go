@@ -17,6 +17,7 @@ import (
 	"github.com/mecha-agent/mecha/internal/safeopen"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
+	"golang.org/x/sys/unix"
 )
 
 // fileStat is what tells a file changed.
@@ -191,10 +192,10 @@ func (ix *Index) checkpoint(db *sql.DB) {
 }
 
 func statFile(path string) fileStat {
-	var st syscall.Stat_t
+	var st unix.Stat_t
 	for {
-		err := syscall.Stat(path, &st)
-		if err == syscall.EINTR {
+		err := unix.Stat(path, &st)
+		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
@@ -202,8 +203,7 @@ func statFile(path string) fileStat {
 		}
 		break
 	}
-	return fileStat{size: st.Size, mtime: st.Mtim.Nano(), ino: int64(st.Ino), regular: st.Mode&syscall.S_IFMT == syscall.S_IFREG,
-		dir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR}
+	return toFileStat(&st)
 }
 
 func loadRows(db *sql.DB, only []string) (map[string]row, error) {
