@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,13 +68,5 @@ func TestCachedTrial(t *testing.T) {
 	}
 	if _, err := os.Stat(file); err == nil {
 		t.Error("a trial cut short was written to the cache")
-	}
-}
-
-// TestTrialNeedsTheHelper: an executable that exits 0 without being the
-// helper (a test binary without its hook, say) does not pass the trial.
-func TestTrialNeedsTheHelper(t *testing.T) {
-	if err := runProbe(context.Background(), "/bin/true", t.TempDir()); err == nil {
-		t.Fatal("/bin/true passed the namespace trial")
 	}
 }
