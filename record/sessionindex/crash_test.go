@@ -476,11 +476,13 @@ func TestInterruptedIndexing(t *testing.T) {
 		name      string
 		announced bool // the work is over announceFiles
 		stop      bool // StopOn is given a channel
+		search    bool // the reader is a search (Candidates), not a listing
 		wantErr   bool
 	}{
-		{"announced and interrupted", true, true, true},
-		{"announced, no StopOn (the control)", true, false, false},
-		{"a small catch-up, interrupted", false, true, false},
+		{"announced and interrupted", true, true, false, true},
+		{"a search, announced and interrupted", true, true, true, true},
+		{"announced, no StopOn (the control)", true, false, false, false},
+		{"a small catch-up, interrupted", false, true, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			removeIndex(dir)
@@ -501,12 +503,17 @@ func TestInterruptedIndexing(t *testing.T) {
 			if tc.stop {
 				ix.StopOn(stop)
 			}
-			_, err := ix.List()
+			var err error
+			if tc.search {
+				_, _, err = ix.Candidates(session.NewLiteralQuery("needle"))
+			} else {
+				_, err = ix.List()
+			}
 			ix.Close()
 			testHookCommitted = nil
 			if !tc.wantErr {
 				if err != nil {
-					t.Fatalf("List: %v", err)
+					t.Fatalf("reading: %v", err)
 				}
 				if n := indexed(t); n != 60 {
 					t.Errorf("%d of 60 sessions indexed", n)
@@ -514,7 +521,7 @@ func TestInterruptedIndexing(t *testing.T) {
 				return
 			}
 			if !errors.Is(err, ErrInterrupted) {
-				t.Fatalf("List after the interrupt: %v, want ErrInterrupted", err)
+				t.Fatalf("reading after the interrupt: %v, want ErrInterrupted", err)
 			}
 			if strings.Contains(said.String(), "instead") || strings.Count(said.String(), "\n") != 1 {
 				t.Errorf("the interrupted reader said %q, want the one line announcing the indexing", said.String())
@@ -548,13 +555,15 @@ func TestBackfill(t *testing.T) {
 		large      bool // the work is over announceFiles
 		take       bool // start takes it
 		catchUp    bool // CatchUp rather than List
+		search     bool // Candidates rather than List
 		wantCalled bool
 		wantIndex  bool
 	}{
-		{"large, handed off", true, true, false, true, false},
-		{"large, declined", true, false, false, true, true},
-		{"small", false, true, false, false, true},
-		{"CatchUp", true, true, true, false, true},
+		{"large, handed off", true, true, false, false, true, false},
+		{"a search, large, handed off", true, true, false, true, true, false},
+		{"large, declined", true, false, false, false, true, true},
+		{"small", false, true, false, false, false, true},
+		{"CatchUp", true, true, true, false, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			removeIndex(dir)
@@ -565,11 +574,18 @@ func TestBackfill(t *testing.T) {
 			called, files := false, 0
 			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 			ix.SetBackfill(func(n int, _ int64) bool { called, files = true, n; return tc.take })
-			if tc.catchUp {
+			switch {
+			case tc.catchUp:
 				if _, err := ix.CatchUp(); err != nil {
 					t.Fatal(err)
 				}
-			} else {
+			case tc.search:
+				// Handed off, the search cannot be narrowed: the caller
+				// reads the transcripts.
+				if _, narrowed, err := ix.Candidates(session.NewLiteralQuery("needle")); err != nil || narrowed {
+					t.Fatalf("Candidates: narrowed %v, %v", narrowed, err)
+				}
+			default:
 				l, err := ix.List()
 				if err != nil {
 					t.Fatal(err)

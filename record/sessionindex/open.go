@@ -128,16 +128,7 @@ func (ix *Index) SetBackfill(start func(files int, bytes int64) bool) *Index {
 // start started calls it): the number of sessions it lists.
 func (ix *Index) CatchUp() (int, error) {
 	snap, _, _, err := ix.currentThen(readEntries, nil, false)
-	if errors.Is(err, ErrInterrupted) {
-		return 0, err
-	}
-	if err != nil {
-		return 0, fmt.Errorf("sessionindex: %w", err)
-	}
-	if snap == nil {
-		return 0, fmt.Errorf("sessionindex: the index %s cannot be used", ix.path)
-	}
-	return len(snap.entries), nil
+	return ix.listed(snap, err)
 }
 
 // interrupted reports whether StopOn's channel is closed.

@@ -125,7 +125,7 @@ func (ix *Index) handedOff(dfd int, snap *snapshot, changed []string) bool {
 			}
 		}
 	}
-	if len(changed) < announceFiles && bytes < announceBytes {
+	if !large(len(changed), bytes) {
 		return false
 	}
 	return start(len(changed), bytes)
@@ -814,8 +814,14 @@ func (ix *Index) Reindex() (int, error) {
 	ix.db = db
 	ix.mu.Unlock()
 	snap, _, err := ix.rebuildSnapshot(nil)
+	return ix.listed(snap, err)
+}
+
+// listed is what Reindex and CatchUp return: the sessions snap lists, or
+// why there is none (ErrInterrupted as it is: it says what it is).
+func (ix *Index) listed(snap *snapshot, err error) (int, error) {
 	if errors.Is(err, ErrInterrupted) {
-		return 0, err // says what it is on its own
+		return 0, err
 	}
 	if err != nil {
 		return 0, fmt.Errorf("sessionindex: %w", err)

@@ -266,14 +266,17 @@ func dropFrom(tx *txn, sid int64, lines int) error {
 	return err
 }
 
-// job is one file to index.
-// announceBytes and announceFiles are how much indexing work is said
-// before it starts: the first reader of a large store pays for indexing it
-// (minutes for gigabytes), and a command silent that long looks hung.
+// announceBytes and announceFiles are how much indexing work is large:
+// said before it starts (the first reader of a large store pays for
+// indexing it, minutes for gigabytes, and a command silent that long looks
+// hung), stopped by StopOn, handed to SetBackfill's start.
 var (
 	announceBytes int64 = 256 << 20
 	announceFiles       = 10000
 )
+
+// large reports whether indexing files sessions of bytes bytes is large.
+func large(files int, bytes int64) bool { return files >= announceFiles || bytes >= announceBytes }
 
 // announce tells warn, in one line, that a large piece of indexing starts,
 // and reports whether it is one (StopOn stops only those).
@@ -282,7 +285,7 @@ func (ix *Index) announce(work []job) bool {
 	for _, j := range work {
 		n += j.stat.size - j.from.done
 	}
-	if n < announceBytes && len(work) < announceFiles {
+	if !large(len(work), n) {
 		return false
 	}
 	if ix.warn != nil {
@@ -291,6 +294,7 @@ func (ix *Index) announce(work []job) bool {
 	return true
 }
 
+// job is one file to index.
 type job struct {
 	name    string
 	stat    fileStat
