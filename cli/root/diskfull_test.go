@@ -8,12 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mecha-agent/mecha/cli/cmdkit"
-
 	"github.com/mecha-agent/mecha/record/session"
+	"github.com/mecha-agent/mecha/testkit/disktest"
 )
 
 // TestRunOnAFullDisk records a run into a 64 KiB tmpfs until the disk is
@@ -21,11 +20,7 @@ import (
 // the transcript must hold, whole, every record written before. It needs
 // to mount a file system (root, as in CI) and skips otherwise.
 func TestRunOnAFullDisk(t *testing.T) {
-	small := t.TempDir()
-	if err := syscall.Mount("tmpfs", small, "tmpfs", 0, "size=64k"); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v)", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(small, syscall.MNT_DETACH) })
+	small := disktest.Small(t, "64k")
 
 	ws := t.TempDir()
 	script := filepath.Join(t.TempDir(), "fill.json")

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,17 +13,14 @@ import (
 	"github.com/mecha-agent/mecha/engine/tool"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
+	"github.com/mecha-agent/mecha/testkit/disktest"
 )
 
 // TestServeOnAFullDisk fills a 64 KiB tmpfs: the calls after the disk is
 // full are answered, stderr says so once, and the session keeps every
 // record written before, whole.
 func TestServeOnAFullDisk(t *testing.T) {
-	small := t.TempDir()
-	if err := syscall.Mount("tmpfs", small, "tmpfs", 0, "size=64k"); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v)", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(small, syscall.MNT_DETACH) })
+	small := disktest.Small(t, "64k")
 	// A filler, removed once the disk is full, leaves room for the summary
 	// that says recording stopped.
 	filler := filepath.Join(small, "filler")
