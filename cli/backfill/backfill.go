@@ -14,16 +14,33 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/sessionindex"
 )
 
-// Lock is the file, under the store's .index directory, that the
-// process building the index in the background holds locked (flock) while
-// it runs: one at a time, and none left holding it when killed.
-const Lock = "backfill.lock"
+// lockPath is the lock the background process holds while it runs, as
+// session.Acquire takes a session's (.index/backfill.lock, its pid
+// inside): one at a time, and none left holding it when killed.
+func lockPath(dir string) string {
+	return filepath.Join(dir, filepath.Dir(sessionindex.Name), "backfill")
+}
 
-// Log is where that process writes what it says, beside it.
+// Log is where that process writes what it says, under .index.
 const Log = "backfill.log"
+
+// Running reports whether the background indexing of the store in dir
+// runs, and its pid (0 when it could not be read).
+func Running(dir string) (pid int, running bool, err error) {
+	l, err := session.Acquire(lockPath(dir))
+	var busy *session.BusyError
+	if errors.As(err, &busy) {
+		return busy.PID, true, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return 0, false, l.Release()
+}
 
 // Starter is sessionindex.Index.SetBackfill's start for the store in dir
 // (absolute): it starts "mecha sessions reindex --background" (mecha being
@@ -38,12 +55,12 @@ func Starter(dir string, exe func() (string, error), env []string, stderr io.Wri
 		if err := os.MkdirAll(idx, 0o700); err != nil {
 			return false // the reader indexes, or says why it cannot
 		}
-		running, err := Locked(filepath.Join(idx, Lock))
+		pid, running, err := Running(dir)
 		if err != nil {
 			return false
 		}
 		if running {
-			fmt.Fprintf(stderr, "mecha: the session index is being built in the background; reading the transcripts meanwhile\n")
+			fmt.Fprintf(stderr, "mecha: the session index is being built in the background (process %d); reading the transcripts meanwhile\n", pid)
 			return true
 		}
 		path, err := exe()
@@ -66,7 +83,7 @@ func Starter(dir string, exe func() (string, error), env []string, stderr io.Wri
 		if err := cmd.Start(); err != nil {
 			return false
 		}
-		pid := cmd.Process.Pid
+		pid = cmd.Process.Pid
 		cmd.Process.Release()
 		fmt.Fprintf(stderr, "mecha: indexing %d sessions (%.1f MB) in the background (process %d), this once; until it ends, commands read the transcripts\n",
 			files, float64(bytes)/(1<<20), pid)
@@ -74,44 +91,23 @@ func Starter(dir string, exe func() (string, error), env []string, stderr io.Wri
 	}
 }
 
-// Locked reports whether another process holds the flock on path (a
-// missing file: nobody).
-func Locked(path string) (bool, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return false, nil // closing the file releases the lock just taken
-}
-
 // Run is the background indexing of the store in dir: one process at a
 // time holds the lock (one started meanwhile returns at once, ran false),
 // at a low priority, and brings the index in step (CatchUp), keeping what
 // an interrupted one indexed: the number of sessions it lists.
 func Run(dir string, warn func(string)) (n int, ran bool, err error) {
-	idx := filepath.Join(dir, filepath.Dir(sessionindex.Name))
-	if err := os.MkdirAll(idx, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(lockPath(dir)), 0o700); err != nil {
 		return 0, false, err
 	}
-	f, err := os.OpenFile(filepath.Join(idx, Lock), os.O_RDWR|os.O_CREATE, 0o600)
+	l, err := session.Acquire(lockPath(dir))
+	var busy *session.BusyError
+	if errors.As(err, &busy) {
+		return 0, false, nil // another one runs
+	}
 	if err != nil {
 		return 0, false, err
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return 0, false, nil // another one runs
-	}
+	defer l.Release()
 	syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10)
 	n, err = sessionindex.For(dir, warn).CatchUp()
 	return n, true, err

@@ -3,32 +3,28 @@ package backfill
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
-	"github.com/mecha-agent/mecha/record/sessionindex"
+	"github.com/mecha-agent/mecha/record/session"
 )
 
 // TestBackfillWhileOneRuns: while a background indexing holds the lock,
 // a command that finds the indexing to do starts no other one: it says so
-// once and reads the transcripts. Once the lock is free it starts one (here
-// it cannot: mecha's executable is unknown to the test, so it declines and
-// the command indexes itself).
+// once, naming the process, and reads the transcripts. Once the lock is
+// free it starts one (here it cannot: mecha's executable is unknown to
+// the test, so it declines and the command indexes itself).
 func TestBackfillWhileOneRuns(t *testing.T) {
 	dir := t.TempDir()
-	idx := filepath.Join(dir, filepath.Dir(sessionindex.Name))
-	if err := os.MkdirAll(idx, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(lockPath(dir)), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := os.OpenFile(filepath.Join(idx, Lock), os.O_RDWR|os.O_CREATE, 0o600)
+	// The lock as the background process holds it (Run).
+	l, err := session.Acquire(lockPath(dir))
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
@@ -40,10 +36,16 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	if started != 0 {
 		t.Errorf("another background indexing was started")
 	}
-	if got := stderr.String(); !strings.Contains(got, "being built in the background") || strings.Count(got, "\n") != 1 {
-		t.Errorf("said %q", got)
+	want := fmt.Sprintf("mecha: the session index is being built in the background (process %d); reading the transcripts meanwhile\n", os.Getpid())
+	if got := stderr.String(); got != want {
+		t.Errorf("said %q, want %q", got, want)
 	}
-	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if n, ran, err := Run(dir, nil); ran || err != nil || n != 0 {
+		t.Errorf("a second Run while one holds the lock: ran %v, %v", ran, err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
 	stderr.Reset()
 	if start(10000, 1<<30) {
 		t.Error("with the lock free and no executable, the command reads the transcripts")
@@ -51,7 +53,10 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	if started != 1 || stderr.Len() != 0 {
 		t.Errorf("with the lock free: %d starts, said %q", started, stderr.String())
 	}
-	if held, err := Locked(filepath.Join(idx, Lock)); err != nil || held {
-		t.Errorf("Locked after the release: %v, %v", held, err)
+	if _, running, err := Running(dir); err != nil || running {
+		t.Errorf("Running after the release: %v, %v", running, err)
+	}
+	if strings.Contains(stderr.String(), "being built") {
+		t.Error("said it was being built once it was not")
 	}
 }

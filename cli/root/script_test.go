@@ -113,7 +113,7 @@ func scriptParams(dir string, setup func(*testscript.Env) error) testscript.Para
 			"onterm":       cmdOnTerm,
 			"bytes":        cmdBytes,
 			"fill":         cmdFill,
-			"waitunlocked": cmdWaitUnlocked,
+			"waitbackfill": cmdWaitBackfill,
 		},
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
@@ -234,22 +234,22 @@ func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdWaitUnlocked waits until no process holds the flock on FILE (a
-// background indexing has ended), at most a minute:
+// cmdWaitBackfill waits until no background indexing of the store DIR
+// runs (cli/backfill), at most a minute:
 //
-//	waitunlocked FILE
-func cmdWaitUnlocked(ts *testscript.TestScript, neg bool, args []string) {
+//	waitbackfill DIR
+func cmdWaitBackfill(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitunlocked FILE")
+		ts.Fatalf("usage: waitbackfill DIR")
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		held, err := backfill.Locked(ts.MkAbs(args[0]))
+		_, running, err := backfill.Running(ts.MkAbs(args[0]))
 		ts.Check(err)
-		if !held {
+		if !running {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("%s still locked after a minute", args[0])
+			ts.Fatalf("the background indexing of %s still runs after a minute", args[0])
 		}
 	}
 }
