@@ -6,14 +6,17 @@
 package backfill
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/sessionindex"
 )
@@ -67,6 +70,7 @@ func Starter(dir string, exe func() (string, error), env []string, stderr io.Wri
 		if err != nil {
 			return false
 		}
+		last := unfinished(filepath.Join(idx, Log))
 		logf, err := os.OpenFile(filepath.Join(idx, Log), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return false
@@ -76,7 +80,7 @@ func Starter(dir string, exe func() (string, error), env []string, stderr io.Wri
 		cmd.Args[0] = "mecha"
 		cmd.Env = append(append([]string(nil), env...), "MECHA_SESSION_DIR="+dir)
 		cmd.Dir = "/"
-		cmd.Stderr = logf
+		cmd.Stdout, cmd.Stderr = logf, logf
 		// Its own session: no terminal, so neither the shell's hangup nor
 		// the person's Ctrl-C in this one reaches it.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -85,10 +89,33 @@ func Starter(dir string, exe func() (string, error), env []string, stderr io.Wri
 		}
 		pid = cmd.Process.Pid
 		cmd.Process.Release()
-		fmt.Fprintf(stderr, "mecha: indexing %d sessions (%.1f MB) in the background (process %d), this once; until it ends, commands read the transcripts\n",
-			files, float64(bytes)/(1<<20), pid)
+		if last != "" {
+			last = "; the last one did not finish: " + last
+		}
+		fmt.Fprintf(stderr, "mecha: indexing %d sessions (%.1f MB) in the background (process %d), this once; until it ends, commands read the transcripts%s\n",
+			files, float64(bytes)/(1<<20), pid, last)
 		return true
 	}
+}
+
+// unfinished says why the background indexing whose log is at path did
+// not end with "indexed ..." (its last line, or that it was stopped part
+// way, killed or the machine down): "" when there is no log or it
+// finished.
+func unfinished(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	last := strings.TrimPrefix(lines[len(lines)-1], "mecha: ")
+	switch {
+	case strings.HasPrefix(last, "indexed "):
+		return ""
+	case strings.HasPrefix(last, "indexing "): // its first line, and nothing after
+		return "it was stopped part way"
+	}
+	return textfmt.OneLine(last)
 }
 
 // Run is the background indexing of the store in dir: one process at a

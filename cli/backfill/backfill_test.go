@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,5 +59,44 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "being built") {
 		t.Error("said it was being built once it was not")
+	}
+}
+
+// TestBackfillSaysTheLastOneFailed: a background indexing that did not
+// finish is not started again silently: the next one's line says how the
+// last one ended (its error, or that it stopped part way), and one that
+// finished is not mentioned.
+func TestBackfillSaysTheLastOneFailed(t *testing.T) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("no true(1) to start in place of mecha")
+	}
+	for _, tc := range []struct{ log, want string }{
+		{"", ""},
+		{"mecha: indexing 10000 sessions (80.7 MB) for listing and search: this once, then only what changes\nindexed 10000 sessions in /s\n", ""},
+		{"mecha: indexing 10000 sessions (80.7 MB) for listing and search: this once, then only what changes\n", "; the last one did not finish: it was stopped part way"},
+		{"mecha: sessionindex: disk I/O error\n", "; the last one did not finish: sessionindex: disk I/O error"},
+	} {
+		dir := t.TempDir()
+		idx := filepath.Dir(lockPath(dir))
+		if err := os.MkdirAll(idx, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if tc.log != "" {
+			if err := os.WriteFile(filepath.Join(idx, Log), []byte(tc.log), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var stderr bytes.Buffer
+		if !Starter(dir, func() (string, error) { return truePath, nil }, nil, &stderr)(10000, 1<<30) {
+			t.Fatal("the start failed")
+		}
+		line := strings.TrimSuffix(stderr.String(), "\n")
+		if !strings.HasPrefix(line, "mecha: indexing 10000 sessions (1024.0 MB) in the background (process ") || strings.Contains(line, "\n") {
+			t.Errorf("said %q", stderr.String())
+		}
+		if got := line[strings.Index(line, "read the transcripts")+len("read the transcripts"):]; got != tc.want {
+			t.Errorf("after a log of %q, said %q, want %q at the end", tc.log, got, tc.want)
+		}
 	}
 }
