@@ -47,12 +47,12 @@ func Running(dir string) (pid int, running bool, err error) {
 
 // Starter is sessionindex.Index.SetBackfill's start for the store in dir
 // (absolute): it starts "mecha sessions reindex --background" (mecha being
-// exe, with the environment env and MECHA_SESSION_DIR set to dir) in a
+// exe, with the environment env gives and MECHA_SESSION_DIR set to dir) in a
 // session of its own, says so in one line on stderr, and returns
 // true, for the command to read the transcripts this time; while that
 // process runs, it starts no other one and says so. It returns false (the
 // command indexes in place) when it cannot start one.
-func Starter(dir string, exe func() (string, error), env []string, stderr io.Writer) func(files int, bytes int64) bool {
+func Starter(dir string, exe func() (string, error), env func() []string, stderr io.Writer) func(files int, bytes int64) bool {
 	return func(files int, bytes int64) bool {
 		idx := filepath.Join(dir, filepath.Dir(sessionindex.Name))
 		if err := os.MkdirAll(idx, 0o700); err != nil {
@@ -78,7 +78,7 @@ func Starter(dir string, exe func() (string, error), env []string, stderr io.Wri
 		defer logf.Close()
 		cmd := exec.Command(path, "sessions", "reindex", "--background")
 		cmd.Args[0] = "mecha"
-		cmd.Env = append(append([]string(nil), env...), "MECHA_SESSION_DIR="+dir)
+		cmd.Env = append(env(), "MECHA_SESSION_DIR="+dir)
 		cmd.Dir = "/"
 		cmd.Stdout, cmd.Stderr = logf, logf
 		// Its own session: no terminal, so neither the shell's hangup nor

@@ -30,7 +30,7 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	started := 0
-	start := Starter(dir, func() (string, error) { started++; return "", errors.New("no executable in this test") }, nil, &stderr)
+	start := Starter(dir, func() (string, error) { started++; return "", errors.New("no executable in this test") }, func() []string { return nil }, &stderr)
 	if !start(10000, 1<<30) {
 		t.Fatal("with the lock held, the command indexes itself")
 	}
@@ -88,7 +88,7 @@ func TestBackfillSaysTheLastOneFailed(t *testing.T) {
 			}
 		}
 		var stderr bytes.Buffer
-		if !Starter(dir, func() (string, error) { return truePath, nil }, nil, &stderr)(10000, 1<<30) {
+		if !Starter(dir, func() (string, error) { return truePath, nil }, func() []string { return nil }, &stderr)(10000, 1<<30) {
 			t.Fatal("the start failed")
 		}
 		line := strings.TrimSuffix(stderr.String(), "\n")
