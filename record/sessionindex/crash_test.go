@@ -100,6 +100,38 @@ func TestCorruptIndexRebuiltWithOneLine(t *testing.T) {
 	}
 }
 
+// TestIndexThatCannotBeMade: when the index's directory is a file, the
+// index cannot be made: one line says the transcripts are read instead
+// (not a line saying it is rebuilt and another that it cannot be), the
+// listing is the full scan's, a search is not narrowed (the files are
+// searched), and nothing is said again.
+func TestIndexThatCannotBeMade(t *testing.T) {
+	dir := t.TempDir()
+	genStore(t, dir, rand.New(rand.NewPCG(7, 8)), 20)
+	if err := os.WriteFile(filepath.Join(dir, ".index"), []byte("a file where the index's directory goes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var said bytes.Buffer
+	var mu sync.Mutex
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+	scan, idx := &session.Store{Dir: dir}, &session.Store{Dir: dir, Index: ix}
+	for range 2 {
+		wl, err1 := scan.List()
+		gl, err2 := idx.List()
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(infos(gl.Sessions), infos(wl.Sessions)) || len(gl.Sessions) == 0 {
+			t.Fatalf("listing without an index differs from the scan: %v %v\n%v\n%v", err1, err2, infos(gl.Sessions), infos(wl.Sessions))
+		}
+		// The search is not narrowed: the CLI scans the files instead.
+		if _, narrowed, err := idx.Candidates(session.NewLiteralQuery("needle")); narrowed || err != nil {
+			t.Fatalf("a search was narrowed by an index that cannot be made (err %v)", err)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(said.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "cannot be made (") || !strings.Contains(lines[0], "not a directory") || !strings.HasSuffix(lines[0], "reading the transcripts instead") {
+		t.Errorf("want one line saying the index cannot be made and why, got %q", said.String())
+	}
+}
+
 // TestLargeIndexingSaid: indexing more than the thresholds is said in one
 // line before it starts, and not again once done; below them, nothing.
 func TestLargeIndexingSaid(t *testing.T) {

@@ -176,15 +176,26 @@ func (ix *Index) open() *sql.DB {
 			ix.say("the session index %s cannot be written (%v); reading the transcripts instead", ix.path, short(err))
 			return nil
 		}
-		ix.say("the session index %s was unusable (%v); rebuilding it", ix.path, short(err))
-		if db, err = ix.recreate(); err != nil {
-			ix.broken = true
-			ix.warned = false
-			ix.say("the session index %s cannot be rebuilt (%v); reading the transcripts instead", ix.path, short(err))
+		if db = ix.remake(err); db == nil {
 			return nil
 		}
 	}
 	ix.db = db
+	return db
+}
+
+// remake makes the index again after cause made it unusable, and says so
+// in one line: that it is being rebuilt, or, when it cannot be made at
+// all (its directory is a file, say), why, and that the transcripts are
+// read instead (the index is then broken). Called with mu held.
+func (ix *Index) remake(cause error) *sql.DB {
+	db, err := ix.recreate()
+	if err != nil {
+		ix.broken = true
+		ix.say("the session index %s cannot be made (%v); reading the transcripts instead", ix.path, short(err))
+		return nil
+	}
+	ix.say("the session index %s was unusable (%v); rebuilding it", ix.path, short(cause))
 	return db
 }
 
@@ -214,14 +225,8 @@ func (ix *Index) rebuild(cause error) bool {
 		ix.db.Close()
 		ix.db = nil
 	}
-	ix.say("the session index %s was unusable (%v); rebuilding it", ix.path, short(cause))
-	db, err := ix.recreate()
-	if err != nil {
-		ix.broken = true
-		return false
-	}
-	ix.db = db
-	return true
+	ix.db = ix.remake(cause)
+	return ix.db != nil
 }
 
 func openDB(path string) (*sql.DB, error) {
