@@ -14,7 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/mecha-agent/mecha/internal/textfmt"
 	"github.com/mecha-agent/mecha/record/session"
@@ -53,69 +55,127 @@ func Running(dir string) (pid int, running bool, err error) {
 // process runs, it starts no other one and says so. It returns false (the
 // command indexes in place) when it cannot start one.
 func Starter(dir string, exe func() (string, error), env func() []string, stderr io.Writer) func(files int, bytes int64) bool {
+	// A command reads the store more than once (a search whose index is
+	// handed off lists the store to scan it): the first answer holds, and
+	// is said once.
+	var mu sync.Mutex
+	handed := false
 	return func(files int, bytes int64) bool {
-		idx := filepath.Join(dir, filepath.Dir(sessionindex.Name))
-		if err := os.MkdirAll(idx, 0o700); err != nil {
-			return false // the reader indexes, or says why it cannot
-		}
-		pid, running, err := Running(dir)
-		if err != nil {
-			return false
-		}
-		if running {
-			fmt.Fprintf(stderr, "mecha: the session index is being built in the background (process %d); reading the transcripts meanwhile\n", pid)
+		mu.Lock()
+		defer mu.Unlock()
+		if handed {
 			return true
 		}
-		path, err := exe()
-		if err != nil {
-			return false
-		}
-		last := unfinished(filepath.Join(idx, Log))
-		logf, err := os.OpenFile(filepath.Join(idx, Log), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			return false
-		}
-		defer logf.Close()
-		cmd := exec.Command(path, "sessions", "reindex", "--background")
-		cmd.Args[0] = "mecha"
-		cmd.Env = append(env(), "MECHA_SESSION_DIR="+dir)
-		cmd.Dir = "/"
-		cmd.Stdout, cmd.Stderr = logf, logf
-		// Its own session: no terminal, so neither the shell's hangup nor
-		// the person's Ctrl-C in this one reaches it.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			return false
-		}
-		pid = cmd.Process.Pid
-		cmd.Process.Release()
-		if last != "" {
-			last = "; the last one did not finish: " + last
-		}
-		fmt.Fprintf(stderr, "mecha: indexing %d sessions (%.1f MB) in the background (process %d), this once; until it ends, commands read the transcripts%s\n",
-			files, float64(bytes)/(1<<20), pid, last)
-		return true
+		handed = start(dir, exe, env, stderr, files, bytes)
+		return handed
 	}
 }
 
+func start(dir string, exe func() (string, error), env func() []string, stderr io.Writer, files int, bytes int64) bool {
+	idx := filepath.Join(dir, filepath.Dir(sessionindex.Name))
+	if err := os.MkdirAll(idx, 0o700); err != nil {
+		return false // the reader indexes, or says why it cannot
+	}
+	pid, running, err := Running(dir)
+	if err != nil {
+		return false
+	}
+	if running {
+		fmt.Fprintf(stderr, "mecha: the session index is being built in the background (process %d); reading the transcripts meanwhile\n", pid)
+		return true
+	}
+	last, failed, at := unfinished(filepath.Join(idx, Log))
+	if failed && time.Since(at) < RetryAfter {
+		// As git's automatic gc after a failure: not again at every
+		// command until the cause is mended, and said each time.
+		fmt.Fprintf(stderr, "mecha: the session index is not being built: the background indexing at %s failed (%s); reading the transcripts (another is tried after %s; mecha sessions reindex builds it now)\n",
+			at.Format("15:04"), last, at.Add(RetryAfter).Format("15:04"))
+		return true
+	}
+	path, err := exe()
+	if err != nil {
+		return false
+	}
+	logf, err := os.OpenFile(filepath.Join(idx, Log), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return false
+	}
+	defer logf.Close()
+	cmd := exec.Command(path, "sessions", "reindex", "--background")
+	cmd.Args[0] = "mecha"
+	cmd.Env = append(env(), "MECHA_SESSION_DIR="+dir)
+	cmd.Dir = "/"
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Its own session: no terminal, so neither the shell's hangup nor
+	// the person's Ctrl-C in this one reaches it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return false
+	}
+	pid = cmd.Process.Pid
+	cmd.Process.Release()
+	if last != "" {
+		last = "; the last one did not finish: " + last
+	}
+	fmt.Fprintf(stderr, "mecha: indexing %d sessions (%.1f MB) in the background (process %d), this once; until it ends, commands read the transcripts%s\n",
+		files, float64(bytes)/(1<<20), pid, last)
+	return true
+}
+
+// RetryAfter is how long after a background indexing failed (ended on
+// its error, Failed) no other is started; one that was stopped part way
+// (killed, the machine down) is started again at once.
+const RetryAfter = time.Hour
+
 // unfinished says why the background indexing whose log is at path did
-// not end with "indexed ..." (its last line, or that it was stopped part
-// way, killed or the machine down): "" when there is no log or it
-// finished.
-func unfinished(path string) string {
-	b, err := os.ReadFile(path)
+// not end with "indexed ..." (its error or last line, or that it was
+// stopped part way, killed or the machine down): "" when there is no log
+// or it finished. failed says it ended on its error (Failed); at is when
+// the log was last written.
+func unfinished(path string) (why string, failed bool, at time.Time) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, time.Time{}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", false, time.Time{}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil || len(bytes.TrimSpace(b)) == 0 {
-		return ""
+		return "", false, time.Time{}
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	last := strings.TrimPrefix(lines[len(lines)-1], "mecha: ")
 	switch {
 	case strings.HasPrefix(last, "indexed "):
-		return ""
+		return "", false, time.Time{}
 	case strings.HasPrefix(last, "indexing "): // its first line, and nothing after
-		return "it was stopped part way"
+		return "it was stopped part way", false, st.ModTime()
+	case strings.HasPrefix(last, failedPrefix):
+		return textfmt.OneLine(strings.TrimPrefix(last, failedPrefix)), true, st.ModTime()
 	}
-	return textfmt.OneLine(last)
+	return textfmt.OneLine(last), false, st.ModTime()
+}
+
+// failedPrefix starts the error a background indexing ends on (Failed).
+const failedPrefix = "background indexing failed: "
+
+// Failed is the error the background indexing ends on when err stopped it:
+// its log's last line then tells a failure (which delays the next one,
+// RetryAfter) from a process killed after a warning.
+func Failed(err error) error { return fmt.Errorf("%s%w", failedPrefix, err) }
+
+// Forget removes the background indexing's log of the store in dir, once
+// the index was built another way (sessions reindex): a failure it tells
+// of is mended, and delays no background indexing.
+func Forget(dir string) error {
+	err := os.Remove(filepath.Join(dir, filepath.Dir(sessionindex.Name), Log))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // Run is the background indexing of the store in dir: one process at a

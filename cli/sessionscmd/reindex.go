@@ -1,6 +1,7 @@
 package sessionscmd
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/mecha-agent/mecha/cli/backfill"
@@ -35,7 +36,10 @@ A command that finds a large indexing to do (a first indexing of thousands of
 sessions or hundreds of megabytes: about a minute a gigabyte) starts it in the
 background, at a low priority, and reads the transcripts until it ends; this
 command does it here and now, and the first Ctrl-C stops it, keeping what was
-indexed. MECHA_INDEX_BACKGROUND=0 makes every command index in place, as this
+indexed. After a background indexing failed (its output is in
+.index/backfill.log), none is started for an hour: each command says why and
+reads the transcripts, and this command, once it built the index, lifts the
+delay. MECHA_INDEX_BACKGROUND=0 makes every command index in place, as this
 one does (for a CI job that should leave no process behind).`,
 		Example: `  mecha sessions reindex
   MECHA_SESSION_DIR=/srv/team-sessions mecha sessions reindex`,
@@ -64,6 +68,9 @@ func reindexRun(opts *ReindexOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := backfill.Forget(store.Dir); err != nil {
+		fmt.Fprintf(opts.Env.Err, "mecha: %v\n", err)
+	}
 	fmt.Fprintf(opts.Env.Out, "indexed %s in %s\n", sessionCount(n), store.Dir)
 	return nil
 }
@@ -76,8 +83,14 @@ func backgroundRun(opts *ReindexOptions) error {
 		return err
 	}
 	n, ran, err := backfill.Run(store.Dir, func(s string) { fmt.Fprintf(opts.Env.Err, "mecha: %s\n", s) })
-	if err != nil || !ran {
-		return err
+	if errors.Is(err, sessionindex.ErrInterrupted) {
+		return err // stopped (a SIGTERM): tried again at the next command
+	}
+	if err != nil {
+		return backfill.Failed(err)
+	}
+	if !ran {
+		return nil
 	}
 	fmt.Fprintf(opts.Env.Out, "indexed %s in %s\n", sessionCount(n), store.Dir)
 	return nil
