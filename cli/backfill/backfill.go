@@ -52,9 +52,10 @@ func Running(dir string) (pid int, running bool, err error) {
 // exe, with the environment env gives and MECHA_SESSION_DIR set to dir) in a
 // session of its own, says so in one line on stderr, and returns
 // true, for the command to read the transcripts this time; while that
-// process runs, it starts no other one and says so. It returns false (the
+// process runs, or within RetryAfter of one that failed (now is the
+// clock), it starts no other one and says so. It returns false (the
 // command indexes in place) when it cannot start one.
-func Starter(dir string, exe func() (string, error), env func() []string, stderr io.Writer) func(files int, bytes int64) bool {
+func Starter(dir string, exe func() (string, error), env func() []string, now func() time.Time, stderr io.Writer) func(files int, bytes int64) bool {
 	// A command reads the store more than once (a search whose index is
 	// handed off lists the store to scan it): the first answer holds, and
 	// is said once.
@@ -66,12 +67,12 @@ func Starter(dir string, exe func() (string, error), env func() []string, stderr
 		if handed {
 			return true
 		}
-		handed = start(dir, exe, env, stderr, files, bytes)
+		handed = start(dir, exe, env, now, stderr, files, bytes)
 		return handed
 	}
 }
 
-func start(dir string, exe func() (string, error), env func() []string, stderr io.Writer, files int, bytes int64) bool {
+func start(dir string, exe func() (string, error), env func() []string, now func() time.Time, stderr io.Writer, files int, bytes int64) bool {
 	idx := filepath.Join(dir, filepath.Dir(sessionindex.Name))
 	if err := os.MkdirAll(idx, 0o700); err != nil {
 		return false // the reader indexes, or says why it cannot
@@ -85,7 +86,7 @@ func start(dir string, exe func() (string, error), env func() []string, stderr i
 		return true
 	}
 	last, failed, at := unfinished(filepath.Join(idx, Log))
-	if failed && time.Since(at) < RetryAfter {
+	if failed && now().Sub(at) < RetryAfter {
 		// As git's automatic gc after a failure: not again at every
 		// command until the cause is mended, and said each time.
 		fmt.Fprintf(stderr, "mecha: the session index is not being built: the background indexing at %s failed (%s); reading the transcripts (another is tried after %s; mecha sessions reindex builds it now)\n",

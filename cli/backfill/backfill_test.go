@@ -31,7 +31,7 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	started := 0
-	start := Starter(dir, func() (string, error) { started++; return "", errors.New("no executable in this test") }, func() []string { return nil }, &stderr)
+	start := Starter(dir, func() (string, error) { started++; return "", errors.New("no executable in this test") }, func() []string { return nil }, time.Now, &stderr)
 	if !start(10000, 1<<30) {
 		t.Fatal("with the lock held, the command indexes itself")
 	}
@@ -50,7 +50,7 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	}
 	// The next command (the answer holds for the rest of this one).
 	stderr.Reset()
-	start = Starter(dir, func() (string, error) { started++; return "", errors.New("no executable in this test") }, func() []string { return nil }, &stderr)
+	start = Starter(dir, func() (string, error) { started++; return "", errors.New("no executable in this test") }, func() []string { return nil }, time.Now, &stderr)
 	if start(10000, 1<<30) {
 		t.Error("with the lock free and no executable, the command reads the transcripts")
 	}
@@ -97,7 +97,7 @@ func TestBackfillSaysTheLastOneFailed(t *testing.T) {
 			}
 		}
 		var stderr bytes.Buffer
-		if !Starter(dir, func() (string, error) { return truePath, nil }, func() []string { return nil }, &stderr)(10000, 1<<30) {
+		if !Starter(dir, func() (string, error) { return truePath, nil }, func() []string { return nil }, time.Now, &stderr)(10000, 1<<30) {
 			t.Fatal("the start failed")
 		}
 		line := strings.TrimSuffix(stderr.String(), "\n")
@@ -147,7 +147,7 @@ func TestBackfillBacksOff(t *testing.T) {
 			}
 			started := 0
 			var stderr bytes.Buffer
-			start := Starter(dir, func() (string, error) { started++; return truePath, nil }, func() []string { return nil }, &stderr)
+			start := Starter(dir, func() (string, error) { started++; return truePath, nil }, func() []string { return nil }, time.Now, &stderr)
 			// A command that reads the store twice (a search handed off
 			// lists it to scan it) is answered the same, and told once.
 			if !start(10000, 1<<30) || !start(10000, 1<<30) {
@@ -172,7 +172,7 @@ func TestBackfillBacksOff(t *testing.T) {
 				t.Fatal(err)
 			}
 			stderr.Reset()
-			start = Starter(dir, func() (string, error) { started++; return truePath, nil }, func() []string { return nil }, &stderr)
+			start = Starter(dir, func() (string, error) { started++; return truePath, nil }, func() []string { return nil }, time.Now, &stderr)
 			if !start(10000, 1<<30) || started != 1 {
 				t.Errorf("after Forget: %d starts, said %q", started, stderr.String())
 			}

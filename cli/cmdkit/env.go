@@ -146,7 +146,7 @@ func (e *Env) Store() (*session.Store, error) {
 	ix := sessionindex.For(dir, e.noteIndex).StopOn(e.Interrupted)
 	if e.Executable != nil && e.Vars.Get("MECHA_INDEX_BACKGROUND") != "0" {
 		// A large indexing runs in the background (see backfill).
-		ix.SetBackfill(backfill.Starter(dir, e.Executable, e.Environ.List, e.Err))
+		ix.SetBackfill(backfill.Starter(dir, e.Executable, e.Environ.List, e.Clock.Now, e.Err))
 	} else {
 		ix.SetBackfill(nil)
 	}
