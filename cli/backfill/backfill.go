@@ -114,7 +114,10 @@ func start(dir string, exe func() (string, error), env func() []string, now func
 		return false
 	}
 	pid = cmd.Process.Pid
-	cmd.Process.Release()
+	// Reaped when it ends, should this process still run then (a chat),
+	// rather than left a zombie; a command that ends first leaves it to
+	// init.
+	go cmd.Wait()
 	if last != "" {
 		last = "; the last one did not finish: " + last
 	}
