@@ -292,8 +292,9 @@ func TestOracle(t *testing.T) {
 			if snap := ix.readSnapshot(readEntries, 0); snap == nil || snap.dirMtime == 0 {
 				t.Fatal("the snapshot does not record the directory")
 			}
-			// Appended-to sessions and a completed torn line, which leave
-			// the directory as it was; then deleted files.
+			// Appended-to sessions, a completed torn line and a record not
+			// yet ended by its newline, which leave the directory as it
+			// was; then deleted files.
 			for i, id := range ids {
 				path := filepath.Join(dir, id+session.Ext)
 				switch i % 5 {
@@ -307,6 +308,15 @@ func TestOracle(t *testing.T) {
 					f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 					f.Write([]byte(`"}]}` + "\n"))
 					f.Close()
+				case 3:
+					// A whole record with no newline yet (being written):
+					// all the index has not read of the file, and indexed
+					// provisionally.
+					if b, _ := os.ReadFile(path); len(b) > 0 && b[len(b)-1] == '\n' {
+						f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+						f.Write([]byte(`{"record":"message","role":"user","content":[{"type":"text","text":"a needle being written"}]}`))
+						f.Close()
+					}
 				}
 			}
 			if st, _ := os.Stat(dir); !st.ModTime().Equal(old) {

@@ -369,10 +369,17 @@ func sameEntries(a, b *snapshot) bool {
 	return true
 }
 
+// testHookRebuilding, when not nil, is called each time the snapshot is
+// made again from the whole database (not patched).
+var testHookRebuilding func()
+
 // rebuildSnapshot brings the database in step and makes the snapshot
 // again from it, reusing the old one's entries whose files are unchanged
 // (old must hold its summaries, or be nil).
 func (ix *Index) rebuildSnapshot(old *snapshot) (*snapshot, []*session.FileError, error) {
+	if testHookRebuilding != nil {
+		testHookRebuilding()
+	}
 	// The directory as it is before it is read: a session created after
 	// this changes its mtime. One changed in the last two seconds is not
 	// trusted: the kernel's clock for mtimes is coarse, and a file made
