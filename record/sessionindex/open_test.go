@@ -1,11 +1,15 @@
 package sessionindex
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -126,5 +130,158 @@ func TestStatementsPreparedOnce(t *testing.T) {
 	}
 	if c, err := x.prepared("SELECT 2"); err != nil || c == a {
 		t.Errorf("another statement given the first's (%v)", err)
+	}
+}
+
+// TestEachStatFieldChecked: a file is brought in step when any one of its
+// size, mtime and inode differs from what was indexed, the two others
+// unchanged: an append within the mtime's tick (the size alone), a byte
+// changed in place (the mtime alone), a file replaced by another of the
+// same size and mtime (the inode alone).
+func TestEachStatFieldChecked(t *testing.T) {
+	const head = `{"record":"meta","format":1,"id":"%s","created_at":"2026-01-01T00:00:00Z","provider":"mock","model":"m","workspace":"/w","title":"t"}` + "\n"
+	line := func(word string) string {
+		return `{"record":"message","role":"user","content":[{"type":"text","text":"find the ` + word + `"}]}` + "\n"
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, path string, st os.FileInfo)
+	}{
+		{"size", func(t *testing.T, path string, st os.FileInfo) {
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(line("quoll"))
+			f.Close()
+			os.Chtimes(path, st.ModTime(), st.ModTime())
+		}},
+		{"mtime", func(t *testing.T, path string, st os.FileInfo) {
+			b, _ := os.ReadFile(path)
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteAt([]byte("quoll"), int64(bytes.LastIndex(b, []byte("zebra"))))
+			f.Close()
+			later := st.ModTime().Add(time.Second)
+			os.Chtimes(path, later, later)
+		}},
+		{"inode", func(t *testing.T, path string, st os.FileInfo) {
+			b, _ := os.ReadFile(path)
+			b = bytes.Replace(b, []byte("zebra"), []byte("quoll"), 1)
+			tmp := path + ".new"
+			if err := os.WriteFile(tmp, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(tmp, st.ModTime(), st.ModTime())
+			if err := os.Rename(tmp, path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			id := "20260101T000000-0000abcd"
+			path := filepath.Join(dir, id+session.Ext)
+			if err := os.WriteFile(path, []byte(fmt.Sprintf(head, id)+line("zebra")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// The directory older than the snapshot, as a store's usually is.
+			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(dir, old, old)
+			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+			store := &session.Store{Dir: dir, Index: ix}
+			if _, err := store.List(); err != nil {
+				t.Fatal(err)
+			}
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t, path, st)
+			os.Chtimes(dir, old, old)
+			n, narrowed, err := ix.Candidates(session.NewLiteralQuery("quoll"))
+			if err != nil || !narrowed {
+				t.Fatalf("candidates: narrowed %v, %v", narrowed, err)
+			}
+			if len(n.Sessions) != 1 || n.Sessions[0].Ref.ID != id {
+				t.Errorf("the index did not see the change of the %s alone: candidates %v", tc.name, n.Sessions)
+			}
+		})
+	}
+}
+
+// writeSmallStore writes n sessions of two records each, with titles long
+// enough that the snapshot's blocks of a few hundred pass headBytes.
+func writeSmallStore(t *testing.T, dir string, n int) []string {
+	t.Helper()
+	var ids []string
+	for i := range n {
+		id := fmt.Sprintf("20260101T%06d-%08x", i%240000, i)
+		rec := fmt.Sprintf(`{"record":"meta","format":1,"id":%q,"created_at":"2026-01-01T00:00:00Z","provider":"mock","model":"m","workspace":"/w","title":"session %d of a store whose snapshot is read in two parts, the header first"}`+"\n"+
+			`{"record":"message","role":"user","content":[{"type":"text","text":"find the zebra"}]}`+"\n", id, i)
+		if err := os.WriteFile(filepath.Join(dir, id+session.Ext), []byte(rec), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// TestSnapshotReadInParts: a listing reads the snapshot's first
+// headBytes, then the rest of its blocks: what it read first is kept, and
+// the whole is believed (nothing said, the scan's answers).
+func TestSnapshotReadInParts(t *testing.T) {
+	dir := t.TempDir()
+	writeSmallStore(t, dir, 1200)
+	(&Index{dir: dir, path: filepath.Join(dir, Name)}).List()
+	snap := (&Index{dir: dir, path: filepath.Join(dir, Name)}).readSnapshot(readHead, 1)
+	if st, err := os.Stat(filepath.Join(dir, ".index", ListName)); err != nil || st.Size() < 2*headBytes || snap == nil || len(snap.entries) >= 1200 {
+		t.Fatalf("the snapshot is not read in parts: %v", err)
+	}
+	var said bytes.Buffer
+	var mu sync.Mutex
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+	wl, err1 := (&session.Store{Dir: dir}).List()
+	gl, err2 := (&session.Store{Dir: dir, Index: ix}).List()
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(infos(gl.Sessions), infos(wl.Sessions)) {
+		t.Errorf("the listing differs from the scan's (%v, %v)", err1, err2)
+	}
+	if said.Len() != 0 {
+		t.Errorf("said %q", said.String())
+	}
+}
+
+// TestRebuildReusesOnlyUnchangedEntries: when so many sessions changed
+// that the snapshot is made again, it reuses the old entries of the files
+// that did not change only: a summary appended within the mtime's tick
+// (the size alone differs) is counted.
+func TestRebuildReusesOnlyUnchangedEntries(t *testing.T) {
+	dir := t.TempDir()
+	ids := writeSmallStore(t, dir, 100)
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+	checkOracle(t, dir, ix)
+	rebuilt := 0
+	testHookRebuilding = func() { rebuilt++ }
+	defer func() { testHookRebuilding = nil }()
+	for _, id := range ids[:95] {
+		path := filepath.Join(dir, id+session.Ext)
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(`{"record":"summary","usage":{"input_tokens":7,"output_tokens":3},"turns":1,"provider":"mock","model":"m"}` + "\n")
+		f.Close()
+		os.Chtimes(path, st.ModTime(), st.ModTime())
+	}
+	checkOracle(t, dir, ix)
+	if rebuilt == 0 {
+		t.Error("95 of 100 sessions changed, and the snapshot was patched, not made again")
 	}
 }

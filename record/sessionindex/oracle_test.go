@@ -96,6 +96,9 @@ func genStore(t testing.TB, dir string, r *rand.Rand, n int) []string {
 			m.ImportedFrom = &transcript.ImportedFrom{Harness: "codex", Path: "/tmp/x"}
 		case 3:
 			m.ID = "claims-another" // the file name wins
+		case 4:
+			// Written in another zone: listed as written.
+			m.CreatedAt = at.In(time.FixedZone("", 2*60*60))
 		}
 		data := encode(t, m)
 		turns := 0
@@ -237,9 +240,7 @@ type infoKey struct {
 func infos(l []session.Info) []infoKey {
 	var out []infoKey
 	for _, s := range l {
-		m := s.Meta
-		m.CreatedAt = m.CreatedAt.UTC()
-		b, _ := json.Marshal(m)
+		b, _ := json.Marshal(s.Meta) // created_at as written, its zone too
 		out = append(out, infoKey{s.Ref.ID, s.HeaderID, string(b)})
 	}
 	return out
