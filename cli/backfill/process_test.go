@@ -46,6 +46,19 @@ func fakeMecha(out string) int {
 	return 0
 }
 
+// fake returns a Starter for the store in dir that starts the test
+// binary as mecha (writing what it was started with to out, see
+// fakeMecha, with env added to its environment), and what it says.
+func fake(t *testing.T, dir, out string, env ...string) (func(int, int64) bool, *strings.Builder) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	return Starter(dir, func() (string, error) { return self, nil }, func() []string { return append([]string{fakeEnv + "=" + out}, env...) }, time.Now, &stderr), &stderr
+}
+
 // TestStartedProcess: what Starter starts is "mecha sessions reindex
 // --background" for this store, in a session of its own (no terminal
 // reaches it), from /, its output in the log, and the line names its pid.
@@ -54,14 +67,9 @@ func TestStartedProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the fake's session id with getsid(2) on Linux")
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	out := filepath.Join(t.TempDir(), "started")
-	var stderr strings.Builder
-	start := Starter(dir, func() (string, error) { return self, nil }, func() []string { return []string{fakeEnv + "=" + out, "MECHA_SESSION_DIR=/somewhere/else"} }, time.Now, &stderr)
+	start, stderr := fake(t, dir, out, "MECHA_SESSION_DIR=/somewhere/else")
 	if !start(10000, 1<<30) {
 		t.Fatal("not started")
 	}
@@ -208,7 +216,8 @@ func TestNoDescriptorLeft(t *testing.T) {
 		// Started: the log opened for the process.
 		out := filepath.Join(t.TempDir(), "started"+strconv.Itoa(i))
 		os.Remove(log)
-		Starter(dir, func() (string, error) { return self, nil }, func() []string { return []string{fakeEnv + "=" + out} }, time.Now, &stderr)(10000, 1<<30)
+		start, _ := fake(t, dir, out)
+		start(10000, 1<<30)
 		waitFile(t, out)
 	}
 	if after := count(); after > before+2 {
@@ -222,14 +231,9 @@ func TestNoZombie(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the process's state in /proc")
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
 	out := filepath.Join(t.TempDir(), "started")
-	var stderr strings.Builder
-	Starter(dir, func() (string, error) { return self, nil }, func() []string { return []string{fakeEnv + "=" + out} }, time.Now, &stderr)(10000, 1<<30)
+	start, _ := fake(t, t.TempDir(), out)
+	start(10000, 1<<30)
 	pid := waitFile(t, out)["pid"]
 	deadline := time.Now().Add(10 * time.Second)
 	for {
