@@ -285,3 +285,24 @@ func TestRebuildReusesOnlyUnchangedEntries(t *testing.T) {
 		t.Error("95 of 100 sessions changed, and the snapshot was patched, not made again")
 	}
 }
+
+// TestReopenAfterClose: a closed index opens again when next read, quietly
+// (a closed database is not taken for a broken index).
+func TestReopenAfterClose(t *testing.T) {
+	dir := t.TempDir()
+	genStore(t, dir, rand.New(rand.NewPCG(13, 14)), 20)
+	var said bytes.Buffer
+	var mu sync.Mutex
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name), warn: warnTo(&said, &mu)}
+	checkOracle(t, dir, ix)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+	checkOracle(t, dir, ix)
+	if said.Len() != 0 {
+		t.Errorf("said %q", said.String())
+	}
+}
