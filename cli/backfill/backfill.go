@@ -185,8 +185,10 @@ func Forget(dir string) error {
 // Run is the background indexing of the store in dir: one process at a
 // time holds the lock (one started meanwhile returns at once, ran false),
 // at a low priority, and brings the index in step (CatchUp), keeping what
-// an interrupted one indexed: the number of sessions it lists.
-func Run(dir string, warn func(string)) (n int, ran bool, err error) {
+// an interrupted one indexed: the number of sessions it lists. The index
+// is the store's as sessionindex.For shares it: where its warnings go and
+// what interrupts it are what the command set (cmdkit.Env.Store).
+func Run(dir string) (n int, ran bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(lockPath(dir)), 0o700); err != nil {
 		return 0, false, err
 	}
@@ -200,6 +202,6 @@ func Run(dir string, warn func(string)) (n int, ran bool, err error) {
 	}
 	defer l.Release()
 	syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10)
-	n, err = sessionindex.For(dir, warn).CatchUp()
+	n, err = sessionindex.For(dir, nil).CatchUp()
 	return n, true, err
 }

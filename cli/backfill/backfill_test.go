@@ -42,7 +42,7 @@ func TestBackfillWhileOneRuns(t *testing.T) {
 	if got := stderr.String(); got != want {
 		t.Errorf("said %q, want %q", got, want)
 	}
-	if n, ran, err := Run(dir, nil); ran || err != nil || n != 0 {
+	if n, ran, err := Run(dir); ran || err != nil || n != 0 {
 		t.Errorf("a second Run while one holds the lock: ran %v, %v", ran, err)
 	}
 	if err := l.Release(); err != nil {

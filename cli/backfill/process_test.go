@@ -261,7 +261,7 @@ func TestRun(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n, ran, err := Run(dir, func(s string) { t.Log(s) })
+	n, ran, err := Run(dir)
 	if err != nil || !ran || n != 3 {
 		t.Fatalf("Run: %d sessions, ran %v, %v", n, ran, err)
 	}

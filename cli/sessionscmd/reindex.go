@@ -82,7 +82,7 @@ func backgroundRun(opts *ReindexOptions) error {
 	if err != nil {
 		return err
 	}
-	n, ran, err := backfill.Run(store.Dir, func(s string) { fmt.Fprintf(opts.Env.Err, "mecha: %s\n", s) })
+	n, ran, err := backfill.Run(store.Dir)
 	if errors.Is(err, sessionindex.ErrInterrupted) {
 		return err // stopped (a SIGTERM): tried again at the next command
 	}
