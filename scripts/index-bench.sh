@@ -9,10 +9,12 @@
 #
 # with ten sessions of T given a rare word (zebracorn) in a user message,
 # and last the first listing of T right after one of its sessions was
-# appended to (the index catching up on one session).
+# appended to (the index catching up on one session), and the floor of a
+# search (what the freshness check and mecha's start cost alone).
 #
 #   scripts/index-bench.sh            # this checkout, 7 rounds
 #   ONLY='list|search' scripts/index-bench.sh   # the lines whose label matches
+#   ONLY=floor scripts/index-bench.sh  # the floor of a search alone
 #
 # Each round runs the baseline and mecha once, in an order that alternates
 # from round to round; one untimed round first warms the page cache (and
@@ -136,6 +138,102 @@ compare "search a rare word, 1 GB" "$store_root/T" "rg -lF zebracorn $store_root
 compare "search a phrase, 1 GB" "$store_root/T" "rg -lF 'quartz meadows' $store_root/T" sessions search "quartz meadows"
 compare "search --regex with a literal fragment, 1 GB" "$store_root/T" "rg -l 'zebra[a-z]+ grazes' $store_root/T" sessions search --regex 'zebra[a-z]+ grazes'
 compare "stats, 10,000 x 100 KB" "$store_root/T" "grep -rhF '{\"record\":\"summary\"' $store_root/T" sessions stats
+
+# The floor of a search: what its two mandated parts cost as processes of
+# their own, timed as the commands above are, interleaved with rg and the
+# search (each round starts one later). hello is a Go program that writes a
+# line (what any Go process costs to start and exit); check stats the
+# store's 10,000 files by name on two threads from a directory descriptor,
+# and nothing else (the freshness check every reader does, with no index,
+# no snapshot and no output); version is mecha --version (mecha's start).
+# Its start above hello's plus check is the least a search can take here.
+if [ -z "${ONLY:-}" ] || [[ "floor of a search" =~ $ONLY ]]; then
+	mkdir -p "$tmp/floor"
+	cat >"$tmp/floor/hello.go" <<'GO'
+package main
+
+import "os"
+
+func main() { os.Stdout.WriteString("hello\n") }
+GO
+	cat >"$tmp/floor/check.go" <<'GO'
+// check DIR NAMES: fstatat each name of the file NAMES in DIR, on two
+// threads; exits 1 if any is missing.
+package main
+
+import (
+	"os"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+func main() {
+	dir, err := os.Open(os.Args[1])
+	if err != nil {
+		os.Exit(2)
+	}
+	list, err := os.ReadFile(os.Args[2])
+	if err != nil {
+		os.Exit(2)
+	}
+	names := strings.Split(strings.TrimSpace(string(list)), "\n")
+	fd := int(dir.Fd())
+	var wg sync.WaitGroup
+	var missing sync.Map
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var st unix.Stat_t
+			for i := w; i < len(names); i += 2 {
+				if unix.Fstatat(fd, names[i], &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					missing.Store(names[i], true)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	missing.Range(func(any, any) bool { os.Exit(1); return false })
+}
+GO
+	(cd "$root" && nice -n 19 go build -o "$tmp/floor/hello" "$tmp/floor/hello.go" &&
+		nice -n 19 go build -o "$tmp/floor/check" "$tmp/floor/check.go")
+	find "$store_root/T" -maxdepth 1 -name '*.jsonl' -printf '%f\n' >"$tmp/floor/names"
+	# floorrun K: times the K-th command (rg as compare's baselines are run,
+	# through bash -c; the others directly, as compare runs mecha).
+	floorrun() {
+		case $1 in
+		0) slot=f0 timed bash -c "rg -lF zebracorn $store_root/T" ;;
+		1) slot=f1 timed "$tmp/floor/hello" ;;
+		2) slot=f2 timed "$tmp/floor/check" "$store_root/T" "$tmp/floor/names" ;;
+		3) slot=f3 timed "$mecha" --version ;;
+		4) MECHA_SESSION_DIR="$store_root/T" slot=f4 timed "$mecha" sessions search zebracorn ;;
+		esac
+	}
+	for ((k = 0; k < 5; k++)); do
+		: >"$tmp/t.f$k"
+		floorrun $k
+		: >"$tmp/t.f$k"
+	done
+	for ((r = 0; r < rounds * 2; r++)); do
+		for ((j = 0; j < 5; j++)); do floorrun $(((j + r) % 5)); done
+	done
+	for ((k = 0; k < 5; k++)); do
+		fw[k]=$(cut -d' ' -f1 "$tmp/t.f$k" | median)
+		fc[k]=$(cut -d' ' -f2 "$tmp/t.f$k" | median)
+	done
+	awk -v rg="${fw[0]}" -v h="${fw[1]}" -v c="${fw[2]}" -v v="${fw[3]}" -v s="${fw[4]}" \
+		-v rgc="${fc[0]}" -v hc="${fc[1]}" -v cc="${fc[2]}" -v vc="${fc[3]}" -v sc="${fc[4]}" 'BEGIN {
+		printf "== floor of a search, 1 GB (wall / cpu medians, %d rounds)\n", '"$((rounds * 2))"'
+		printf "  %-40s %7.1f / %7.1f ms\n", "rg -lF zebracorn", rg / 1e6, rgc * 1e3
+		printf "  %-40s %7.1f / %7.1f ms  %.3fx rg\n", "hello (a Go process)", h / 1e6, hc * 1e3, h / rg
+		printf "  %-40s %7.1f / %7.1f ms  %.3fx rg\n", "check (10,000 fstatat, 2 threads)", c / 1e6, cc * 1e3, c / rg
+		printf "  %-40s %7.1f / %7.1f ms  %.3fx rg\n", "mecha --version", v / 1e6, vc * 1e3, v / rg
+		printf "  %-40s %7.1f / %7.1f ms  %.3fx rg\n", "mecha sessions search zebracorn", s / 1e6, sc * 1e3, s / rg
+		printf "  floor (check + version - hello): %.1f ms, %.3fx rg; the target 0.1x is %.1f ms\n", (c + v - h) / 1e6, (c + v - h) / rg, rg / 1e7 }'
+fi
 
 # The first listing after a session was appended to (a resumed run): the
 # index brings that session in step and patches the snapshot. Each round
