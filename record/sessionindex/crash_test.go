@@ -3,6 +3,7 @@ package sessionindex
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -639,4 +640,115 @@ func TestBackfill(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCorruptionFoundInUse: an index whose header and schema check read
+// well, but which fails when a read reaches further, opens without
+// complaint. The reader that finds the failure rebuilds the index, says so
+// in one line, and answers as the full scan does: when a page of the
+// sessions table is garbage ("database disk image is malformed", found
+// bringing the index in step), when a page of the summaries is (found
+// making the snapshot, which the step does not read), and when a column
+// the schema check does not read is gone (an index a build with another
+// schema but the same version left: "no such column").
+func TestCorruptionFoundInUse(t *testing.T) {
+	garbagePage := func(table string) func(t *testing.T, path string) {
+		return func(t *testing.T, path string) {
+			db, err := openDB(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+				t.Fatal(err)
+			}
+			var root, pageSize int64
+			if err := db.QueryRow("SELECT rootpage FROM sqlite_master WHERE name = ?", table).Scan(&root); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.QueryRow("PRAGMA page_size").Scan(&pageSize); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leaf := rightmostLeaf(t, b, root, pageSize)
+			if leaf == root {
+				t.Fatalf("the %s table fits in its root page: the store is too small to test a page the schema check does not read", table)
+			}
+			copy(b[(leaf-1)*pageSize:leaf*pageSize], bytes.Repeat([]byte{0xff}, int(pageSize)))
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(path + "-wal")
+			os.Remove(path + "-shm")
+		}
+	}
+	for _, c := range []struct {
+		name, says string
+		spoil      func(t *testing.T, path string)
+	}{
+		{"a page of sessions", "malformed", garbagePage("sessions")},
+		{"a page of summaries", "malformed", garbagePage("sums")},
+		{"a column gone", "no such column", func(t *testing.T, path string) {
+			db, err := openDB(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec("ALTER TABLE sessions DROP COLUMN prov"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			genStore(t, dir, rand.New(rand.NewPCG(11, 12)), 120)
+			path := filepath.Join(dir, Name)
+			first := &Index{dir: dir, path: path}
+			if _, err := first.List(); err != nil {
+				t.Fatal(err)
+			}
+			first.Close()
+			c.spoil(t, path)
+			// No snapshot: the reader opens the database, and the schema
+			// check passes.
+			os.Remove(first.listPath())
+			var said bytes.Buffer
+			var mu sync.Mutex
+			ix := &Index{dir: dir, path: path, warn: warnTo(&said, &mu)}
+			checkOracle(t, dir, ix)
+			lines := strings.Split(strings.TrimSpace(said.String()), "\n")
+			if len(lines) != 1 || !strings.Contains(lines[0], c.says) || !strings.HasSuffix(lines[0], "rebuilding it") {
+				t.Errorf("want one line saying the index (%s) is rebuilt, got %q", c.says, said.String())
+			}
+		})
+	}
+}
+
+// rightmostLeaf follows the right-most child pointers of a b-tree in the
+// database file b from page root down to its last leaf (SQLite's file
+// format: a page's header, after the file's 100-byte header on page 1, is
+// a type byte, 0x02 or 0x05 for an interior page, whose right-most
+// pointer is at offset 8, 0x0a or 0x0d for a leaf).
+func rightmostLeaf(t *testing.T, b []byte, root, pageSize int64) int64 {
+	t.Helper()
+	p := root
+	for range 64 {
+		page := b[(p-1)*pageSize : p*pageSize]
+		if p == 1 {
+			page = page[100:]
+		}
+		switch page[0] {
+		case 0x0a, 0x0d:
+			return p
+		case 0x02, 0x05:
+			p = int64(binary.BigEndian.Uint32(page[8:]))
+		default:
+			t.Fatalf("page %d is of type %#x, not a b-tree page", p, page[0])
+		}
+	}
+	t.Fatal("no leaf within 64 levels")
+	return 0
 }
