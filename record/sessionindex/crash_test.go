@@ -126,6 +126,17 @@ func TestIndexThatCannotBeMade(t *testing.T) {
 		if _, narrowed, err := idx.Candidates(session.NewLiteralQuery("needle")); narrowed || err != nil {
 			t.Fatalf("a search was narrowed by an index that cannot be made (err %v)", err)
 		}
+		// Stats read the files too.
+		wt, _, err1 := scan.Totals(nil, 0)
+		gt, _, err2 := idx.Totals(nil, 0)
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(totalsOf(gt), totalsOf(wt)) || len(gt) == 0 {
+			t.Fatalf("totals without an index differ from the scan: %v %v\n%v\n%v", err1, err2, totalsOf(gt), totalsOf(wt))
+		}
+		ws, _, err1 := scan.Summaries(nil)
+		gs, _, err2 := idx.Summaries(nil)
+		if err1 != nil || err2 != nil || sums(t, gs) != sums(t, ws) || len(gs) == 0 {
+			t.Fatalf("summaries without an index differ from the scan: %v %v\n%s\n%s", err1, err2, sums(t, gs), sums(t, ws))
+		}
 	}
 	lines := strings.Split(strings.TrimSpace(said.String()), "\n")
 	if len(lines) != 1 || !strings.Contains(lines[0], "cannot be made (") || !strings.Contains(lines[0], "not a directory") || !strings.HasSuffix(lines[0], "reading the transcripts instead") {
@@ -751,4 +762,32 @@ func rightmostLeaf(t *testing.T, b []byte, root, pageSize int64) int64 {
 	}
 	t.Fatal("no leaf within 64 levels")
 	return 0
+}
+
+// TestCheckpointEmptiesTheLog: a sync that wrote, once the write-ahead log
+// passed walBytes, copies it into the database and empties it (so that
+// the next process to open the index does not read the whole log again);
+// below walBytes the log is left as it is.
+func TestCheckpointEmptiesTheLog(t *testing.T) {
+	defer func(b int64) { walBytes = b }(walBytes)
+	for _, tc := range []struct {
+		walBytes int64
+		empty    bool
+	}{{1, true}, {1 << 40, false}} {
+		walBytes = tc.walBytes
+		dir := t.TempDir()
+		genStore(t, dir, rand.New(rand.NewPCG(13, 14)), 20)
+		ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+		if _, err := ix.List(); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(ix.path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (st.Size() == 0) != tc.empty {
+			t.Errorf("walBytes %d: the log is %d bytes after a sync that wrote (want empty: %v)", tc.walBytes, st.Size(), tc.empty)
+		}
+		ix.Close()
+	}
 }
