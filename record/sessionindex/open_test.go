@@ -306,3 +306,74 @@ func TestReopenAfterClose(t *testing.T) {
 		t.Errorf("said %q", said.String())
 	}
 }
+
+// TestLimitedStatsCheckEachField: stats with a limit answer from the
+// snapshot's first sessions after stat'ing only those; each is taken as
+// changed when its size alone (a summary appended within the mtime's
+// tick) or its mtime alone (a summary's stop reason changed in place,
+// the same length) differs from what was indexed, and the totals are the
+// scan's.
+func TestLimitedStatsCheckEachField(t *testing.T) {
+	const head = `{"record":"meta","format":1,"id":"%s","created_at":"2026-01-01T00:00:00Z","provider":"mock","model":"m","workspace":"/w","title":"t"}` + "\n" +
+		`{"record":"message","role":"user","content":[{"type":"text","text":"hello"}]}` + "\n" +
+		`{"record":"summary","usage":{"input_tokens":1,"output_tokens":2},"turns":1,"provider":"mock","model":"m","stop_reason":"end_turn"}` + "\n"
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, path string, st os.FileInfo)
+	}{
+		{"size", func(t *testing.T, path string, st os.FileInfo) {
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(`{"record":"summary","usage":{"input_tokens":5,"output_tokens":6},"turns":4,"provider":"mock","model":"m","stop_reason":"max_tokens"}` + "\n")
+			f.Close()
+			os.Chtimes(path, st.ModTime(), st.ModTime())
+		}},
+		{"mtime", func(t *testing.T, path string, st os.FileInfo) {
+			b, _ := os.ReadFile(path)
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteAt([]byte("tool_use"), int64(bytes.LastIndex(b, []byte("end_turn"))))
+			f.Close()
+			later := st.ModTime().Add(time.Second)
+			os.Chtimes(path, later, later)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var path string
+			for i := range 3 {
+				id := fmt.Sprintf("20260101T00000%d-0000abcd", i)
+				path = filepath.Join(dir, id+session.Ext) // the newest last
+				if err := os.WriteFile(path, []byte(fmt.Sprintf(head, id)), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(dir, old, old)
+			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+			scan, idx := &session.Store{Dir: dir}, &session.Store{Dir: dir, Index: ix}
+			if _, err := idx.List(); err != nil {
+				t.Fatal(err)
+			}
+			if snap := ix.readSnapshot(readEntries, 0); snap == nil || snap.dirMtime == 0 {
+				t.Fatal("the snapshot does not record the directory: stats would not take the quick way")
+			}
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t, path, st)
+			os.Chtimes(dir, old, old)
+			want, _, err1 := scan.Totals(nil, 1)
+			got, _, err2 := idx.Totals(nil, 1)
+			if err1 != nil || err2 != nil || !reflect.DeepEqual(totalsOf(got), totalsOf(want)) {
+				t.Errorf("stats -n 1 after a change of the %s alone: %v %v\nindex %v\nscan  %v", tc.name, err1, err2, totalsOf(got), totalsOf(want))
+			}
+		})
+	}
+}

@@ -3,9 +3,11 @@ package sessionindex
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -148,5 +150,78 @@ func TestLargeSyncOptimizes(t *testing.T) {
 			t.Errorf("integrity-check: %v", err)
 		}
 		ix.Close()
+	}
+}
+
+// TestSearchAfterTheIndexWasRemade: a snapshot left from a database that
+// was since made again (another process rebuilt a damaged index, or
+// `sessions reindex` ran between the snapshot and the query): the search
+// finds the database is not the one its snapshot was made from, makes the
+// snapshot again from the new one, and answers as the scan does; and the
+// snapshot it wrote, made while holding entries read without their
+// summaries, gives the stats the scan's summaries. Both ways a search
+// checks the files: by the snapshot's names (the directory as the snapshot
+// recorded it) and by reading the directory (a snapshot that recorded none).
+func TestSearchAfterTheIndexWasRemade(t *testing.T) {
+	for _, recorded := range []bool{true, false} {
+		t.Run(fmt.Sprintf("directory recorded %v", recorded), func(t *testing.T) {
+			dir := t.TempDir()
+			genStore(t, dir, rand.New(rand.NewPCG(21, 22)), 40)
+			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
+			old := time.Now().Add(-time.Hour)
+			if recorded {
+				os.Chtimes(dir, old, old)
+			}
+			path := filepath.Join(dir, Name)
+			first := &Index{dir: dir, path: path}
+			if _, err := first.List(); err != nil {
+				t.Fatal(err)
+			}
+			first.Close()
+			list, err := os.ReadFile(first.listPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap := first.readSnapshot(readEntries, 0); snap == nil || (snap.dirMtime != 0) != recorded {
+				t.Fatalf("the first snapshot: %v", snap)
+			}
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(path + suffix)
+			}
+			again := &Index{dir: dir, path: path}
+			if _, err := again.Reindex(); err != nil {
+				t.Fatal(err)
+			}
+			again.Close()
+			// The snapshot of the first database, over files it still
+			// matches.
+			if err := os.WriteFile(first.listPath(), list, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(dir, old, old)
+			ix := &Index{dir: dir, path: path}
+			scan := &session.Store{Dir: dir}
+			wl, err := scan.List()
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := session.NewLiteralQuery("needle")
+			want := searchAll(t, scan, wl.Sessions, q, nil)
+			n, narrowed, err := ix.Candidates(q)
+			if err != nil || !narrowed {
+				t.Fatalf("candidates: narrowed %v, %v", narrowed, err)
+			}
+			if got := searchAll(t, scan, wl.Sessions, q, n.Lines); !reflect.DeepEqual(got, want) || len(want) == 0 {
+				t.Errorf("search after the index was made again:\ngot  %v\nwant %v", got, want)
+			}
+			var id uint64
+			if err := ix.open().QueryRow("SELECT id FROM ident").Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			if snap := ix.readSnapshot(readEntries, 0); snap == nil || snap.db != id {
+				t.Fatal("the search did not make the snapshot again from the database as it is")
+			}
+			checkOracle(t, dir, &Index{dir: dir, path: path})
+		})
 	}
 }
