@@ -88,7 +88,7 @@ creation time, kind, provider/model, size, who pushed it and title.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.JSON, "json", false, "print a JSON array of {id, created_at, kind, provider, model, title, workspace, turns, stop_reason, parent, path}")
+	f.BoolVar(&opts.JSON, "json", false, "print a JSON array of {id, created_at, kind, provider, model, title, workspace, turns, stop_reason, parent, fork_of, path}")
 	f.IntVarP(&opts.Limit, "limit", "n", 0, "show only the newest `N` sessions kept (0: all)")
 	f.StringVarP(&opts.Workspace, "workspace", "w", "", "only sessions recorded in workspace `DIR` (. for this directory; symbolic links resolved)")
 	f.StringSliceVar(&opts.Kinds, "kind", nil, "only sessions of these `kinds`: "+strings.Join(session.Kinds, ", "))
@@ -214,6 +214,7 @@ type listJSON struct {
 	Turns      int                    `json:"turns"`
 	StopReason string                 `json:"stop_reason"`
 	Parent     *transcript.ParentCall `json:"parent"`
+	ForkOf     *transcript.Fork       `json:"fork_of"`
 	Path       string                 `json:"path"`
 }
 
@@ -344,7 +345,7 @@ func appendListJSON(b []byte, r listed, paths *pather) ([]byte, error) {
 	m := &r.Meta
 	at := m.CreatedAt.UTC()
 	if y := at.Year(); y < 0 || y > 9999 {
-		return appendEncoded(b, listJSON{m.ID, at, r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, r.Ref.Path()})
+		return appendEncoded(b, listJSON{m.ID, at, r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, m.ForkOf, r.Ref.Path()})
 	}
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, m.ID)
@@ -372,6 +373,16 @@ func appendListJSON(b []byte, r listed, paths *pather) ([]byte, error) {
 		b = appendJSONString(b, m.Parent.Session)
 		b = append(b, `,"call_id":`...)
 		b = appendJSONString(b, m.Parent.CallID)
+		b = append(b, '}')
+	}
+	b = append(b, `,"fork_of":`...)
+	if m.ForkOf == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"session":`...)
+		b = appendJSONString(b, m.ForkOf.Session)
+		b = append(b, `,"turn":`...)
+		b = strconv.AppendInt(b, int64(m.ForkOf.Turn), 10)
 		b = append(b, '}')
 	}
 	b = append(b, `,"path":`...)

@@ -17,7 +17,7 @@ import (
 // --json" to what encoding/json writes of the same listJSON, over strings
 // that need escaping (quotes, backslashes, controls, HTML, line and
 // paragraph separators, bytes that are not UTF-8), times with and without
-// fractions and in other zones, and parents and none.
+// fractions and in other zones, parents and none, forks and none.
 func TestListJSONAsEncodingJSON(t *testing.T) {
 	strs := []string{"", "plain title", "/", "a/b", "..", "/store//x/../y", `a "quoted" \\ one`, "tab\tnew\nline", "<b>&amp;</b>", "\u2028sep\u2029", "naïve 日本", "\xff\xfe bad", "\x1b[31mred", "\u007f del"}
 	times := []time.Time{
@@ -35,12 +35,15 @@ func TestListJSONAsEncodingJSON(t *testing.T) {
 			if j%2 == 1 {
 				tot.Meta.Parent = &transcript.ParentCall{Session: s, CallID: "toolu_" + s}
 			}
+			if (i+j)%3 == 0 {
+				tot.Meta.ForkOf = &transcript.Fork{Session: s, Turn: i*j - 3}
+			}
 			r := listed{Totals: tot, kind: session.Kind(&tot.Meta)}
 			m := r.Meta
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetEscapeHTML(false)
-			wantErr := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, r.Ref.Path()})
+			wantErr := enc.Encode(listJSON{m.ID, m.CreatedAt.UTC(), r.kind, m.Provider, m.Model, m.Title, m.Workspace, r.Turns, r.Stop, m.Parent, m.ForkOf, r.Ref.Path()})
 			got, err := appendListJSON(nil, r, paths)
 			if (err != nil) != (wantErr != nil) {
 				t.Fatalf("row %q at %v: error %v, encoding/json's %v", s, at, err, wantErr)

@@ -20,8 +20,10 @@ import (
 // Index.Totals).
 const Name = ".index/index.sqlite"
 
-// version is the schema's; an index of another version is rebuilt.
-const version = 1
+// version is the schema's, and of what its rows mean; an index of another
+// version is rebuilt. 2: a header whose fields the columns cannot give
+// back is kept whole (version 1 dropped a fork's origin).
+const version = 2
 
 // appID marks the file as mecha's index ("mech").
 const appID = 0x6d656368

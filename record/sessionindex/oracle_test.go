@@ -100,6 +100,15 @@ func genStore(t testing.TB, dir string, r *rand.Rand, n int) []string {
 		case 4:
 			// Written in another zone: listed as written.
 			m.CreatedAt = at.In(time.FixedZone("", 2*60*60))
+		case 5:
+			// A session served to an MCP client (mecha mcp serve/proxy):
+			// a header field the index keeps only in the header itself.
+			m.MCPClient = &transcript.MCPPeer{Name: "claude-code", Version: "2.1.0", ProtocolVersion: "2025-06-18"}
+		case 6:
+			// A session mecha rewind forked from another.
+			if len(ids) > 0 {
+				m.ForkOf = &transcript.Fork{Session: ids[len(ids)-1], Turn: 2}
+			}
 		}
 		data := encode(t, m)
 		turns := 0

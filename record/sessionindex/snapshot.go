@@ -38,7 +38,7 @@ const ListName = "index.list"
 // snapMagic starts the file; the digit is the layout's version. A file
 // of another version is passed over quietly and rebuilt.
 var (
-	snapMagic  = []byte("mecha index.list 4\n")
+	snapMagic  = []byte("mecha index.list 5\n")
 	snapFamily = []byte("mecha index.list ")
 )
 
@@ -165,6 +165,22 @@ func encodePayload(l *listed) []byte {
 	e.bool(l.finished)
 	e.bool(l.tail)
 	return e.b
+}
+
+// plainHeader reports whether the plain fields an entry keeps (those
+// encodePayload writes, and the sessions table's columns) give m back
+// whole, the ID aside (a listing's is the file's name); a header with any
+// other field set (a fork's origin, an MCP client, an import, a time of
+// its own, a zone other than UTC) is kept as written. It compares the whole
+// Meta, so that a field added to the header later is kept too, not lost.
+func plainHeader(m *transcript.Meta) bool {
+	if m.CreatedAt.Location() != time.UTC {
+		return false
+	}
+	plain := transcript.Meta{Format: m.Format, ID: m.ID, CreatedAt: m.CreatedAt, Provider: m.Provider, Model: m.Model,
+		Workspace: m.Workspace, Title: m.Title, ReplayOf: m.ReplayOf, RerunOf: m.RerunOf, ReflectsOn: m.ReflectsOn,
+		Distill: m.Distill, Parent: m.Parent}
+	return reflect.DeepEqual(plain, *m)
 }
 
 // totals decodes the entry into t (its Info and totals), sharing the

@@ -662,7 +662,7 @@ func write(tx *txn, p *parsed) (int, error) {
 	if p.from.done == 0 {
 		m := p.info.Meta
 		ts, ns := m.CreatedAt.Unix(), m.CreatedAt.Nanosecond()
-		rich := m.MCPClient != nil || m.ImportedFrom != nil || !m.At.IsZero() || m.CreatedAt.Location() != time.UTC
+		rich := !plainHeader(&m)
 		var parent, call any
 		if m.Parent != nil {
 			parent, call = m.Parent.Session, m.Parent.CallID
