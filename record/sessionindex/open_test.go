@@ -147,26 +147,8 @@ func TestEachStatFieldChecked(t *testing.T) {
 		name   string
 		change func(t *testing.T, path string, st os.FileInfo)
 	}{
-		{"size", func(t *testing.T, path string, st os.FileInfo) {
-			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteString(line("quoll"))
-			f.Close()
-			os.Chtimes(path, st.ModTime(), st.ModTime())
-		}},
-		{"mtime", func(t *testing.T, path string, st os.FileInfo) {
-			b, _ := os.ReadFile(path)
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteAt([]byte("quoll"), int64(bytes.LastIndex(b, []byte("zebra"))))
-			f.Close()
-			later := st.ModTime().Add(time.Second)
-			os.Chtimes(path, later, later)
-		}},
+		{"size", func(t *testing.T, path string, st os.FileInfo) { appendWithinTick(t, path, st, line("quoll")) }},
+		{"mtime", func(t *testing.T, path string, st os.FileInfo) { overwriteLater(t, path, st, "zebra", "quoll") }},
 		{"inode", func(t *testing.T, path string, st os.FileInfo) {
 			b, _ := os.ReadFile(path)
 			b = bytes.Replace(b, []byte("zebra"), []byte("quoll"), 1)
@@ -211,6 +193,36 @@ func TestEachStatFieldChecked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// appendWithinTick appends line to the file at path and gives it back
+// the mtime it had (st's): its size alone changes, as an append within the
+// clock's tick leaves it.
+func appendWithinTick(t *testing.T, path string, st os.FileInfo, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(line)
+	f.Close()
+	os.Chtimes(path, st.ModTime(), st.ModTime())
+}
+
+// overwriteLater writes now, of the same length, over the last old in the
+// file at path, and moves its mtime a second past st's: its mtime alone
+// changes.
+func overwriteLater(t *testing.T, path string, st os.FileInfo, old, now string) {
+	t.Helper()
+	b, _ := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte(now), int64(bytes.LastIndex(b, []byte(old))))
+	f.Close()
+	later := st.ModTime().Add(time.Second)
+	os.Chtimes(path, later, later)
 }
 
 // writeSmallStore writes n sessions of two records each, with titles long
@@ -322,25 +334,9 @@ func TestLimitedStatsCheckEachField(t *testing.T) {
 		change func(t *testing.T, path string, st os.FileInfo)
 	}{
 		{"size", func(t *testing.T, path string, st os.FileInfo) {
-			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteString(`{"record":"summary","usage":{"input_tokens":5,"output_tokens":6},"turns":4,"provider":"mock","model":"m","stop_reason":"max_tokens"}` + "\n")
-			f.Close()
-			os.Chtimes(path, st.ModTime(), st.ModTime())
+			appendWithinTick(t, path, st, `{"record":"summary","usage":{"input_tokens":5,"output_tokens":6},"turns":4,"provider":"mock","model":"m","stop_reason":"max_tokens"}`+"\n")
 		}},
-		{"mtime", func(t *testing.T, path string, st os.FileInfo) {
-			b, _ := os.ReadFile(path)
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteAt([]byte("tool_use"), int64(bytes.LastIndex(b, []byte("end_turn"))))
-			f.Close()
-			later := st.ModTime().Add(time.Second)
-			os.Chtimes(path, later, later)
-		}},
+		{"mtime", func(t *testing.T, path string, st os.FileInfo) { overwriteLater(t, path, st, "end_turn", "tool_use") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
