@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/mecha-agent/mecha/internal/textfmt"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -324,13 +325,11 @@ func isCorrupt(err error) bool {
 		strings.Contains(s, "no such table") || strings.Contains(s, "no such column") || strings.Contains(s, "corrupt")
 }
 
-// short is an error's text on one line, clipped.
+// short is an error's text on one line, at most 120 characters, the last
+// a mark where it was clipped (between two characters: a path in the text
+// may be any UTF-8).
 func short(err error) string {
-	s := strings.Join(strings.Fields(err.Error()), " ")
-	if len(s) > 120 {
-		s = s[:120] + "…"
-	}
-	return s
+	return textfmt.Clip(textfmt.OneLine(err.Error()), 120)
 }
 
 // Close closes the database, if it was opened; the Index opens it again

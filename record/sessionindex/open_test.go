@@ -2,14 +2,17 @@ package sessionindex
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mecha-agent/mecha/record/session"
 	"github.com/mecha-agent/mecha/record/transcript"
@@ -371,5 +374,22 @@ func TestLimitedStatsCheckEachField(t *testing.T) {
 				t.Errorf("stats -n 1 after a change of the %s alone: %v %v\nindex %v\nscan  %v", tc.name, err1, err2, totalsOf(got), totalsOf(want))
 			}
 		})
+	}
+}
+
+// TestShort: an error's text on one line, whole up to 120 characters,
+// past them clipped to 119 and a mark, and never cut inside a character.
+func TestShort(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"disk  I/O\n\terror", "disk I/O error"},
+		{strings.Repeat("a", 120), strings.Repeat("a", 120)},
+		{strings.Repeat("a", 121), strings.Repeat("a", 119) + "…"},
+		{strings.Repeat("é", 120), strings.Repeat("é", 120)},
+		{"/home/" + strings.Repeat("日", 130), "/home/" + strings.Repeat("日", 113) + "…"},
+	} {
+		got := short(errors.New(tc.in))
+		if got != tc.want || !utf8.ValidString(got) {
+			t.Errorf("short(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
