@@ -791,3 +791,55 @@ func TestCheckpointEmptiesTheLog(t *testing.T) {
 		ix.Close()
 	}
 }
+
+// TestDeletedFilesAnsweredFromTheIndex: the first reader after a few
+// sessions' files were deleted (by hand, or by another tool) answers from
+// the index brought in step, not from the files, and leaves a snapshot
+// that no longer names them: patching the one there was (rather than
+// making it again from the whole database, as an append is patched,
+// TestAppendIsPatched), or, when there was none, making it from the
+// database once the rows of the files gone are forgotten.
+func TestDeletedFilesAnsweredFromTheIndex(t *testing.T) {
+	for _, snapshotGone := range []bool{false, true} {
+		t.Run(fmt.Sprintf("snapshot gone %v", snapshotGone), func(t *testing.T) {
+			dir := t.TempDir()
+			ids := genStore(t, dir, rand.New(rand.NewPCG(23, 24)), 30)
+			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+			if _, err := ix.List(); err != nil {
+				t.Fatal(err)
+			}
+			gone := map[string]bool{ids[3]: true, ids[17]: true}
+			for id := range gone {
+				if err := os.Remove(filepath.Join(dir, id+session.Ext)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if snapshotGone {
+				os.Remove(ix.listPath())
+			}
+			rebuilt := false
+			testHookRebuilding = func() { rebuilt = true }
+			_, err := ix.List()
+			testHookRebuilding = nil
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rebuilt != snapshotGone {
+				t.Errorf("the snapshot made again from the whole database: %v, want %v", rebuilt, snapshotGone)
+			}
+			snap := ix.readSnapshot(readEntries, 0)
+			if snap == nil {
+				t.Fatal("the reader left no snapshot: it read the files")
+			}
+			for _, x := range snap.entries {
+				if gone[x.name] {
+					t.Errorf("the snapshot still names %s, whose file was deleted", x.name)
+				}
+			}
+			if len(snap.entries) != len(ids)-len(gone) {
+				t.Errorf("the snapshot names %d sessions, want %d", len(snap.entries), len(ids)-len(gone))
+			}
+			checkOracle(t, dir, ix)
+		})
+	}
+}
