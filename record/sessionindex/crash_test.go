@@ -97,6 +97,11 @@ func TestCorruptIndexRebuiltWithOneLine(t *testing.T) {
 			if len(lines) != 1 || !strings.Contains(lines[0], "rebuilding it") {
 				t.Errorf("want one line saying the index is rebuilt, got %q", said.String())
 			}
+			// An index a build of another version made is not called
+			// damaged: the line says so, and which versions.
+			if v := strings.Contains(lines[0], "made by another version of mecha (index version 99, this one's is "+fmt.Sprint(version)+")"); v != (name == "foreign version") {
+				t.Errorf("the line names another version: %v, want %v: %q", v, name == "foreign version", lines[0])
+			}
 		})
 	}
 }

@@ -198,8 +198,20 @@ func (ix *Index) remake(cause error) *sql.DB {
 		ix.say("the session index %s cannot be made (%v); reading the transcripts instead", ix.path, short(err))
 		return nil
 	}
-	ix.say("the session index %s was unusable (%v); rebuilding it", ix.path, short(cause))
+	var ve *versionError
+	if errors.As(cause, &ve) {
+		ix.say("the session index %s was made by another version of mecha (index version %d, this one's is %d); rebuilding it", ix.path, ve.version, version)
+	} else {
+		ix.say("the session index %s was unusable (%v); rebuilding it", ix.path, short(cause))
+	}
 	return db
+}
+
+// versionError is an index of another version than this build's.
+type versionError struct{ version int }
+
+func (e *versionError) Error() string {
+	return fmt.Sprintf("an index of another version (%d)", e.version)
 }
 
 // recreate removes the index's files and makes a new one.
@@ -289,7 +301,7 @@ func ensureSchema(db *sql.DB) error {
 		return tx.Commit() // another process made it meanwhile
 	}
 	if app != 0 || ver != 0 {
-		return fmt.Errorf("an index of another version (%d)", ver)
+		return &versionError{ver}
 	}
 	var tables int
 	if err := tx.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
