@@ -455,6 +455,8 @@ func TestDamagedSnapshotRebuilt(t *testing.T) {
 			return b[:l.end()]
 		}, true},
 		{"garbage", func(b []byte) []byte { return bytes.Repeat([]byte("not a list "), 100) }, true},
+		{"a few bytes of garbage", func(b []byte) []byte { return []byte("junk") }, true},
+		{"the magic's start alone", func(b []byte) []byte { return snapMagic[:7] }, true},
 		{"another layout", func(b []byte) []byte { return append([]byte("mecha index.list 3\n"), b[len(snapMagic):]...) }, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

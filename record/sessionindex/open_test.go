@@ -393,3 +393,35 @@ func TestShort(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitedStatsOverALargeStore: stats with a limit over a store of more
+// sessions than decodeTotals decodes in parallel (4096) give the newest
+// limit sessions, as the scan does, both from the snapshot's first blocks
+// (the directory as the snapshot recorded it) and from all its entries
+// (a directory changed within the last two seconds, not recorded).
+func TestLimitedStatsOverALargeStore(t *testing.T) {
+	dir := t.TempDir()
+	writeSmallStore(t, dir, 4200)
+	os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+	scan, idx := &session.Store{Dir: dir}, &session.Store{Dir: dir, Index: ix}
+	for _, recorded := range []bool{false, true} {
+		if recorded {
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(dir, old, old)
+			if _, err := idx.List(); err != nil { // records the directory
+				t.Fatal(err)
+			}
+		}
+		if snap := ix.readSnapshot(readEntries, 0); snap != nil && (snap.dirMtime != 0) != recorded {
+			t.Fatalf("the snapshot records the directory: %v, want %v", snap.dirMtime != 0, recorded)
+		}
+		for _, limit := range []int{1, 3, 50} {
+			want, _, err1 := scan.Totals(nil, limit)
+			got, _, err2 := idx.Totals(nil, limit)
+			if err1 != nil || err2 != nil || len(want) != limit || !reflect.DeepEqual(totalsOf(got), totalsOf(want)) {
+				t.Errorf("directory recorded %v, stats -n %d: %v %v: %d sessions, the scan's %d", recorded, limit, err1, err2, len(got), len(want))
+			}
+		}
+	}
+}
