@@ -425,3 +425,45 @@ func TestLimitedStatsOverALargeStore(t *testing.T) {
 		}
 	}
 }
+
+// TestUnchangedStoreWritesNothing: over a store that did not change, a
+// listing, stats and a search each answer from the snapshot as it is:
+// nothing is brought in step and the snapshot is not written again (its
+// file is the same one, untouched).
+func TestUnchangedStoreWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	genStore(t, dir, rand.New(rand.NewPCG(25, 26)), 40)
+	os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(dir, old, old)
+	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
+	idx := &session.Store{Dir: dir, Index: ix}
+	if _, err := idx.List(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(ix.listPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := false
+	testHookRebuilding = func() { rebuilt = true }
+	defer func() { testHookRebuilding = nil }()
+	for _, read := range []func() error{
+		func() error { _, err := idx.List(); return err },
+		func() error { _, _, err := idx.Totals(nil, 0); return err },
+		func() error { _, _, err := idx.Totals(nil, 2); return err },
+		func() error { _, _, err := ix.Candidates(session.NewLiteralQuery("needle")); return err },
+	} {
+		if err := read(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := os.Stat(ix.listPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rebuilt || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("reading an unchanged store wrote the index: rebuilt %v, the snapshot the same file %v, its mtime %v then %v",
+			rebuilt, os.SameFile(before, after), before.ModTime(), after.ModTime())
+	}
+}
