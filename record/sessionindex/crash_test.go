@@ -462,9 +462,7 @@ func TestDamagedSnapshotRebuilt(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			genStore(t, dir, rand.New(rand.NewPCG(3, 4)), 140)
-			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
-			old := time.Now().Add(-time.Hour)
-			os.Chtimes(dir, old, old)
+			aged(dir)
 			first := &Index{dir: dir, path: filepath.Join(dir, Name)}
 			if _, err := first.List(); err != nil {
 				t.Fatal(err)

@@ -173,9 +173,7 @@ func TestEachStatFieldChecked(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The directory older than the snapshot, as a store's usually is.
-			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
-			old := time.Now().Add(-time.Hour)
-			os.Chtimes(dir, old, old)
+			old := aged(dir)
 			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 			store := &session.Store{Dir: dir, Index: ix}
 			if _, err := store.List(); err != nil {
@@ -351,9 +349,7 @@ func TestLimitedStatsCheckEachField(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
-			old := time.Now().Add(-time.Hour)
-			os.Chtimes(dir, old, old)
+			old := aged(dir)
 			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 			scan, idx := &session.Store{Dir: dir}, &session.Store{Dir: dir, Index: ix}
 			if _, err := idx.List(); err != nil {
@@ -433,9 +429,7 @@ func TestLimitedStatsOverALargeStore(t *testing.T) {
 func TestUnchangedStoreWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	genStore(t, dir, rand.New(rand.NewPCG(25, 26)), 40)
-	os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
-	old := time.Now().Add(-time.Hour)
-	os.Chtimes(dir, old, old)
+	aged(dir)
 	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 	idx := &session.Store{Dir: dir, Index: ix}
 	if _, err := idx.List(); err != nil {

@@ -77,6 +77,16 @@ func runBody(t testing.TB, r *rand.Rand, n int, withTurns bool, turnsSoFar *int)
 
 // genStore writes n sessions into dir: some with session_turns, some
 // without, some with several runs, children, torn tails, files that are
+// aged makes the store's index directory (as an earlier indexing left it)
+// and sets the store directory's mtime an hour back, as a store's usually
+// is, so that a snapshot records it; it returns that time.
+func aged(dir string) time.Time {
+	os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(dir, old, old)
+	return old
+}
+
 // not sessions.
 func genStore(t testing.TB, dir string, r *rand.Rand, n int) []string {
 	os.MkdirAll(dir, 0o700)
@@ -295,9 +305,7 @@ func TestOracle(t *testing.T) {
 			// A directory last changed a while ago, as a store usually is:
 			// the snapshot records it, and the readers after check the
 			// files it lists without reading the directory.
-			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
-			old := time.Now().Add(-time.Hour)
-			os.Chtimes(dir, old, old)
+			old := aged(dir)
 			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 			checkOracle(t, dir, ix)
 			if snap := ix.readSnapshot(readEntries, 0); snap == nil || snap.dirMtime == 0 {
@@ -425,9 +433,7 @@ func TestLimitedListingTrustsAnUnchangedDirectory(t *testing.T) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(9, 9))
 	genStore(t, dir, r, 40)
-	os.MkdirAll(filepath.Join(dir, ".index"), 0o700) // as an earlier indexing left it
-	old := time.Now().Add(-time.Hour)
-	os.Chtimes(dir, old, old)
+	aged(dir) // as an earlier indexing left it
 	ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 	checkOracle(t, dir, ix)
 	if snap := ix.readSnapshot(readEntries, 0); snap == nil || snap.dirMtime == 0 {

@@ -27,9 +27,7 @@ func TestSearchWhileASessionChanges(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			ids := genStore(t, dir, rand.New(rand.NewPCG(5, 7)), 30)
-			os.MkdirAll(filepath.Join(dir, ".index"), 0o700)
-			old := time.Now().Add(-time.Hour)
-			os.Chtimes(dir, old, old)
+			aged(dir)
 			ix := &Index{dir: dir, path: filepath.Join(dir, Name)}
 			if _, err := ix.List(); err != nil {
 				t.Fatal(err)
