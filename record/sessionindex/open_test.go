@@ -285,13 +285,7 @@ func TestRebuildReusesOnlyUnchangedEntries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString(`{"record":"summary","usage":{"input_tokens":7,"output_tokens":3},"turns":1,"provider":"mock","model":"m"}` + "\n")
-		f.Close()
-		os.Chtimes(path, st.ModTime(), st.ModTime())
+		appendWithinTick(t, path, st, `{"record":"summary","usage":{"input_tokens":7,"output_tokens":3},"turns":1,"provider":"mock","model":"m"}`+"\n")
 	}
 	checkOracle(t, dir, ix)
 	if rebuilt == 0 {

@@ -75,8 +75,6 @@ func runBody(t testing.TB, r *rand.Rand, n int, withTurns bool, turnsSoFar *int)
 	return encode(t, recs...)
 }
 
-// genStore writes n sessions into dir: some with session_turns, some
-// without, some with several runs, children, torn tails, files that are
 // aged makes the store's index directory (as an earlier indexing left it)
 // and sets the store directory's mtime an hour back, as a store's usually
 // is, so that a snapshot records it; it returns that time.
@@ -87,6 +85,8 @@ func aged(dir string) time.Time {
 	return old
 }
 
+// genStore writes n sessions into dir: some with session_turns, some
+// without, some with several runs, children, torn tails, files that are
 // not sessions.
 func genStore(t testing.TB, dir string, r *rand.Rand, n int) []string {
 	os.MkdirAll(dir, 0o700)

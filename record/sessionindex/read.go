@@ -375,7 +375,8 @@ var testHookRebuilding func()
 
 // rebuildSnapshot brings the database in step and makes the snapshot
 // again from it, reusing the old one's entries whose files are unchanged
-// (old must hold its summaries, or be nil).
+// when old holds their summaries (one read without them, as a search
+// reads it, is not reused; nil: none).
 func (ix *Index) rebuildSnapshot(old *snapshot) (*snapshot, []*session.FileError, error) {
 	if testHookRebuilding != nil {
 		testHookRebuilding()
