@@ -165,6 +165,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -181,7 +182,7 @@ func main() {
 	names := strings.Split(strings.TrimSpace(string(list)), "\n")
 	fd := int(dir.Fd())
 	var wg sync.WaitGroup
-	var missing sync.Map
+	var missing atomic.Bool
 	for w := 0; w < 2; w++ {
 		wg.Add(1)
 		go func(w int) {
@@ -189,13 +190,15 @@ func main() {
 			var st unix.Stat_t
 			for i := w; i < len(names); i += 2 {
 				if unix.Fstatat(fd, names[i], &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-					missing.Store(names[i], true)
+					missing.Store(true)
 				}
 			}
 		}(w)
 	}
 	wg.Wait()
-	missing.Range(func(any, any) bool { os.Exit(1); return false })
+	if missing.Load() {
+		os.Exit(1)
+	}
 }
 GO
 	(cd "$root" && nice -n 19 go build -o "$tmp/floor/hello" "$tmp/floor/hello.go" &&
