@@ -86,6 +86,28 @@ case " $FAIL " in *" $n "*) exit 1;; esac
 exit 0
 `
 
+// fakePath is fakeMecha's file, written once by TestMain before any test
+// runs: a test that wrote its own and ran it at once could find it "Text
+// file busy" (ETXTBSY), the written file's descriptor still open in a
+// child another parallel test had just forked and not yet exec'd.
+var fakePath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolreplay-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fakePath = filepath.Join(dir, "fake-mecha")
+	if err := os.WriteFile(fakePath, []byte(fakeMecha), 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 func runScript(t *testing.T, script, fail string, args ...string) (string, string, error) {
 	t.Helper()
 	dir := t.TempDir()
@@ -96,13 +118,9 @@ func runScript(t *testing.T, script, fail string, args ...string) (string, strin
 			t.Fatal(err)
 		}
 	}
-	fake := filepath.Join(dir, "fake-mecha")
-	if err := os.WriteFile(fake, []byte(fakeMecha), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.Command("sh", append([]string{script, ws}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "MECHA="+fake, "OUT="+out, "FAIL="+fail)
+	cmd.Env = append(os.Environ(), "MECHA="+fakePath, "OUT="+out, "FAIL="+fail)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
